@@ -1,0 +1,46 @@
+//! The vastgraph graph store: a directory holding a versioned `manifest.json` and
+//! checksummed little-endian arrays (CSR offsets, neighbour ids, optional weights,
+//! optional transpose, optional label map). Stores are read-only once written and are
+//! memory-mapped for reading; they are built out of core, within a memory budget, into a
+//! temporary sibling directory that is renamed into place only when complete.
+
+pub mod manifest;
+
+pub use manifest::{Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType};
+
+/// Vertex ids are u32: a store holds at most `MAX_VERTICES` vertices.
+pub type Vertex = u32;
+/// The largest number of vertices a store can hold (ids 0..=u32::MAX-1).
+pub const MAX_VERTICES: u64 = u32::MAX as u64;
+
+/// Edge weights as stored, borrowed from the mapped file.
+#[derive(Clone, Copy, Debug)]
+pub enum WeightsRef<'a> {
+    I32(&'a [i32]),
+    F32(&'a [f32]),
+}
+
+impl<'a> WeightsRef<'a> {
+    #[inline]
+    pub fn get(&self, i: usize) -> f64 {
+        match self {
+            WeightsRef::I32(w) => w[i] as f64,
+            WeightsRef::F32(w) => w[i] as f64,
+        }
+    }
+    pub fn len(&self) -> usize {
+        match self {
+            WeightsRef::I32(w) => w.len(),
+            WeightsRef::F32(w) => w.len(),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    pub fn weight_type(&self) -> WeightType {
+        match self {
+            WeightsRef::I32(_) => WeightType::I32,
+            WeightsRef::F32(_) => WeightType::F32,
+        }
+    }
+}

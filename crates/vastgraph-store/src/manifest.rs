@@ -1,0 +1,104 @@
+//! `manifest.json`: the one file that says what a store is. Versioned so that later
+//! codecs (compressed adjacency, issue 4) can be told apart from the raw CSR of version 1.
+
+use serde::{Deserialize, Serialize};
+
+/// Bumped when a reader of an older version could misread a newer store.
+pub const FORMAT_VERSION: u32 = 1;
+/// The value of `Manifest::format`, so that a stray JSON file is not taken for a store.
+pub const FORMAT_NAME: &str = "vastgraph-store";
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// File names inside a store directory.
+pub mod files {
+    pub const OFFSETS: &str = "offsets.u64";
+    pub const NEIGHBORS: &str = "neighbors.u32";
+    pub const WEIGHTS_I32: &str = "weights.i32";
+    pub const WEIGHTS_F32: &str = "weights.f32";
+    pub const IN_OFFSETS: &str = "in_offsets.u64";
+    pub const IN_NEIGHBORS: &str = "in_neighbors.u32";
+    pub const IN_WEIGHTS_I32: &str = "in_weights.i32";
+    pub const IN_WEIGHTS_F32: &str = "in_weights.f32";
+    /// One original label per line, line i = label of dense id i.
+    pub const LABELS: &str = "labels.txt";
+}
+
+/// How edge weights are stored. Integer weights are kept exactly (`i32`); any
+/// non-integral or out-of-range weight in the input makes the whole store `f32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WeightType {
+    I32,
+    F32,
+}
+
+/// The adjacency encoding. Version 1 writes only `Raw`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Codec {
+    /// offsets.u64 (n+1, LE) + neighbors.u32 (m, LE), sorted and unique per vertex.
+    Raw,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEntry {
+    pub name: String,
+    pub bytes: u64,
+    /// xxh3-64 of the whole file, lowercase hex, 16 digits.
+    pub xxh3: String,
+}
+
+/// What the build removed from the input, so a user can see why m differs from their line count.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dropped {
+    pub self_loops: u64,
+    pub duplicate_arcs: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InputRecord {
+    pub path: String,
+    pub format: String,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    pub vastgraph_version: String,
+    /// `convert`, `generate kron`, `from_edges`, ...
+    pub command: String,
+    pub inputs: Vec<InputRecord>,
+    /// The options the build ran with (symmetrize, memory, seed, ...), as given.
+    pub options: serde_json::Value,
+    /// Seconds since the Unix epoch when the build finished.
+    pub created_unix: u64,
+    pub build_seconds: f64,
+    /// Input edges seen before dropping and symmetrising.
+    pub input_edges: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Always `FORMAT_NAME`.
+    pub format: String,
+    pub version: u32,
+    pub vertices: u64,
+    /// Number of stored arcs (a symmetric store holds both (u,v) and (v,u)).
+    pub arcs: u64,
+    /// false = symmetric: every arc (u,v) has its reverse (v,u).
+    pub directed: bool,
+    pub weighted: bool,
+    pub weight_type: Option<WeightType>,
+    /// Bits per vertex id (32).
+    pub id_width: u32,
+    pub codec: Codec,
+    /// A transpose (in-edges) is stored (directed stores built with --transpose).
+    pub has_transpose: bool,
+    /// labels.txt maps dense ids to the input's original labels.
+    pub has_labels: bool,
+    /// Self-loops were kept (`--keep-self-loops`).
+    pub self_loops_kept: bool,
+    pub dropped: Dropped,
+    pub files: Vec<FileEntry>,
+    pub provenance: Provenance,
+}
