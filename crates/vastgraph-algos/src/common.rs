@@ -1,0 +1,67 @@
+//! What every algorithm shares: errors for unsuitable graphs and inputs, run statistics, and
+//! verifier failures.
+
+use thiserror::Error;
+use vastgraph_engine::{Adjacency, Graph, Vertex};
+
+#[derive(Debug, Error)]
+pub enum AlgoError {
+    #[error("{algorithm} needs edge weights, but this store is unweighted; {hint}")]
+    NeedsWeights { algorithm: &'static str, hint: &'static str },
+    #[error("{algorithm} needs a symmetric (undirected) graph, but this store is directed; rebuild it with `vastgraph convert --symmetrize` (or `generate ... --symmetrize`)")]
+    NeedsSymmetric { algorithm: &'static str },
+    #[error("{algorithm} needs the in-edges of this directed graph; rebuild the store with `vastgraph convert --transpose`")]
+    NeedsTranspose { algorithm: &'static str },
+    #[error("source vertex {vertex} is out of range: the graph has {vertices} vertices (ids 0..{vertices})")]
+    SourceOutOfRange { vertex: u64, vertices: u64 },
+    #[error("{algorithm}: {message}")]
+    InvalidParameter { algorithm: &'static str, message: String },
+    #[error("{algorithm}: {message}")]
+    InvalidInput { algorithm: &'static str, message: String },
+}
+
+#[derive(Debug, Error)]
+#[error("verification of {algorithm} failed: {message}")]
+pub struct VerifyError {
+    pub algorithm: &'static str,
+    pub message: String,
+}
+
+impl VerifyError {
+    pub fn new(algorithm: &'static str, message: impl Into<String>) -> Self {
+        VerifyError { algorithm, message: message.into() }
+    }
+}
+
+/// Counters every run reports (the CLI adds wall time and memory).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct RunStats {
+    /// Rounds, levels, sweeps or peeling steps, as the algorithm defines them.
+    pub iterations: u64,
+    /// Arcs examined, summed over all steps.
+    pub edges_traversed: u64,
+    /// Algorithm-specific figures (triangle total, component count, final L1 change, ...).
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl RunStats {
+    pub fn with(mut self, key: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.extra.insert(key.to_string(), value.into());
+        self
+    }
+}
+
+pub fn check_source<A: Adjacency>(g: &Graph<A>, source: u64) -> Result<Vertex, AlgoError> {
+    if source >= g.num_vertices() as u64 {
+        return Err(AlgoError::SourceOutOfRange { vertex: source, vertices: g.num_vertices() as u64 });
+    }
+    Ok(source as Vertex)
+}
+
+pub fn require_symmetric<A: Adjacency>(g: &Graph<A>, algorithm: &'static str) -> Result<(), AlgoError> {
+    if g.is_symmetric() {
+        Ok(())
+    } else {
+        Err(AlgoError::NeedsSymmetric { algorithm })
+    }
+}

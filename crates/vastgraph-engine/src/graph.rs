@@ -1,0 +1,314 @@
+//! Read-only graph access. Algorithms see the graph only through [`Adjacency`], so the raw CSR
+//! here, the compressed codec and the out-of-core backends plug in without touching them.
+
+use vastgraph_store::{Vertex, WeightsRef};
+
+/// One direction of a graph's adjacency (out-edges, or in-edges of a directed graph).
+///
+/// Neighbours come in ascending id order. Unweighted graphs report weight 1.0 for every arc.
+pub trait Adjacency: Sync {
+    fn num_vertices(&self) -> usize;
+    fn num_arcs(&self) -> u64;
+    fn degree(&self, v: Vertex) -> usize;
+    fn is_weighted(&self) -> bool;
+
+    /// Calls `f` for every neighbour of `v`.
+    fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, f: F);
+
+    /// Calls `f` for the neighbours at positions `lo..hi` of `v`'s list, so that one
+    /// high-degree vertex can be split across threads.
+    fn for_each_neighbor_in<F: FnMut(Vertex, f64)>(&self, v: Vertex, lo: usize, hi: usize, f: F);
+
+    /// Calls `f(neighbour, weight)` for every neighbour of `v`.
+    fn for_each_weighted<F: FnMut(Vertex, f64)>(&self, v: Vertex, f: F);
+
+    /// Like `for_each_neighbor`, stopping as soon as `f` returns false. Returns false if stopped.
+    fn try_for_each_neighbor<F: FnMut(Vertex) -> bool>(&self, v: Vertex, f: F) -> bool;
+
+    /// Like `for_each_weighted`, stopping as soon as `f` returns false. Returns false if stopped.
+    fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool;
+
+    /// The neighbours as one slice, when the backend stores them that way (raw CSR). Set
+    /// intersection (triangle counting) uses it; other backends return None and are iterated.
+    fn neighbor_slice(&self, _v: Vertex) -> Option<&[Vertex]> {
+        None
+    }
+}
+
+/// Raw CSR over borrowed arrays: a memory-mapped store or vectors owned elsewhere.
+#[derive(Clone, Copy)]
+pub struct CsrAdjacency<'a> {
+    offsets: &'a [u64],
+    neighbors: &'a [Vertex],
+    weights: Option<WeightsRef<'a>>,
+}
+
+impl<'a> CsrAdjacency<'a> {
+    /// The arrays must already be valid CSR (the store validates them when opened).
+    pub fn new(offsets: &'a [u64], neighbors: &'a [Vertex], weights: Option<WeightsRef<'a>>) -> Self {
+        assert!(!offsets.is_empty(), "CSR offsets hold n+1 entries");
+        assert_eq!(*offsets.last().unwrap() as usize, neighbors.len());
+        if let Some(w) = &weights {
+            assert_eq!(w.len(), neighbors.len());
+        }
+        CsrAdjacency { offsets, neighbors, weights }
+    }
+
+    #[inline]
+    fn range(&self, v: Vertex) -> (usize, usize) {
+        let v = v as usize;
+        (self.offsets[v] as usize, self.offsets[v + 1] as usize)
+    }
+
+    pub fn offsets(&self) -> &'a [u64] {
+        self.offsets
+    }
+
+    pub fn neighbors(&self) -> &'a [Vertex] {
+        self.neighbors
+    }
+
+    pub fn weights(&self) -> Option<WeightsRef<'a>> {
+        self.weights
+    }
+}
+
+impl Adjacency for CsrAdjacency<'_> {
+    #[inline]
+    fn num_vertices(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    #[inline]
+    fn num_arcs(&self) -> u64 {
+        self.neighbors.len() as u64
+    }
+    #[inline]
+    fn degree(&self, v: Vertex) -> usize {
+        let (a, b) = self.range(v);
+        b - a
+    }
+    fn is_weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+    #[inline]
+    fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, mut f: F) {
+        let (a, b) = self.range(v);
+        for &u in &self.neighbors[a..b] {
+            f(u);
+        }
+    }
+    #[inline]
+    fn for_each_neighbor_in<F: FnMut(Vertex, f64)>(&self, v: Vertex, lo: usize, hi: usize, mut f: F) {
+        let (a, _) = self.range(v);
+        let (a, b) = (a + lo, a + hi);
+        match self.weights {
+            None => self.neighbors[a..b].iter().for_each(|&u| f(u, 1.0)),
+            Some(WeightsRef::I32(w)) => {
+                for (&u, &x) in self.neighbors[a..b].iter().zip(&w[a..b]) {
+                    f(u, x as f64)
+                }
+            }
+            Some(WeightsRef::F32(w)) => {
+                for (&u, &x) in self.neighbors[a..b].iter().zip(&w[a..b]) {
+                    f(u, x as f64)
+                }
+            }
+        }
+    }
+    #[inline]
+    fn for_each_weighted<F: FnMut(Vertex, f64)>(&self, v: Vertex, f: F) {
+        self.for_each_neighbor_in(v, 0, self.degree(v), f)
+    }
+    #[inline]
+    fn try_for_each_neighbor<F: FnMut(Vertex) -> bool>(&self, v: Vertex, mut f: F) -> bool {
+        let (a, b) = self.range(v);
+        self.neighbors[a..b].iter().all(|&u| f(u))
+    }
+    #[inline]
+    fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, mut f: F) -> bool {
+        let (a, b) = self.range(v);
+        match self.weights {
+            None => self.neighbors[a..b].iter().all(|&u| f(u, 1.0)),
+            Some(WeightsRef::I32(w)) => self.neighbors[a..b]
+                .iter()
+                .zip(&w[a..b])
+                .all(|(&u, &x)| f(u, x as f64)),
+            Some(WeightsRef::F32(w)) => self.neighbors[a..b]
+                .iter()
+                .zip(&w[a..b])
+                .all(|(&u, &x)| f(u, x as f64)),
+        }
+    }
+    #[inline]
+    fn neighbor_slice(&self, v: Vertex) -> Option<&[Vertex]> {
+        let (a, b) = self.range(v);
+        Some(&self.neighbors[a..b])
+    }
+}
+
+/// A graph: out-edges, and in-edges when they exist (a symmetric graph's in-edges are its
+/// out-edges; a directed store has them only when built with a transpose).
+pub struct Graph<A: Adjacency> {
+    out: A,
+    incoming: Option<A>,
+    symmetric: bool,
+}
+
+pub type CsrGraph<'a> = Graph<CsrAdjacency<'a>>;
+
+impl<A: Adjacency> Graph<A> {
+    /// `incoming` must be None for a symmetric graph (its in-edges are `out`).
+    pub fn new(out: A, incoming: Option<A>, symmetric: bool) -> Self {
+        assert!(!(symmetric && incoming.is_some()), "a symmetric graph's in-edges are its out-edges");
+        Graph { out, incoming, symmetric }
+    }
+    pub fn out(&self) -> &A {
+        &self.out
+    }
+    /// In-edges: the out-edges themselves when symmetric, the transpose when stored, else None.
+    pub fn incoming(&self) -> Option<&A> {
+        if self.symmetric {
+            Some(&self.out)
+        } else {
+            self.incoming.as_ref()
+        }
+    }
+    pub fn num_vertices(&self) -> usize {
+        self.out.num_vertices()
+    }
+    pub fn num_arcs(&self) -> u64 {
+        self.out.num_arcs()
+    }
+    pub fn is_symmetric(&self) -> bool {
+        self.symmetric
+    }
+    pub fn is_weighted(&self) -> bool {
+        self.out.is_weighted()
+    }
+}
+
+/// An owned CSR graph built in memory from an edge list: for tests, and for small graphs handed
+/// over from Python. Same semantics as the store builder: sorted, deduplicated, self-loops dropped
+/// unless kept; duplicate weighted arcs keep the smallest weight.
+pub struct InMemoryGraph {
+    offsets: Vec<u64>,
+    neighbors: Vec<Vertex>,
+    weights: Option<Vec<f32>>,
+    in_offsets: Option<Vec<u64>>,
+    in_neighbors: Option<Vec<Vertex>>,
+    in_weights: Option<Vec<f32>>,
+    symmetric: bool,
+}
+
+impl InMemoryGraph {
+    /// `symmetric`: store both directions of every edge. Otherwise directed, with a transpose.
+    pub fn from_edges(n: usize, edges: &[(Vertex, Vertex)], symmetric: bool) -> Self {
+        let weighted: Vec<(Vertex, Vertex, f32)> = edges.iter().map(|&(u, v)| (u, v, 1.0)).collect();
+        let mut g = Self::build(n, &weighted, symmetric);
+        g.weights = None;
+        g.in_weights = None;
+        g
+    }
+
+    pub fn from_weighted_edges(n: usize, edges: &[(Vertex, Vertex, f32)], symmetric: bool) -> Self {
+        Self::build(n, edges, symmetric)
+    }
+
+    fn build(n: usize, edges: &[(Vertex, Vertex, f32)], symmetric: bool) -> Self {
+        let mut arcs: Vec<(Vertex, Vertex, f32)> = Vec::with_capacity(edges.len() * 2);
+        for &(u, v, w) in edges {
+            assert!((u as usize) < n && (v as usize) < n, "edge ({u},{v}) out of range for n={n}");
+            if u == v {
+                continue;
+            }
+            arcs.push((u, v, w));
+            if symmetric {
+                arcs.push((v, u, w));
+            }
+        }
+        let (offsets, neighbors, weights) = csr_from_arcs(n, &mut arcs);
+        let (in_offsets, in_neighbors, in_weights) = if symmetric {
+            (None, None, None)
+        } else {
+            let mut rev: Vec<_> = arcs.iter().map(|&(u, v, w)| (v, u, w)).collect();
+            let (o, nb, w) = csr_from_arcs(n, &mut rev);
+            (Some(o), Some(nb), Some(w))
+        };
+        InMemoryGraph {
+            offsets,
+            neighbors,
+            weights: Some(weights),
+            in_offsets,
+            in_neighbors,
+            in_weights,
+            symmetric,
+        }
+    }
+
+    pub fn view(&self) -> CsrGraph<'_> {
+        fn w(w: &Option<Vec<f32>>) -> Option<WeightsRef<'_>> {
+            w.as_deref().map(WeightsRef::F32)
+        }
+        let incoming = self.in_offsets.as_ref().map(|o| {
+            CsrAdjacency::new(o, self.in_neighbors.as_ref().unwrap(), w(&self.in_weights))
+        });
+        Graph::new(
+            CsrAdjacency::new(&self.offsets, &self.neighbors, w(&self.weights)),
+            incoming,
+            self.symmetric,
+        )
+    }
+}
+
+/// Sorts arcs by (src, dst, weight), drops duplicates keeping the smallest weight, returns CSR.
+fn csr_from_arcs(n: usize, arcs: &mut Vec<(Vertex, Vertex, f32)>) -> (Vec<u64>, Vec<Vertex>, Vec<f32>) {
+    arcs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
+    arcs.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1);
+    let mut offsets = vec![0u64; n + 1];
+    for &(u, _, _) in arcs.iter() {
+        offsets[u as usize + 1] += 1;
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let neighbors = arcs.iter().map(|a| a.1).collect();
+    let weights = arcs.iter().map(|a| a.2).collect();
+    (offsets, neighbors, weights)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_memory_csr_dedups_sorts_and_transposes() {
+        let g = InMemoryGraph::from_weighted_edges(4, &[(0, 2, 5.0), (0, 1, 1.0), (0, 2, 3.0), (3, 3, 1.0), (2, 1, 2.0)], false);
+        let v = g.view();
+        assert_eq!(v.num_arcs(), 3);
+        assert_eq!(v.out().neighbor_slice(0).unwrap(), &[1, 2]);
+        let mut ws = vec![];
+        v.out().for_each_weighted(0, |u, w| ws.push((u, w)));
+        assert_eq!(ws, vec![(1, 1.0), (2, 3.0)]);
+        let inc = v.incoming().unwrap();
+        assert_eq!(inc.neighbor_slice(1).unwrap(), &[0, 2]);
+        assert_eq!(inc.degree(3), 0);
+        let mut part = vec![];
+        v.out().for_each_neighbor_in(0, 1, 2, |u, w| part.push((u, w)));
+        assert_eq!(part, vec![(2, 3.0)]);
+    }
+
+    #[test]
+    fn symmetric_graph_sees_out_edges_as_incoming() {
+        let g = InMemoryGraph::from_edges(3, &[(0, 1), (1, 2)], true);
+        let v = g.view();
+        assert_eq!(v.num_arcs(), 4);
+        assert!(!v.is_weighted());
+        assert_eq!(v.incoming().unwrap().neighbor_slice(1).unwrap(), &[0, 2]);
+        let mut seen = vec![];
+        assert!(!v.out().try_for_each_neighbor(1, |u| {
+            seen.push(u);
+            false
+        }));
+        assert_eq!(seen, vec![0]);
+    }
+}

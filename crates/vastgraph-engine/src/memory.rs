@@ -1,0 +1,112 @@
+//! Memory accounting for the run statistics: the heap an algorithm allocates (its mutable
+//! state, since the graph itself is mapped read-only and never on the heap) and the process's
+//! peak resident set.
+//!
+//! A binary opts in with `#[global_allocator] static A: CountingAllocator = CountingAllocator;`.
+//! Without it the counters stay at zero.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+pub struct CountingAllocator;
+
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            grow(layout.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc_zeroed(layout);
+        if !p.is_null() {
+            grow(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        CURRENT.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                grow(new_size - layout.size());
+            } else {
+                CURRENT.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[inline]
+fn grow(bytes: usize) {
+    let now = CURRENT.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+/// Heap bytes live now (0 unless the counting allocator is installed).
+pub fn heap_bytes() -> usize {
+    CURRENT.load(Ordering::Relaxed)
+}
+
+/// Largest heap size since the last [`reset_heap_peak`].
+pub fn heap_peak_bytes() -> usize {
+    PEAK.load(Ordering::Relaxed)
+}
+
+/// Starts a new peak window at the current heap size and returns that baseline.
+pub fn reset_heap_peak() -> usize {
+    let now = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(now, Ordering::Relaxed);
+    now
+}
+
+/// Whether the counting allocator is installed in this process.
+pub fn counting_enabled() -> bool {
+    let before = heap_bytes();
+    let probe = std::hint::black_box(vec![0u8; 4096]);
+    let after = heap_bytes();
+    drop(probe);
+    after >= before + 4096
+}
+
+/// The process's peak resident set size (VmHWM), in bytes.
+pub fn peak_rss_bytes() -> Option<u64> {
+    status_kib("VmHWM:").map(|k| k * 1024)
+}
+
+/// The process's current resident set size (VmRSS), in bytes.
+pub fn rss_bytes() -> Option<u64> {
+    status_kib("VmRSS:").map(|k| k * 1024)
+}
+
+fn status_kib(key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    line[key.len()..].trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// Measures the heap peak of `f` above the heap live when it starts.
+pub fn measure_heap_peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = reset_heap_peak();
+    let out = f();
+    (out, heap_peak_bytes().saturating_sub(base))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_rss() {
+        assert!(peak_rss_bytes().unwrap() >= rss_bytes().unwrap() / 2);
+        assert!(rss_bytes().unwrap() > 0);
+    }
+}

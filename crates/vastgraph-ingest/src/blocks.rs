@@ -1,0 +1,177 @@
+//! Reading text input in large blocks that end at a line boundary, on a background thread
+//! so that reading and decompression overlap with parsing. Plain `read()` into owned
+//! buffers (no mmap): the memory budget of a conversion counts resident memory.
+
+use std::io::{self, BufRead, BufReader, Read};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::thread;
+
+use crate::source::read_full;
+
+/// Default block size for text parsing: large enough that per-block overheads (thread
+/// hand-off, rayon split) vanish, small enough that a few blocks in flight stay cheap.
+pub(crate) const TEXT_BLOCK_BYTES: usize = 16 << 20;
+
+/// Longest line accepted while reading a header (Matrix Market, DIMACS) or sniffing.
+const HEADER_LINE_LIMIT: u64 = 1 << 20;
+
+/// What the reader thread hands over.
+pub(crate) enum BlockError {
+    Io(io::Error),
+    /// A line does not fit in one block; carries the line's first bytes for the message.
+    LineTooLong(Vec<u8>),
+}
+
+/// Iterator over blocks of whole lines (the last block may lack a final newline).
+pub(crate) struct BlockReader {
+    blocks: Receiver<Result<Vec<u8>, BlockError>>,
+}
+
+impl BlockReader {
+    /// Starts a thread that reads `stream` in blocks of `block_bytes`. One block is read
+    /// ahead while the caller works on the current one.
+    pub(crate) fn spawn(mut stream: impl Read + Send + 'static, block_bytes: usize) -> BlockReader {
+        let (tx, rx) = sync_channel(1);
+        // The thread ends at end of input, on an error, or when the receiver is dropped
+        // (its next send fails), so an early error on the consumer side does not leak it.
+        thread::spawn(move || {
+            let mut carry: Vec<u8> = Vec::new();
+            loop {
+                let mut block = Vec::with_capacity(block_bytes.max(carry.len() + 1));
+                block.extend_from_slice(&carry);
+                let kept = block.len();
+                block.resize(block.capacity(), 0);
+                let read = match read_full(&mut stream, &mut block[kept..]) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        let _ = tx.send(Err(BlockError::Io(e)));
+                        return;
+                    }
+                };
+                block.truncate(kept + read);
+                let at_end = kept + read < block_bytes;
+                if at_end {
+                    if !block.is_empty() {
+                        let _ = tx.send(Ok(block));
+                    }
+                    return;
+                }
+                match memchr::memrchr(b'\n', &block) {
+                    Some(last_newline) => {
+                        carry = block.split_off(last_newline + 1);
+                        if tx.send(Ok(block)).is_err() {
+                            return;
+                        }
+                    }
+                    None => {
+                        block.truncate(200);
+                        let _ = tx.send(Err(BlockError::LineTooLong(block)));
+                        return;
+                    }
+                }
+            }
+        });
+        BlockReader { blocks: rx }
+    }
+
+    /// The next block; `None` at end of input.
+    pub(crate) fn next_block(&mut self) -> Option<Result<Vec<u8>, BlockError>> {
+        self.blocks.recv().ok()
+    }
+}
+
+/// Reads the first lines of a text input one at a time (headers, sniffing), counting them.
+/// `into_inner` hands the rest of the stream, buffered bytes included, to a `BlockReader`.
+pub(crate) struct LineReader<R> {
+    inner: BufReader<R>,
+    /// Lines consumed so far.
+    pub(crate) lines: u64,
+}
+
+impl<R: Read> LineReader<R> {
+    pub(crate) fn new(stream: R) -> Self {
+        LineReader {
+            inner: BufReader::with_capacity(1 << 16, stream),
+            lines: 0,
+        }
+    }
+
+    /// Reads the next line into `line` (newline stripped). `Ok(false)` at end of input.
+    pub(crate) fn next_line(&mut self, line: &mut Vec<u8>) -> Result<bool, BlockError> {
+        line.clear();
+        let n = (&mut self.inner)
+            .take(HEADER_LINE_LIMIT)
+            .read_until(b'\n', line)
+            .map_err(BlockError::Io)?;
+        if n == 0 {
+            return Ok(false);
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        } else if n as u64 == HEADER_LINE_LIMIT {
+            line.truncate(200);
+            return Err(BlockError::LineTooLong(std::mem::take(line)));
+        }
+        self.lines += 1;
+        Ok(true)
+    }
+
+    pub(crate) fn into_inner(self) -> BufReader<R> {
+        self.inner
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect_blocks(data: &[u8], block_bytes: usize) -> Vec<Result<Vec<u8>, String>> {
+        let mut reader = BlockReader::spawn(std::io::Cursor::new(data.to_vec()), block_bytes);
+        let mut out = Vec::new();
+        while let Some(b) = reader.next_block() {
+            out.push(b.map_err(|e| match e {
+                BlockError::Io(e) => e.to_string(),
+                BlockError::LineTooLong(_) => "too long".to_string(),
+            }));
+        }
+        out
+    }
+
+    #[test]
+    fn blocks_end_at_newlines_and_concatenate_to_the_input() {
+        let data = b"1 2\n33 44\n555 666\n7 8".to_vec();
+        for block_bytes in [10, 11, 12, 64] {
+            let blocks: Vec<Vec<u8>> = collect_blocks(&data, block_bytes)
+                .into_iter()
+                .map(Result::unwrap)
+                .collect();
+            let (last, full) = blocks.split_last().unwrap();
+            for b in full {
+                assert_eq!(b.last(), Some(&b'\n'), "block_bytes {block_bytes}");
+                assert!(b.len() <= block_bytes);
+            }
+            assert!(last.len() <= block_bytes);
+            assert_eq!(blocks.concat(), data, "block_bytes {block_bytes}");
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_a_block_is_an_error_not_a_hang() {
+        let blocks = collect_blocks(b"1 2\n0123456789012345 6\n", 8);
+        assert_eq!(blocks[0].as_deref().unwrap(), b"1 2\n");
+        assert_eq!(blocks[1].as_deref().unwrap_err(), "too long");
+    }
+
+    #[test]
+    fn line_reader_counts_lines_and_hands_over_the_rest() {
+        let mut r = LineReader::new(std::io::Cursor::new(b"a\r\nb\nrest\nmore".to_vec()));
+        let mut line = Vec::new();
+        assert!(r.next_line(&mut line).ok().unwrap());
+        assert_eq!(line, b"a\r");
+        assert!(r.next_line(&mut line).ok().unwrap());
+        assert_eq!((line.as_slice(), r.lines), (&b"b"[..], 2));
+        let mut rest = Vec::new();
+        r.into_inner().read_to_end(&mut rest).unwrap();
+        assert_eq!(rest, b"rest\nmore");
+    }
+}

@@ -1,0 +1,218 @@
+//! Text edge lists (SNAP, TSV, CSV, ...): one `src dst [weight]` per line, separated by
+//! whitespace, tabs or commas; `#` and `%` lines and blank lines are skipped. Ids are either
+//! non-negative integers used as they are, or labels (any text) remapped to dense ids.
+
+use std::io::Read;
+use std::path::Path;
+
+use crate::blocks::{BlockError, LineReader};
+use crate::text::{Edges, LineParser};
+use crate::tokens::{is_blank_or_comment, parse_vertex, parse_weight, IdError, Tokens};
+use crate::IngestError;
+
+const COMMENT_MARKERS: &[u8] = b"#%";
+
+/// How many data lines of the first input are looked at to decide integer or label ids.
+const SNIFF_DATA_LINES: usize = 1000;
+
+/// Whether vertex ids are used as integers or remapped as labels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IdMode {
+    Integer,
+    Labels,
+}
+
+pub(crate) struct EdgeListParser {
+    pub(crate) ids: IdMode,
+    /// Expect a third (weight) column on every data line.
+    pub(crate) weighted: bool,
+}
+
+impl LineParser for EdgeListParser {
+    #[inline]
+    fn parse_line(&self, line: &[u8], offset: usize, out: &mut Edges) -> Result<bool, String> {
+        let mut tokens = Tokens::new(line);
+        let Some(first) = tokens.next() else {
+            return Ok(false);
+        };
+        if COMMENT_MARKERS.contains(&line[first.start]) {
+            return Ok(false);
+        }
+        let Some(second) = tokens.next() else {
+            return Err("expected 'src dst' or 'src dst weight', found one column".into());
+        };
+        let third = tokens.next();
+        if tokens.next().is_some() {
+            return Err("too many columns (expected 'src dst' or 'src dst weight')".into());
+        }
+        let weight = match (third, self.weighted) {
+            (Some(w), true) => Some(
+                parse_weight(&line[w]).ok_or("the weight is not a finite integer or real number")?,
+            ),
+            (None, false) => None,
+            (None, true) => {
+                return Err("missing weight: this input is weighted (its first data line has 3 columns)".into())
+            }
+            (Some(_), false) => {
+                return Err("unexpected third (weight) column: this input is unweighted (its first data line has 2 columns)".into())
+            }
+        };
+        match self.ids {
+            IdMode::Integer => {
+                out.src.push(integer_id(&line[first])?);
+                out.dst.push(integer_id(&line[second])?);
+            }
+            IdMode::Labels => {
+                for token in [first, second] {
+                    if std::str::from_utf8(&line[token.clone()]).is_err() {
+                        return Err("vertex label is not valid UTF-8".into());
+                    }
+                    // Blocks are at most a few tens of MiB, so offsets fit u32.
+                    let start = (offset + token.start) as u32;
+                    out.label_spans.push(start..start + token.len() as u32);
+                }
+            }
+        }
+        if let Some(w) = weight {
+            out.weights.push(w);
+        }
+        Ok(true)
+    }
+}
+
+fn integer_id(token: &[u8]) -> Result<u32, String> {
+    parse_vertex(token).map_err(|e| match e {
+        IdError::NotInteger => "vertex id is not a non-negative integer (ids of this input were \
+            sniffed as integers from the first lines; use --relabel to treat all ids as labels)"
+            .to_string(),
+        IdError::TooLarge(v) => format!(
+            "vertex id {v} is not below the limit of {} vertices (ids are u32); \
+             use --relabel to remap sparse ids to dense ones",
+            vastgraph_store::MAX_VERTICES
+        ),
+    })
+}
+
+/// What the first data lines of an edge list reveal.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct EdgeListSniff {
+    /// Columns of the first data line (`None`: no data line at all).
+    pub(crate) first_columns: Option<usize>,
+    /// Some id token among the sniffed lines is not a non-negative integer.
+    pub(crate) has_non_integer_ids: bool,
+}
+
+impl EdgeListSniff {
+    /// Weighted iff the first data line has a third column; `None` for an empty input.
+    pub(crate) fn weighted(&self) -> Option<bool> {
+        self.first_columns.map(|c| c >= 3)
+    }
+}
+
+/// Looks at the first data lines of an edge list.
+pub(crate) fn sniff(path: &Path, stream: impl Read) -> Result<EdgeListSniff, IngestError> {
+    let mut reader = LineReader::new(stream);
+    let mut line = Vec::new();
+    let mut result = EdgeListSniff::default();
+    let mut data_lines = 0;
+    while data_lines < SNIFF_DATA_LINES {
+        match reader.next_line(&mut line) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(BlockError::Io(e)) => return Err(IngestError::io(path, e)),
+            Err(BlockError::LineTooLong(start)) => {
+                return Err(IngestError::parse(path, reader.lines + 1, "line too long", &start))
+            }
+        }
+        if is_blank_or_comment(&line, COMMENT_MARKERS) {
+            continue;
+        }
+        data_lines += 1;
+        let tokens: Vec<_> = Tokens::new(&line).collect();
+        result.first_columns.get_or_insert(tokens.len());
+        if tokens
+            .iter()
+            .take(2)
+            .any(|t| crate::tokens::parse_u64(&line[t.clone()]).is_none())
+        {
+            result.has_non_integer_ids = true;
+            break;
+        }
+    }
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(parser: &EdgeListParser, line: &str) -> Result<Option<Edges>, String> {
+        let mut out = Edges::default();
+        Ok(parser
+            .parse_line(line.as_bytes(), 0, &mut out)?
+            .then_some(out))
+    }
+
+    const PLAIN: EdgeListParser = EdgeListParser {
+        ids: IdMode::Integer,
+        weighted: false,
+    };
+    const WEIGHTED: EdgeListParser = EdgeListParser {
+        ids: IdMode::Integer,
+        weighted: true,
+    };
+
+    #[test]
+    fn integer_lines_with_any_separator_parse_and_comments_skip() {
+        for line in ["3\t4", "3,4", " 3  4 \r", "3, 4"] {
+            let e = parse(&PLAIN, line).unwrap().unwrap();
+            assert_eq!((e.src, e.dst), (vec![3], vec![4]), "{line:?}");
+        }
+        for line in ["", "  ", "# 1 2", "% x", "\r"] {
+            assert!(parse(&PLAIN, line).unwrap().is_none(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn weights_must_be_present_exactly_when_the_input_is_weighted() {
+        let e = parse(&WEIGHTED, "1 2 0.5").unwrap().unwrap();
+        assert_eq!(e.weights, [0.5]);
+        assert!(parse(&WEIGHTED, "1 2").unwrap_err().contains("missing weight"));
+        assert!(parse(&PLAIN, "1 2 3").unwrap_err().contains("unexpected third"));
+        assert!(parse(&WEIGHTED, "1 2 x").unwrap_err().contains("weight"));
+        assert!(parse(&PLAIN, "1 2 3 4").unwrap_err().contains("too many"));
+        assert!(parse(&PLAIN, "1").unwrap_err().contains("one column"));
+    }
+
+    #[test]
+    fn integer_mode_errors_suggest_relabel() {
+        let err = parse(&PLAIN, "1 b").unwrap_err();
+        assert!(err.contains("--relabel"), "{err}");
+        let err = parse(&PLAIN, "1 4294967295").unwrap_err();
+        assert!(err.contains("4294967295") && err.contains("--relabel"), "{err}");
+    }
+
+    #[test]
+    fn label_mode_records_spans_relative_to_the_block() {
+        let parser = EdgeListParser {
+            ids: IdMode::Labels,
+            weighted: false,
+        };
+        let mut out = Edges::default();
+        assert!(parser.parse_line(b"ab,c", 10, &mut out).unwrap());
+        assert_eq!(out.label_spans, [10..12, 13..14]);
+        assert!(parser.parse_line(b"a \xff", 0, &mut out).is_err());
+    }
+
+    #[test]
+    fn sniff_reports_columns_of_the_first_data_line_and_labels() {
+        let s = sniff(Path::new("x"), &b"# c\n\n1 2 3\n4 5\n"[..]).unwrap();
+        assert_eq!(s.weighted(), Some(true));
+        assert!(!s.has_non_integer_ids);
+        let s = sniff(Path::new("x"), &b"1 2\nalice bob\n"[..]).unwrap();
+        assert_eq!(s.weighted(), Some(false));
+        assert!(s.has_non_integer_ids);
+        let s = sniff(Path::new("x"), &b"# only comments\n"[..]).unwrap();
+        assert_eq!(s.weighted(), None);
+    }
+}

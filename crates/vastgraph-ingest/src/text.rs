@@ -1,0 +1,282 @@
+//! The parallel text pipeline shared by all line-oriented formats: a reader thread yields
+//! blocks of whole lines; each block is cut at newlines into pieces parsed in parallel by a
+//! format's `LineParser`; the pieces' edges go to the sink strictly in input order. Line
+//! numbers are kept exact by adding up the pieces' line counts in order.
+
+use std::io::Read;
+use std::ops::{ControlFlow, Range};
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::blocks::{BlockError, BlockReader};
+use crate::labels::{LabelInterner, TooManyLabels};
+use crate::sink::EdgeSink;
+use crate::{check_cancelled, IngestError};
+
+/// Pieces smaller than this are not worth a rayon task.
+const MIN_PIECE_BYTES: usize = 64 << 10;
+
+/// Edges parsed from one piece of a block.
+#[derive(Default)]
+pub(crate) struct Edges {
+    pub(crate) src: Vec<u32>,
+    pub(crate) dst: Vec<u32>,
+    /// Empty for unweighted inputs, else one weight per edge.
+    pub(crate) weights: Vec<f64>,
+    /// Label mode only: byte ranges (in the block) of the source and destination labels,
+    /// two per edge; turned into ids sequentially so ids follow first appearance.
+    pub(crate) label_spans: Vec<Range<u32>>,
+}
+
+/// A text format's per-line parser. Must be pure: pieces are parsed concurrently.
+pub(crate) trait LineParser: Sync {
+    /// Parses one line (newline stripped) that starts at byte `offset` of its block.
+    /// `Ok(true)`: the line held an edge, appended to `out`; `Ok(false)`: a line to skip
+    /// (blank, comment); `Err(reason)`: a malformed line.
+    fn parse_line(&self, line: &[u8], offset: usize, out: &mut Edges) -> Result<bool, String>;
+}
+
+/// A record count declared in a header (Matrix Market nnz, DIMACS arcs), to be checked.
+#[derive(Clone, Copy)]
+pub(crate) struct DeclaredCount {
+    pub(crate) count: u64,
+    /// Names what was declared, e.g. "entries declared in the size line".
+    pub(crate) what: &'static str,
+}
+
+/// Where a text body starts and what to check.
+pub(crate) struct TextBody<'a> {
+    pub(crate) path: &'a Path,
+    /// 1-based number of the first line of `stream` (after any header).
+    pub(crate) first_line: u64,
+    pub(crate) declared: Option<DeclaredCount>,
+    pub(crate) block_bytes: usize,
+}
+
+struct Failure {
+    line_in_piece: u64,
+    reason: String,
+    line: Range<usize>,
+}
+
+struct Piece {
+    range: Range<usize>,
+    edges: Edges,
+    lines: u64,
+    records: u64,
+    failure: Option<Failure>,
+}
+
+/// Streams the body of a text input through `parser` into `sink`; returns the number of
+/// edges (records) read. `labels` is `Some` in label mode.
+pub(crate) fn ingest_text_body(
+    body: &TextBody,
+    stream: impl Read + Send + 'static,
+    parser: &impl LineParser,
+    mut labels: Option<&mut LabelInterner>,
+    sink: &mut dyn EdgeSink,
+    after_block: &mut dyn FnMut(),
+) -> Result<u64, IngestError> {
+    let path = body.path;
+    let mut reader = BlockReader::spawn(stream, body.block_bytes);
+    let mut next_line = body.first_line;
+    let mut records: u64 = 0;
+    let mut ids: (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    while let Some(block) = reader.next_block() {
+        let block = block.map_err(|e| block_error(path, next_line, e))?;
+        let pieces = parse_block(&block, parser);
+        for piece in pieces {
+            if let Some(f) = &piece.failure {
+                let line = next_line + f.line_in_piece;
+                return Err(IngestError::parse(path, line, &f.reason, &block[f.line.clone()]));
+            }
+            if let Some(declared) = body.declared {
+                if records + piece.records > declared.count {
+                    let excess = declared.count - records; // records of this piece that fit
+                    let (rel, text) = nth_record_line(&block, &piece.range, parser, excess);
+                    return Err(IngestError::parse(
+                        path,
+                        next_line + rel,
+                        format!("more than the {} {}", declared.count, declared.what),
+                        &block[text],
+                    ));
+                }
+            }
+            let Edges {
+                src,
+                dst,
+                weights,
+                label_spans,
+            } = &piece.edges;
+            let (src, dst) = match labels.as_deref_mut() {
+                Some(interner) if !label_spans.is_empty() => {
+                    intern_spans(&block, label_spans, interner, &mut ids)
+                        .map_err(|_| too_many_labels(path, next_line))?;
+                    (&ids.0, &ids.1)
+                }
+                _ => (src, dst),
+            };
+            if !src.is_empty() {
+                let weights = (!weights.is_empty()).then_some(&weights[..]);
+                sink.push_batch(src, dst, weights)
+                    .map_err(|source| IngestError::Sink {
+                        path: path.to_path_buf(),
+                        source,
+                    })?;
+            }
+            records += piece.records;
+            next_line += piece.lines;
+        }
+        after_block();
+        check_cancelled()?;
+    }
+    if let Some(declared) = body.declared {
+        if records < declared.count {
+            return Err(IngestError::invalid(
+                path,
+                format!(
+                    "the file ends after {records} of the {} {}",
+                    declared.count, declared.what
+                ),
+            ));
+        }
+    }
+    Ok(records)
+}
+
+fn block_error(path: &Path, line: u64, e: BlockError) -> IngestError {
+    match e {
+        BlockError::Io(e) => IngestError::io(path, e),
+        BlockError::LineTooLong(start) => {
+            IngestError::parse(path, line, "line too long (is this a text edge list?)", &start)
+        }
+    }
+}
+
+fn too_many_labels(path: &Path, line: u64) -> IngestError {
+    IngestError::invalid(
+        path,
+        format!(
+            "more than {} distinct vertex labels by line {line}",
+            vastgraph_store::MAX_VERTICES
+        ),
+    )
+}
+
+/// Cuts `block` at newlines into about `threads × 4` pieces and parses them in parallel.
+fn parse_block(block: &[u8], parser: &impl LineParser) -> Vec<Piece> {
+    let wanted = (rayon::current_num_threads() * 4).clamp(1, block.len() / MIN_PIECE_BYTES + 1);
+    let mut ranges = Vec::with_capacity(wanted);
+    let mut start = 0;
+    for k in 1..=wanted {
+        let target = block.len() * k / wanted;
+        if target <= start {
+            continue;
+        }
+        let end = if k == wanted {
+            block.len()
+        } else {
+            match memchr::memchr(b'\n', &block[target - 1..]) {
+                Some(i) => target + i,
+                None => block.len(),
+            }
+        };
+        ranges.push(start..end);
+        start = end;
+        if start == block.len() {
+            break;
+        }
+    }
+    ranges
+        .into_par_iter()
+        .map(|range| parse_piece(block, range, parser))
+        .collect()
+}
+
+/// Calls `visit(line_index, line_range)` for each line of `block[range]` (newlines
+/// excluded) until it breaks; returns the number of lines visited to completion and the
+/// break value.
+fn walk_lines<B>(
+    block: &[u8],
+    range: Range<usize>,
+    mut visit: impl FnMut(u64, Range<usize>) -> ControlFlow<B>,
+) -> (u64, Option<B>) {
+    let mut lines = 0;
+    let mut pos = range.start;
+    while pos < range.end {
+        let end = memchr::memchr(b'\n', &block[pos..range.end]).map_or(range.end, |i| pos + i);
+        if let ControlFlow::Break(b) = visit(lines, pos..end) {
+            return (lines, Some(b));
+        }
+        lines += 1;
+        pos = end + 1;
+    }
+    (lines, None)
+}
+
+/// Parses the lines of `block[range]`, stopping at the first malformed one.
+fn parse_piece(block: &[u8], range: Range<usize>, parser: &impl LineParser) -> Piece {
+    let mut edges = Edges::default();
+    let mut records = 0;
+    let (lines, failure) = walk_lines(block, range.clone(), |index, line| {
+        match parser.parse_line(&block[line.clone()], line.start, &mut edges) {
+            Ok(true) => records += 1,
+            Ok(false) => {}
+            Err(reason) => {
+                return ControlFlow::Break(Failure {
+                    line_in_piece: index,
+                    reason,
+                    line,
+                })
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    Piece {
+        range,
+        edges,
+        lines,
+        records,
+        failure,
+    }
+}
+
+/// The line (index in the piece, byte range) of record number `k + 1` of a piece that
+/// parsed without failure and holds more than `k` records.
+fn nth_record_line(
+    block: &[u8],
+    range: &Range<usize>,
+    parser: &impl LineParser,
+    k: u64,
+) -> (u64, Range<usize>) {
+    let mut scratch = Edges::default();
+    let mut seen = 0;
+    let (_, found) = walk_lines(block, range.clone(), |index, line| {
+        if let Ok(true) = parser.parse_line(&block[line.clone()], line.start, &mut scratch) {
+            if seen == k {
+                return ControlFlow::Break((index, line));
+            }
+            seen += 1;
+        }
+        ControlFlow::Continue(())
+    });
+    // The fallback (piece start) is unreachable under the precondition.
+    found.unwrap_or((0, range.start..range.start))
+}
+
+fn intern_spans(
+    block: &[u8],
+    spans: &[Range<u32>],
+    interner: &mut LabelInterner,
+    ids: &mut (Vec<u32>, Vec<u32>),
+) -> Result<(), TooManyLabels> {
+    ids.0.clear();
+    ids.1.clear();
+    for pair in spans.chunks_exact(2) {
+        let label = |r: &Range<u32>| &block[r.start as usize..r.end as usize];
+        ids.0.push(interner.id_of(label(&pair[0]))?);
+        ids.1.push(interner.id_of(label(&pair[1]))?);
+    }
+    Ok(())
+}
