@@ -5,10 +5,24 @@
 pub mod bc;
 pub mod bfs;
 pub mod cc;
+pub mod coloring;
 pub mod common;
+pub mod densest;
+pub mod hashing;
+pub mod priority;
+pub mod random_walk;
+pub mod registry;
+mod serial_check;
 pub mod kcore;
+pub mod label_propagation;
+pub mod ldd;
+pub mod mis;
 pub mod pagerank;
+pub mod pagerank_variants;
+pub mod spanner;
+pub mod spanning_forest;
 pub mod sssp;
 pub mod tc;
+pub mod widest;
 
 pub use common::{AlgoError, RunStats, VerifyError};

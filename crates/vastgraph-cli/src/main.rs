@@ -1,1 +1,143 @@
-fn main() {}
+//! `vastgraph`: convert edge lists into a store, generate graphs, inspect and export stores, and
+//! run algorithms on them.
+
+mod convert;
+mod export;
+mod generate;
+mod info;
+mod npy;
+mod progress;
+mod quickstart;
+mod run;
+mod signals;
+mod size;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Heap accounting for the `peak_mutable_bytes` statistic: the graph is mapped, never on the heap,
+/// so the heap is the algorithms' mutable state.
+#[global_allocator]
+static ALLOCATOR: vastgraph_engine::memory::CountingAllocator = vastgraph_engine::memory::CountingAllocator;
+
+#[derive(Parser)]
+#[command(name = "vastgraph", version, about = "Graph analytics on graphs larger than memory, on one machine")]
+struct Cli {
+    /// Worker threads (default: all cores).
+    #[arg(long, global = true)]
+    threads: Option<usize>,
+    /// No progress bar or periodic progress lines.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build a store from edge lists, Matrix Market, DIMACS, binary edge lists or WebGraph.
+    Convert(convert::ConvertArgs),
+    /// Generate a graph (Kronecker or uniform) straight into a store or a binary edge list.
+    Generate(generate::GenerateArgs),
+    /// Describe a store: sizes, degrees, what the build dropped.
+    Info(info::InfoArgs),
+    /// Write a store's arcs back out as text.
+    Export(export::ExportArgs),
+    /// Run an algorithm on a store.
+    Run(run::RunArgs),
+    /// Generate a small Kronecker graph, run every algorithm on it and print a table.
+    Quickstart(quickstart::QuickstartArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
+    if let Some(t) = cli.threads {
+        if t == 0 {
+            eprintln!("error: --threads must be at least 1");
+            return ExitCode::from(2);
+        }
+        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().expect("thread pool is set once");
+    }
+    signals::install_interrupt_handler();
+    let result = match cli.command {
+        Command::Convert(a) => convert::run(a, cli.quiet),
+        Command::Generate(a) => generate::run(a, cli.quiet),
+        Command::Info(a) => info::run(a),
+        Command::Export(a) => export::run(a, cli.quiet),
+        Command::Run(a) => run::run(a),
+        Command::Quickstart(a) => quickstart::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Where a store goes and how it may replace an existing one.
+#[derive(clap::Args, Clone)]
+pub struct StoreTarget {
+    /// The store directory to create.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Replace an existing store at the output path.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Build options shared by `convert` and `generate`.
+#[derive(clap::Args, Clone)]
+pub struct BuildArgs {
+    /// Store both directions of every edge (an undirected graph).
+    #[arg(long)]
+    pub symmetrize: bool,
+    /// Also store the in-edges of a directed graph (needed for pull-direction traversals).
+    #[arg(long)]
+    pub transpose: bool,
+    /// Keep self-loops (default: drop them, like GAPBS and GBBS).
+    #[arg(long)]
+    pub keep_self_loops: bool,
+    /// Memory budget for the build, e.g. 2GiB (default: half of RAM).
+    #[arg(long, value_parser = size::parse_size)]
+    pub memory: Option<u64>,
+    /// Directory for sorted runs (default: next to the output store).
+    #[arg(long)]
+    pub tmp_dir: Option<PathBuf>,
+}
+
+impl BuildArgs {
+    pub fn options(
+        &self,
+        target: &StoreTarget,
+        weighted: bool,
+        command: &str,
+        options_json: serde_json::Value,
+    ) -> vastgraph_store::BuildOptions {
+        vastgraph_store::BuildOptions {
+            symmetrize: self.symmetrize,
+            transpose: self.transpose && !self.symmetrize,
+            keep_self_loops: self.keep_self_loops,
+            weighted,
+            memory_bytes: self.memory.unwrap_or_else(size::default_budget),
+            tmp_dir: self.tmp_dir.clone(),
+            overwrite: target.force,
+            command: command.to_string(),
+            options_json,
+            ..Default::default()
+        }
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "symmetrize": self.symmetrize,
+            "transpose": self.transpose,
+            "keep_self_loops": self.keep_self_loops,
+            "memory": self.memory,
+        })
+    }
+}

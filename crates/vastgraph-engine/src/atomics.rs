@@ -47,6 +47,23 @@ impl AtomicF64 {
             }
         }
     }
+    /// Lowers the value to `v` if smaller, for values of any sign (a CAS loop, so slower than
+    /// [`AtomicF64::write_min_nonneg`]; Bellman-Ford with negative weights needs it). True if
+    /// lowered.
+    #[inline]
+    pub fn write_min(&self, v: f64) -> bool {
+        let mut cur = self.0.load(Ordering::Relaxed);
+        while v < f64::from_bits(cur) {
+            match self
+                .0
+                .compare_exchange_weak(cur, v.to_bits(), Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return true,
+                Err(c) => cur = c,
+            }
+        }
+        false
+    }
     /// Lowers the value to `v` if smaller; both must be non-negative (or +inf). True if lowered.
     #[inline]
     pub fn write_min_nonneg(&self, v: f64) -> bool {
@@ -82,5 +99,9 @@ mod tests {
         assert_eq!(f.load(), 1.25);
         assert!(f.write_max_nonneg(4.0));
         assert!(!f.write_max_nonneg(3.0));
+        assert!(f.write_min(-2.0));
+        assert!(!f.write_min(-1.0));
+        assert!(f.write_min(-7.5));
+        assert_eq!(f.load(), -7.5);
     }
 }

@@ -61,6 +61,12 @@ impl Bitmap {
         *self.words[i >> 6].get_mut() |= 1u64 << (i & 63);
     }
 
+    /// The words themselves, for kernels that give each task whole words to read and write
+    /// (bit `i` is bit `i % 64` of word `i / 64`).
+    pub fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
     #[inline]
     pub fn word(&self, w: usize) -> u64 {
         self.words[w].load(Ordering::Relaxed)

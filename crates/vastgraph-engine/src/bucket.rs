@@ -81,15 +81,18 @@ impl<K: Fn(Vertex) -> u64> Buckets<K> {
     /// Starts a new window at the smallest key waiting in the overflow.
     fn refill(&mut self) {
         let waiting = std::mem::take(&mut self.overflow);
-        let live: Vec<(Vertex, u64)> = waiting.into_iter().filter_map(|v| self.key(v).map(|k| (v, k))).collect();
         self.stored = self.open.iter().map(Vec::len).sum();
-        let Some(min) = live.iter().map(|&(_, k)| k).min() else {
+        // Keys are asked for twice rather than stored next to the ids: (id, key) pairs for all
+        // n vertices would be 2 words each, 4× the ids themselves.
+        let Some(min) = waiting.iter().filter_map(|&v| self.key(v)).min() else {
             return;
         };
         self.base = min;
         self.cur = 0;
-        for (v, k) in live {
-            self.place(v, k);
+        for v in waiting {
+            if let Some(k) = self.key(v) {
+                self.place(v, k);
+            }
         }
     }
 

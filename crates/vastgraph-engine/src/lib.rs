@@ -9,6 +9,7 @@ pub mod bucket;
 pub mod edge_map;
 pub mod graph;
 pub mod memory;
+pub mod store_view;
 pub mod subset;
 pub mod vertex_map;
 

@@ -3,7 +3,7 @@
 //! buffers (no mmap): the memory budget of a conversion counts resident memory.
 
 use std::io::{self, BufRead, BufReader, Read};
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread;
 
 use crate::source::read_full;
@@ -25,6 +25,9 @@ pub(crate) enum BlockError {
 /// Iterator over blocks of whole lines (the last block may lack a final newline).
 pub(crate) struct BlockReader {
     blocks: Receiver<Result<Vec<u8>, BlockError>>,
+    /// Used blocks go back to the reader thread: reusing them avoids page-faulting in and
+    /// zero-filling a fresh 16 MiB buffer per block.
+    spare: SyncSender<Vec<u8>>,
 }
 
 impl BlockReader {
@@ -32,15 +35,17 @@ impl BlockReader {
     /// ahead while the caller works on the current one.
     pub(crate) fn spawn(mut stream: impl Read + Send + 'static, block_bytes: usize) -> BlockReader {
         let (tx, rx) = sync_channel(1);
+        let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(2);
         // The thread ends at end of input, on an error, or when the receiver is dropped
         // (its next send fails), so an early error on the consumer side does not leak it.
         thread::spawn(move || {
             let mut carry: Vec<u8> = Vec::new();
             loop {
-                let mut block = Vec::with_capacity(block_bytes.max(carry.len() + 1));
-                block.extend_from_slice(&carry);
-                let kept = block.len();
-                block.resize(block.capacity(), 0);
+                let mut block = spare_rx.try_recv().unwrap_or_default();
+                // Only the part beyond the recycled block's length gets zero-filled.
+                block.resize(block_bytes.max(carry.len() + 1), 0);
+                block[..carry.len()].copy_from_slice(&carry);
+                let kept = carry.len();
                 let read = match read_full(&mut stream, &mut block[kept..]) {
                     Ok(n) => n,
                     Err(e) => {
@@ -48,9 +53,9 @@ impl BlockReader {
                         return;
                     }
                 };
-                block.truncate(kept + read);
-                let at_end = kept + read < block_bytes;
-                if at_end {
+                let filled = kept + read;
+                if filled < block.len() {
+                    block.truncate(filled);
                     if !block.is_empty() {
                         let _ = tx.send(Ok(block));
                     }
@@ -58,7 +63,9 @@ impl BlockReader {
                 }
                 match memchr::memrchr(b'\n', &block) {
                     Some(last_newline) => {
-                        carry = block.split_off(last_newline + 1);
+                        carry.clear();
+                        carry.extend_from_slice(&block[last_newline + 1..]);
+                        block.truncate(last_newline + 1);
                         if tx.send(Ok(block)).is_err() {
                             return;
                         }
@@ -71,12 +78,20 @@ impl BlockReader {
                 }
             }
         });
-        BlockReader { blocks: rx }
+        BlockReader {
+            blocks: rx,
+            spare: spare_tx,
+        }
     }
 
     /// The next block; `None` at end of input.
     pub(crate) fn next_block(&mut self) -> Option<Result<Vec<u8>, BlockError>> {
         self.blocks.recv().ok()
+    }
+
+    /// Hands a consumed block back for reuse.
+    pub(crate) fn recycle(&self, block: Vec<u8>) {
+        let _ = self.spare.try_send(block);
     }
 }
 

@@ -49,11 +49,19 @@ pub(crate) fn read_header<R: Read>(
         match reader.next_line(&mut line) {
             Ok(true) => {}
             Ok(false) => {
-                return Err(IngestError::invalid(path, "no problem line 'p sp <vertices> <arcs>'"))
+                return Err(IngestError::invalid(
+                    path,
+                    "no problem line 'p sp <vertices> <arcs>'",
+                ))
             }
             Err(BlockError::Io(e)) => return Err(IngestError::io(path, e)),
             Err(BlockError::LineTooLong(start)) => {
-                return Err(IngestError::parse(path, reader.lines + 1, "line too long", &start))
+                return Err(IngestError::parse(
+                    path,
+                    reader.lines + 1,
+                    "line too long",
+                    &start,
+                ))
             }
         }
         let at = reader.lines;
@@ -115,7 +123,9 @@ impl LineParser for DimacsParser {
         }
         let n = self.header.vertices;
         let mut vertex = |what: &str| -> Result<u32, String> {
-            let token = tokens.next().ok_or_else(|| format!("missing {what} vertex"))?;
+            let token = tokens
+                .next()
+                .ok_or_else(|| format!("missing {what} vertex"))?;
             match parse_u64(&line[token]) {
                 Some(v) if v >= 1 && v <= n => Ok((v - 1) as u32),
                 _ => Err(format!("{what} vertex is not an integer in 1..={n}")),
@@ -143,26 +153,56 @@ mod tests {
 
     #[test]
     fn header_skips_comments_and_reads_the_problem_line() {
-        let (h, _) = read_header(Path::new("g.gr"), &b"c hi\n\nc x\np sp 5 7\na 1 2 3\n"[..]).unwrap();
-        assert_eq!(h, DimacsHeader { vertices: 5, arcs: 7, header_lines: 4 });
-        let err = read_header(Path::new("g.gr"), &b"c\na 1 2 3\n"[..]).err().unwrap();
+        let (h, _) =
+            read_header(Path::new("g.gr"), &b"c hi\n\nc x\np sp 5 7\na 1 2 3\n"[..]).unwrap();
+        assert_eq!(
+            h,
+            DimacsHeader {
+                vertices: 5,
+                arcs: 7,
+                header_lines: 4
+            }
+        );
+        let err = read_header(Path::new("g.gr"), &b"c\na 1 2 3\n"[..])
+            .err()
+            .unwrap();
         assert!(err.to_string().starts_with("g.gr:2:"), "{err}");
-        let err = read_header(Path::new("g.gr"), &b"p max 3 3\n"[..]).err().unwrap();
+        let err = read_header(Path::new("g.gr"), &b"p max 3 3\n"[..])
+            .err()
+            .unwrap();
         assert!(err.to_string().starts_with("g.gr:1:"), "{err}");
     }
 
     #[test]
     fn arcs_parse_and_bad_lines_are_errors() {
         let parser = DimacsParser {
-            header: DimacsHeader { vertices: 3, arcs: 1, header_lines: 1 },
+            header: DimacsHeader {
+                vertices: 3,
+                arcs: 1,
+                header_lines: 1,
+            },
         };
         let mut out = Edges::default();
         assert!(parser.parse_line(b"a 3 1 17", 0, &mut out).unwrap());
-        assert_eq!((out.src, out.dst, out.weights), (vec![2], vec![0], vec![17.0]));
+        assert_eq!(
+            (out.src, out.dst, out.weights),
+            (vec![2], vec![0], vec![17.0])
+        );
         let mut out = Edges::default();
         assert!(!parser.parse_line(b"c a 1 2 3", 0, &mut out).unwrap());
-        for bad in ["a 0 1 1", "a 1 4 1", "a 1 2", "a 1 2 3 4", "p sp 3 1", "x 1 2", "ab 1 2 3"] {
-            assert!(parser.parse_line(bad.as_bytes(), 0, &mut out).is_err(), "{bad}");
+        for bad in [
+            "a 0 1 1",
+            "a 1 4 1",
+            "a 1 2",
+            "a 1 2 3 4",
+            "p sp 3 1",
+            "x 1 2",
+            "ab 1 2 3",
+        ] {
+            assert!(
+                parser.parse_line(bad.as_bytes(), 0, &mut out).is_err(),
+                "{bad}"
+            );
         }
     }
 }

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use crate::blocks::{BlockError, LineReader};
 use crate::text::{Edges, LineParser};
-use crate::tokens::{is_blank_or_comment, parse_vertex, parse_weight, IdError, Tokens};
+use crate::tokens::{
+    is_blank_or_comment, is_separator, leading_vertex, parse_vertex, parse_weight, IdError, Tokens,
+};
 use crate::IngestError;
 
 const COMMENT_MARKERS: &[u8] = b"#%";
@@ -31,6 +33,21 @@ pub(crate) struct EdgeListParser {
 impl LineParser for EdgeListParser {
     #[inline]
     fn parse_line(&self, line: &[u8], offset: usize, out: &mut Edges) -> Result<bool, String> {
+        self.parse_general(line, offset, out)
+    }
+
+    #[inline]
+    fn parse_fast(&self, text: &[u8], start: usize, out: &mut Edges) -> Option<usize> {
+        match self.ids {
+            IdMode::Integer => fast_integer_line(text, start, self.weighted, out),
+            IdMode::Labels => None,
+        }
+    }
+}
+
+impl EdgeListParser {
+    /// Any line, any id mode: tokenizes, then checks columns, ids and weight.
+    fn parse_general(&self, line: &[u8], offset: usize, out: &mut Edges) -> Result<bool, String> {
         let mut tokens = Tokens::new(line);
         let Some(first) = tokens.next() else {
             return Ok(false);
@@ -80,6 +97,52 @@ impl LineParser for EdgeListParser {
     }
 }
 
+/// The common line `<id><sep><id>[<sep><weight>][<sep>]` followed by a newline (or the end
+/// of `text`), parsed without tokenizing or searching for the line end first. Returns the
+/// start of the next line, or `None` (having appended nothing) for any other shape, which
+/// the general path then parses or reports.
+#[inline]
+fn fast_integer_line(text: &[u8], start: usize, weighted: bool, out: &mut Edges) -> Option<usize> {
+    let skip_separators = |mut pos: usize| {
+        while pos < text.len() && is_separator(text[pos]) {
+            pos += 1;
+        }
+        pos
+    };
+    let (u, after_u) = leading_vertex(text, start)?;
+    let pos = skip_separators(after_u);
+    if pos == after_u {
+        return None;
+    }
+    let (v, after_v) = leading_vertex(text, pos)?;
+    let mut pos = skip_separators(after_v);
+    let weight = if weighted {
+        let weight_start = pos;
+        if weight_start == after_v {
+            return None;
+        }
+        while pos < text.len() && !is_separator(text[pos]) && text[pos] != b'\n' {
+            pos += 1;
+        }
+        let weight = parse_weight(&text[weight_start..pos])?;
+        pos = skip_separators(pos);
+        Some(weight)
+    } else {
+        None
+    };
+    let next = match text.get(pos) {
+        None => pos,
+        Some(b'\n') => pos + 1,
+        Some(_) => return None,
+    };
+    out.src.push(u);
+    out.dst.push(v);
+    if let Some(w) = weight {
+        out.weights.push(w);
+    }
+    Some(next)
+}
+
 fn integer_id(token: &[u8]) -> Result<u32, String> {
     parse_vertex(token).map_err(|e| match e {
         IdError::NotInteger => "vertex id is not a non-negative integer (ids of this input were \
@@ -121,7 +184,12 @@ pub(crate) fn sniff(path: &Path, stream: impl Read) -> Result<EdgeListSniff, Ing
             Ok(false) => break,
             Err(BlockError::Io(e)) => return Err(IngestError::io(path, e)),
             Err(BlockError::LineTooLong(start)) => {
-                return Err(IngestError::parse(path, reader.lines + 1, "line too long", &start))
+                return Err(IngestError::parse(
+                    path,
+                    reader.lines + 1,
+                    "line too long",
+                    &start,
+                ))
             }
         }
         if is_blank_or_comment(&line, COMMENT_MARKERS) {
@@ -177,8 +245,12 @@ mod tests {
     fn weights_must_be_present_exactly_when_the_input_is_weighted() {
         let e = parse(&WEIGHTED, "1 2 0.5").unwrap().unwrap();
         assert_eq!(e.weights, [0.5]);
-        assert!(parse(&WEIGHTED, "1 2").unwrap_err().contains("missing weight"));
-        assert!(parse(&PLAIN, "1 2 3").unwrap_err().contains("unexpected third"));
+        assert!(parse(&WEIGHTED, "1 2")
+            .unwrap_err()
+            .contains("missing weight"));
+        assert!(parse(&PLAIN, "1 2 3")
+            .unwrap_err()
+            .contains("unexpected third"));
         assert!(parse(&WEIGHTED, "1 2 x").unwrap_err().contains("weight"));
         assert!(parse(&PLAIN, "1 2 3 4").unwrap_err().contains("too many"));
         assert!(parse(&PLAIN, "1").unwrap_err().contains("one column"));
@@ -189,7 +261,10 @@ mod tests {
         let err = parse(&PLAIN, "1 b").unwrap_err();
         assert!(err.contains("--relabel"), "{err}");
         let err = parse(&PLAIN, "1 4294967295").unwrap_err();
-        assert!(err.contains("4294967295") && err.contains("--relabel"), "{err}");
+        assert!(
+            err.contains("4294967295") && err.contains("--relabel"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -202,6 +277,37 @@ mod tests {
         assert!(parser.parse_line(b"ab,c", 10, &mut out).unwrap());
         assert_eq!(out.label_spans, [10..12, 13..14]);
         assert!(parser.parse_line(b"a \xff", 0, &mut out).is_err());
+    }
+
+    proptest::proptest! {
+        /// Whatever the fast path accepts, the general path parses identically.
+        #[test]
+        fn fast_path_agrees_with_the_general_path(
+            tokens in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "0", "12", "4294967294", "4294967295", "12345678901", "1.5", "x", "-3",
+                    " ", "\t", ",", "\r", "#",
+                ]),
+                0..7,
+            ),
+            weighted in proptest::bool::ANY,
+        ) {
+            let line = tokens.concat();
+            let text = format!("{line}\nnext");
+            let mut fast = Edges::default();
+            if let Some(next) = fast_integer_line(text.as_bytes(), 0, weighted, &mut fast) {
+                proptest::prop_assert_eq!(next, line.len() + 1);
+                let parser = EdgeListParser { ids: IdMode::Integer, weighted };
+                let mut general = Edges::default();
+                proptest::prop_assert_eq!(parser.parse_general(line.as_bytes(), 0, &mut general), Ok(true));
+                proptest::prop_assert_eq!(
+                    (fast.src, fast.dst, fast.weights),
+                    (general.src, general.dst, general.weights)
+                );
+            } else {
+                proptest::prop_assert!(fast.src.is_empty() && fast.weights.is_empty());
+            }
+        }
     }
 
     #[test]

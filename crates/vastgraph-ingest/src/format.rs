@@ -109,7 +109,12 @@ pub fn detect_format(path: &Path) -> Result<InputFormat, IngestError> {
         Some("bin32") => InputFormat::Bin32,
         Some("bin64") => InputFormat::Bin64,
         Some("graph") | Some("properties") => InputFormat::WebGraph,
-        _ if !path.exists() && webgraph_file(path, "graph").exists() => InputFormat::WebGraph,
+        _ if !path.exists()
+            && (webgraph_file(path, "graph").exists()
+                || webgraph_file(path, "properties").exists()) =>
+        {
+            InputFormat::WebGraph
+        }
         _ => InputFormat::EdgeList,
     };
     if format == InputFormat::WebGraph && Compression::of(path) != Compression::None {
@@ -175,7 +180,10 @@ mod tests {
         ] {
             assert_eq!(f.name().parse::<InputFormat>().unwrap(), f);
         }
-        assert_eq!("SNAP".parse::<InputFormat>().unwrap(), InputFormat::EdgeList);
+        assert_eq!(
+            "SNAP".parse::<InputFormat>().unwrap(),
+            InputFormat::EdgeList
+        );
         assert_eq!("bv".parse::<InputFormat>().unwrap(), InputFormat::WebGraph);
         assert_eq!("gr".parse::<InputFormat>().unwrap(), InputFormat::Dimacs);
         assert!("parquet".parse::<InputFormat>().is_err());
@@ -184,7 +192,10 @@ mod tests {
     #[test]
     fn webgraph_names_map_to_one_basename() {
         for name in ["d/cnr", "d/cnr.graph", "d/cnr.properties"] {
-            assert_eq!(webgraph_file(Path::new(name), "graph"), Path::new("d/cnr.graph"));
+            assert_eq!(
+                webgraph_file(Path::new(name), "graph"),
+                Path::new("d/cnr.graph")
+            );
         }
     }
 }

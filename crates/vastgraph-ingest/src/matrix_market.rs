@@ -59,12 +59,19 @@ pub(crate) fn read_header<R: Read>(
         })
     };
     if !next(&mut reader, &mut line)? {
-        return Err(IngestError::invalid(path, "empty file; expected a %%MatrixMarket banner"));
+        return Err(IngestError::invalid(
+            path,
+            "empty file; expected a %%MatrixMarket banner",
+        ));
     }
-    let (field, symmetric) = parse_banner(&line).map_err(|r| IngestError::parse(path, 1, r, &line))?;
+    let (field, symmetric) =
+        parse_banner(&line).map_err(|r| IngestError::parse(path, 1, r, &line))?;
     loop {
         if !next(&mut reader, &mut line)? {
-            return Err(IngestError::invalid(path, "the file ends before the size line 'rows cols entries'"));
+            return Err(IngestError::invalid(
+                path,
+                "the file ends before the size line 'rows cols entries'",
+            ));
         }
         if !is_blank_or_comment(&line, b"%") {
             break;
@@ -86,7 +93,9 @@ pub(crate) fn read_header<R: Read>(
         return Err(IngestError::parse(
             path,
             reader.lines,
-            format!("the matrix has more rows or columns than the limit of {MAX_VERTICES} vertices"),
+            format!(
+                "the matrix has more rows or columns than the limit of {MAX_VERTICES} vertices"
+            ),
             &line,
         ));
     }
@@ -105,13 +114,17 @@ fn parse_banner(line: &[u8]) -> Result<(Field, bool), String> {
     let text = String::from_utf8_lossy(line).to_ascii_lowercase();
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.first() != Some(&"%%matrixmarket") {
-        return Err("not a Matrix Market file: the first line must start with %%MatrixMarket".into());
+        return Err(
+            "not a Matrix Market file: the first line must start with %%MatrixMarket".into(),
+        );
     }
     let [_, object, format, field, symmetry] = words[..] else {
         return Err("expected '%%MatrixMarket matrix coordinate <field> <symmetry>'".into());
     };
     if object != "matrix" {
-        return Err(format!("unsupported Matrix Market object '{object}' (only 'matrix')"));
+        return Err(format!(
+            "unsupported Matrix Market object '{object}' (only 'matrix')"
+        ));
     }
     if format != "coordinate" {
         return Err(format!(
@@ -200,9 +213,17 @@ mod tests {
 
     #[test]
     fn header_reads_field_symmetry_and_size() {
-        let h = header("%%MatrixMarket matrix coordinate real symmetric\n% c\n\n3 4 5\n1 1 1\n").unwrap();
+        let h = header("%%MatrixMarket matrix coordinate real symmetric\n% c\n\n3 4 5\n1 1 1\n")
+            .unwrap();
         assert_eq!(
-            (h.field, h.symmetric, h.rows, h.cols, h.entries, h.header_lines),
+            (
+                h.field,
+                h.symmetric,
+                h.rows,
+                h.cols,
+                h.entries,
+                h.header_lines
+            ),
             (Field::Real, true, 3, 4, 5, 4)
         );
         assert_eq!(h.vertices(), 4);
@@ -212,17 +233,28 @@ mod tests {
     fn unsupported_variants_are_named() {
         for (banner, word) in [
             ("%%MatrixMarket matrix array real general", "array"),
-            ("%%MatrixMarket matrix coordinate complex general", "complex"),
-            ("%%MatrixMarket matrix coordinate real hermitian", "hermitian"),
-            ("%%MatrixMarket matrix coordinate real skew-symmetric", "skew-symmetric"),
+            (
+                "%%MatrixMarket matrix coordinate complex general",
+                "complex",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real hermitian",
+                "hermitian",
+            ),
+            (
+                "%%MatrixMarket matrix coordinate real skew-symmetric",
+                "skew-symmetric",
+            ),
         ] {
             let err = header(&format!("{banner}\n1 1 1\n")).unwrap_err();
             assert!(err.contains(word) && err.starts_with("m.mtx:1:"), "{err}");
         }
         assert!(header("1 2\n").unwrap_err().contains("%%MatrixMarket"));
-        assert!(header("%%MatrixMarket matrix coordinate pattern general\n3 3\n")
-            .unwrap_err()
-            .contains("m.mtx:2:"));
+        assert!(
+            header("%%MatrixMarket matrix coordinate pattern general\n3 3\n")
+                .unwrap_err()
+                .contains("m.mtx:2:")
+        );
     }
 
     #[test]
@@ -232,10 +264,18 @@ mod tests {
         };
         let mut out = Edges::default();
         assert!(parser.parse_line(b"2 3 -4", 0, &mut out).unwrap());
-        assert_eq!((out.src, out.dst, out.weights), (vec![1], vec![2], vec![-4.0]));
+        assert_eq!(
+            (out.src, out.dst, out.weights),
+            (vec![1], vec![2], vec![-4.0])
+        );
         let mut out = Edges::default();
-        for bad in ["0 1 1", "3 1 1", "1 4 1", "1 1", "1 1 1.5", "1 1 1 1", "x 1 1"] {
-            assert!(parser.parse_line(bad.as_bytes(), 0, &mut out).is_err(), "{bad}");
+        for bad in [
+            "0 1 1", "3 1 1", "1 4 1", "1 1", "1 1 1.5", "1 1 1 1", "x 1 1",
+        ] {
+            assert!(
+                parser.parse_line(bad.as_bytes(), 0, &mut out).is_err(),
+                "{bad}"
+            );
         }
     }
 }

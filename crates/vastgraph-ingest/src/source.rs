@@ -18,10 +18,16 @@ pub(crate) type InputStream = Box<dyn Read + Send>;
 
 /// Opens `path`, decompressing according to its extension. `consumed` is increased by the
 /// number of on-disk (compressed) bytes read so far.
-pub(crate) fn open_input(path: &Path, consumed: Arc<AtomicU64>) -> Result<InputStream, IngestError> {
+pub(crate) fn open_input(
+    path: &Path,
+    consumed: Arc<AtomicU64>,
+) -> Result<InputStream, IngestError> {
     let file = File::open(path).map_err(|e| IngestError::io(path, e))?;
     if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-        return Err(IngestError::invalid(path, "is a directory, not an input file"));
+        return Err(IngestError::invalid(
+            path,
+            "is a directory, not an input file",
+        ));
     }
     let counted = CountingReader {
         inner: file,
@@ -30,10 +36,9 @@ pub(crate) fn open_input(path: &Path, consumed: Arc<AtomicU64>) -> Result<InputS
     Ok(match Compression::of(path) {
         Compression::None => Box::new(counted),
         // Multi-member gzip (as written by pigz or by concatenation) must be read whole.
-        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(io::BufReader::with_capacity(
-            FILE_READ_BYTES,
-            counted,
-        ))),
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(
+            io::BufReader::with_capacity(FILE_READ_BYTES, counted),
+        )),
         Compression::Zstd => Box::new(
             zstd::stream::read::Decoder::with_buffer(io::BufReader::with_capacity(
                 FILE_READ_BYTES,

@@ -4,7 +4,7 @@
 //! numbers are kept exact by adding up the pieces' line counts in order.
 
 use std::io::Read;
-use std::ops::{ControlFlow, Range};
+use std::ops::Range;
 use std::path::Path;
 
 use rayon::prelude::*;
@@ -14,11 +14,12 @@ use crate::labels::{LabelInterner, TooManyLabels};
 use crate::sink::EdgeSink;
 use crate::{check_cancelled, IngestError};
 
-/// Pieces smaller than this are not worth a rayon task.
-const MIN_PIECE_BYTES: usize = 64 << 10;
+/// Pieces smaller than this are not worth a rayon task. Unit tests use tiny pieces so that
+/// small inputs cross piece boundaries too.
+const MIN_PIECE_BYTES: usize = if cfg!(test) { 16 } else { 64 << 10 };
 
 /// Edges parsed from one piece of a block.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(crate) struct Edges {
     pub(crate) src: Vec<u32>,
     pub(crate) dst: Vec<u32>,
@@ -35,6 +36,15 @@ pub(crate) trait LineParser: Sync {
     /// `Ok(true)`: the line held an edge, appended to `out`; `Ok(false)`: a line to skip
     /// (blank, comment); `Err(reason)`: a malformed line.
     fn parse_line(&self, line: &[u8], offset: usize, out: &mut Edges) -> Result<bool, String>;
+
+    /// Optional fast path for the most common line shape. Parses the line starting at
+    /// `text[start]` (`text` ends where the piece ends) and returns where the next line
+    /// starts, or returns `None` having appended nothing; the caller then finds the line's
+    /// end and calls `parse_line`. Whatever it accepts, `parse_line` must parse the same.
+    #[inline]
+    fn parse_fast(&self, _text: &[u8], _start: usize, _out: &mut Edges) -> Option<usize> {
+        None
+    }
 }
 
 /// A record count declared in a header (Matrix Market nnz, DIMACS arcs), to be checked.
@@ -66,6 +76,8 @@ struct Piece {
     lines: u64,
     records: u64,
     failure: Option<Failure>,
+    /// Where `scan_piece` stopped on request: line index in the piece and byte range.
+    stopped_at: Option<(u64, Range<usize>)>,
 }
 
 /// Streams the body of a text input through `parser` into `sink`; returns the number of
@@ -89,7 +101,12 @@ pub(crate) fn ingest_text_body(
         for piece in pieces {
             if let Some(f) = &piece.failure {
                 let line = next_line + f.line_in_piece;
-                return Err(IngestError::parse(path, line, &f.reason, &block[f.line.clone()]));
+                return Err(IngestError::parse(
+                    path,
+                    line,
+                    &f.reason,
+                    &block[f.line.clone()],
+                ));
             }
             if let Some(declared) = body.declared {
                 if records + piece.records > declared.count {
@@ -128,6 +145,7 @@ pub(crate) fn ingest_text_body(
             records += piece.records;
             next_line += piece.lines;
         }
+        reader.recycle(block);
         after_block();
         check_cancelled()?;
     }
@@ -148,9 +166,12 @@ pub(crate) fn ingest_text_body(
 fn block_error(path: &Path, line: u64, e: BlockError) -> IngestError {
     match e {
         BlockError::Io(e) => IngestError::io(path, e),
-        BlockError::LineTooLong(start) => {
-            IngestError::parse(path, line, "line too long (is this a text edge list?)", &start)
-        }
+        BlockError::LineTooLong(start) => IngestError::parse(
+            path,
+            line,
+            "line too long (is this a text edge list?)",
+            &start,
+        ),
     }
 }
 
@@ -190,56 +211,66 @@ fn parse_block(block: &[u8], parser: &impl LineParser) -> Vec<Piece> {
     }
     ranges
         .into_par_iter()
-        .map(|range| parse_piece(block, range, parser))
+        .map(|range| scan_piece(block, range, parser, u64::MAX))
         .collect()
 }
 
-/// Calls `visit(line_index, line_range)` for each line of `block[range]` (newlines
-/// excluded) until it breaks; returns the number of lines visited to completion and the
-/// break value.
-fn walk_lines<B>(
+/// Parses the lines of `block[range]`, stopping at the first malformed one, or after the
+/// record numbered `stop_after` (then `Piece::stopped_at` tells where it was).
+fn scan_piece(
     block: &[u8],
     range: Range<usize>,
-    mut visit: impl FnMut(u64, Range<usize>) -> ControlFlow<B>,
-) -> (u64, Option<B>) {
-    let mut lines = 0;
+    parser: &impl LineParser,
+    stop_after: u64,
+) -> Piece {
+    // Lines never extend past the piece: the fast path sees only the piece's bytes.
+    let text = &block[..range.end];
+    let mut piece = Piece {
+        range: range.clone(),
+        edges: Edges::default(),
+        lines: 0,
+        records: 0,
+        failure: None,
+        stopped_at: None,
+    };
     let mut pos = range.start;
     while pos < range.end {
-        let end = memchr::memchr(b'\n', &block[pos..range.end]).map_or(range.end, |i| pos + i);
-        if let ControlFlow::Break(b) = visit(lines, pos..end) {
-            return (lines, Some(b));
-        }
-        lines += 1;
-        pos = end + 1;
-    }
-    (lines, None)
-}
-
-/// Parses the lines of `block[range]`, stopping at the first malformed one.
-fn parse_piece(block: &[u8], range: Range<usize>, parser: &impl LineParser) -> Piece {
-    let mut edges = Edges::default();
-    let mut records = 0;
-    let (lines, failure) = walk_lines(block, range.clone(), |index, line| {
-        match parser.parse_line(&block[line.clone()], line.start, &mut edges) {
-            Ok(true) => records += 1,
-            Ok(false) => {}
-            Err(reason) => {
-                return ControlFlow::Break(Failure {
-                    line_in_piece: index,
-                    reason,
-                    line,
-                })
+        let (line_end, next, is_record) = match parser.parse_fast(text, pos, &mut piece.edges) {
+            Some(next) => (
+                if text[next - 1] == b'\n' {
+                    next - 1
+                } else {
+                    next
+                },
+                next,
+                true,
+            ),
+            None => {
+                let end = memchr::memchr(b'\n', &text[pos..]).map_or(range.end, |i| pos + i);
+                match parser.parse_line(&text[pos..end], pos, &mut piece.edges) {
+                    Ok(is_record) => (end, end + 1, is_record),
+                    Err(reason) => {
+                        piece.failure = Some(Failure {
+                            line_in_piece: piece.lines,
+                            reason,
+                            line: pos..end,
+                        });
+                        return piece;
+                    }
+                }
+            }
+        };
+        if is_record {
+            piece.records += 1;
+            if piece.records == stop_after {
+                piece.stopped_at = Some((piece.lines, pos..line_end));
+                return piece;
             }
         }
-        ControlFlow::Continue(())
-    });
-    Piece {
-        range,
-        edges,
-        lines,
-        records,
-        failure,
+        piece.lines += 1;
+        pos = next;
     }
+    piece
 }
 
 /// The line (index in the piece, byte range) of record number `k + 1` of a piece that
@@ -250,19 +281,9 @@ fn nth_record_line(
     parser: &impl LineParser,
     k: u64,
 ) -> (u64, Range<usize>) {
-    let mut scratch = Edges::default();
-    let mut seen = 0;
-    let (_, found) = walk_lines(block, range.clone(), |index, line| {
-        if let Ok(true) = parser.parse_line(&block[line.clone()], line.start, &mut scratch) {
-            if seen == k {
-                return ControlFlow::Break((index, line));
-            }
-            seen += 1;
-        }
-        ControlFlow::Continue(())
-    });
+    let piece = scan_piece(block, range.clone(), parser, k + 1);
     // The fallback (piece start) is unreachable under the precondition.
-    found.unwrap_or((0, range.start..range.start))
+    piece.stopped_at.unwrap_or((0, range.start..range.start))
 }
 
 fn intern_spans(

@@ -4,9 +4,32 @@
 //! memory-mapped for reading; they are built out of core, within a memory budget, into a
 //! temporary sibling directory that is renamed into place only when complete.
 
-pub mod manifest;
+// Stores are little-endian and mapped without conversion; a big-endian host would misread them.
+#[cfg(not(target_endian = "little"))]
+compile_error!("vastgraph-store supports little-endian hosts only");
 
+mod builder;
+mod cancel;
+mod csr_writer;
+mod error;
+mod external_sort;
+mod fsutil;
+mod hashed_file;
+pub mod manifest;
+mod merge;
+mod pipeline;
+mod pod;
+mod reader;
+mod record;
+mod run_file;
+mod staging;
+pub mod synthetic;
+
+pub use builder::{BuildOptions, StoreBuilder, MIN_MEMORY_BYTES};
+pub use cancel::{cancel_requested, clear_cancel, request_cancel};
+pub use error::StoreError;
 pub use manifest::{Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType};
+pub use reader::{Advice, Store};
 
 /// Vertex ids are u32: a store holds at most `MAX_VERTICES` vertices.
 pub type Vertex = u32;

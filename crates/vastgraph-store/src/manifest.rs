@@ -102,3 +102,10 @@ pub struct Manifest {
     pub files: Vec<FileEntry>,
     pub provenance: Provenance,
 }
+
+impl Manifest {
+    /// The entry of the file called `name`, if the manifest lists it.
+    pub fn file(&self, name: &str) -> Option<&FileEntry> {
+        self.files.iter().find(|f| f.name == name)
+    }
+}

@@ -1,0 +1,293 @@
+//! Low-diameter decomposition (Miller, Peng, Xu 2013): partitions a symmetric graph into
+//! connected clusters of radius O(log n / β) (w.h.p.) such that about a β fraction of the edges
+//! join two clusters (in expectation at most β per edge).
+//!
+//! Every vertex v draws a shift δ_v ~ Exp(β) from a seeded hash of its id, and would start its
+//! own cluster in round `floor(δ_max − δ_v)`. Round r first makes every still-unassigned vertex
+//! whose start round is r a centre, then grows all clusters by one BFS hop with one
+//! [`edge_map`]: an unassigned vertex joins the smallest-id cluster among the frontier vertices
+//! next to it (and records the smallest such neighbour as its BFS parent), so the result
+//! depends on the seed only, never on the thread count. State: one packed word (cluster, parent)
+//! per vertex, the start round per vertex, a settled bitmap and the frontiers: O(n).
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use vastgraph_engine::{edge_map, Adjacency, Bitmap, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset};
+
+use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::hashing::unit_interval;
+
+const ALGORITHM: &str = "ldd";
+
+/// A packed (cluster, parent) word of a vertex no cluster has reached yet.
+const UNASSIGNED: u64 = u64::MAX;
+
+#[derive(Clone, Debug)]
+pub struct LddParams {
+    /// Cut fraction: expected inter-cluster edges ≤ β·m, cluster radius O(log n / β). 0 < β.
+    pub beta: f64,
+    pub seed: u64,
+}
+
+impl Default for LddParams {
+    fn default() -> Self {
+        LddParams { beta: 0.2, seed: 1 }
+    }
+}
+
+#[derive(Debug)]
+pub struct LddResult {
+    /// The cluster of every vertex, named by its centre (a vertex with `clusters[c] == c`).
+    pub clusters: Vec<u32>,
+    /// `iterations` = BFS rounds; extra: `clusters`, `inter_cluster_arcs` (arcs whose ends lie in
+    /// different clusters; each undirected edge counts twice), `max_radius` (deepest BFS level
+    /// any cluster grew to).
+    pub stats: RunStats,
+}
+
+/// The clusters with their BFS trees, as grown: what [`ldd`] returns and the spanner builds on.
+pub(crate) struct ClusterForest {
+    /// (cluster << 32) | parent per vertex; a centre is its own parent.
+    packed: Vec<u64>,
+    pub rounds: u64,
+    pub max_radius: u64,
+}
+
+impl ClusterForest {
+    #[inline]
+    pub fn cluster(&self, v: Vertex) -> Vertex {
+        (self.packed[v as usize] >> 32) as Vertex
+    }
+    #[inline]
+    pub fn parent(&self, v: Vertex) -> Vertex {
+        self.packed[v as usize] as Vertex
+    }
+    pub fn into_clusters(self) -> Vec<u32> {
+        self.packed.into_par_iter().map(|p| (p >> 32) as u32).collect()
+    }
+}
+
+/// One BFS hop: an unsettled vertex takes the smallest (cluster, parent) offered to it.
+struct Grow<'a> {
+    packed: &'a [AtomicU64],
+    settled: &'a Bitmap,
+}
+
+impl Grow<'_> {
+    #[inline]
+    fn offer(&self, s: Vertex) -> u64 {
+        (self.packed[s as usize].load(Relaxed) & !(u32::MAX as u64)) | s as u64
+    }
+}
+
+impl EdgeMapFn for Grow<'_> {
+    fn update(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
+        let offer = self.offer(s);
+        let slot = &self.packed[d as usize];
+        let current = slot.load(Relaxed);
+        if offer < current {
+            slot.store(offer, Relaxed);
+        }
+        current == UNASSIGNED
+    }
+
+    fn update_atomic(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
+        let offer = self.offer(s);
+        let slot = &self.packed[d as usize];
+        // Only the first offer puts `d` in the output; later smaller ones still lower it.
+        offer < slot.load(Relaxed) && slot.fetch_min(offer, Relaxed) == UNASSIGNED
+    }
+
+    fn cond(&self, d: Vertex) -> bool {
+        // Settled = assigned in an earlier round; vertices reached this round keep taking offers.
+        !self.settled.get(d as usize)
+    }
+}
+
+/// The start round of every vertex: floor(δ_max − δ_v) with δ_v = −ln(U_v)/β.
+fn start_rounds(n: usize, beta: f64, seed: u64) -> Vec<u32> {
+    let shift = |v: usize| -unit_interval(seed, v as u64).ln() / beta;
+    let max_shift = (0..n).into_par_iter().map(shift).reduce(|| 0.0, f64::max);
+    (0..n).into_par_iter().map(|v| (max_shift - shift(v)).floor() as u32).collect()
+}
+
+/// Grows the clusters. The graph must be symmetric and `beta` positive and finite.
+pub(crate) fn grow_clusters<A: Adjacency>(
+    g: &Graph<A>,
+    beta: f64,
+    seed: u64,
+    counters: &EdgeMapCounters,
+) -> ClusterForest {
+    let n = g.num_vertices();
+    let start = start_rounds(n, beta, seed);
+    // Vertices by start round, so each round's candidate centres are one slice.
+    let mut by_start: Vec<Vertex> = (0..n as Vertex).collect();
+    by_start.par_sort_unstable_by_key(|&v| (start[v as usize], v));
+    let packed: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(UNASSIGNED)).collect();
+    let settled = Bitmap::new(n);
+    let grow = Grow { packed: &packed, settled: &settled };
+    let opts = EdgeMapOptions::with_counters(counters);
+
+    let mut reached: Vec<Vertex> = Vec::new();
+    let mut next_candidate = 0;
+    let (mut round, mut max_radius) = (0u32, 0u64);
+    while next_candidate < n || !reached.is_empty() {
+        let end = next_candidate + by_start[next_candidate..].partition_point(|&v| start[v as usize] <= round);
+        let centres: Vec<Vertex> = by_start[next_candidate..end]
+            .par_iter()
+            .copied()
+            .filter(|&v| packed[v as usize].load(Relaxed) == UNASSIGNED)
+            .collect();
+        next_candidate = end;
+        centres.par_iter().for_each(|&c| {
+            packed[c as usize].store(((c as u64) << 32) | c as u64, Relaxed);
+            settled.set_atomic(c as usize);
+        });
+        reached.extend_from_slice(&centres);
+        drop(centres);
+        let frontier = VertexSubset::from_ids(n, std::mem::take(&mut reached));
+        let grown = edge_map(g, &frontier, &grow, &opts).into_sparse();
+        drop(frontier);
+        round += 1;
+        reached = match grown {
+            VertexSubset::Sparse { ids, .. } => ids,
+            VertexSubset::Dense { .. } => unreachable!("converted to sparse"),
+        };
+        let depth = reached
+            .par_iter()
+            .map(|&v| {
+                settled.set_atomic(v as usize);
+                let centre = packed[v as usize].load(Relaxed) >> 32;
+                (round - start[centre as usize]) as u64
+            })
+            .max()
+            .unwrap_or(0);
+        max_radius = max_radius.max(depth);
+    }
+    let packed = packed.into_par_iter().map(AtomicU64::into_inner).collect();
+    ClusterForest { packed, rounds: round as u64, max_radius }
+}
+
+/// The decomposition itself, for reuse (connectivity, spanners): the cluster (centre id) of
+/// every vertex. `g` must be symmetric and `beta` positive and finite; use
+/// [`low_diameter_decomposition`] for checked input and statistics.
+pub fn ldd<A: Adjacency>(g: &Graph<A>, beta: f64, seed: u64) -> Vec<u32> {
+    assert!(beta > 0.0 && beta.is_finite(), "ldd: beta must be positive and finite, got {beta}");
+    grow_clusters(g, beta, seed, &EdgeMapCounters::default()).into_clusters()
+}
+
+pub(crate) fn check_beta(algorithm: &'static str, beta: f64) -> Result<(), AlgoError> {
+    if beta > 0.0 && beta.is_finite() {
+        Ok(())
+    } else {
+        Err(AlgoError::InvalidParameter { algorithm, message: format!("beta must be positive and finite, got {beta}") })
+    }
+}
+
+/// Arcs whose two ends lie in different clusters.
+fn inter_cluster_arcs<A: Adjacency>(adj: &A, clusters: &[u32]) -> u64 {
+    (0..adj.num_vertices() as Vertex)
+        .into_par_iter()
+        .map(|u| {
+            let mut cut = 0u64;
+            adj.for_each_neighbor(u, |v| cut += (clusters[u as usize] != clusters[v as usize]) as u64);
+            cut
+        })
+        .sum()
+}
+
+pub fn low_diameter_decomposition<A: Adjacency>(g: &Graph<A>, params: &LddParams) -> Result<LddResult, AlgoError> {
+    require_symmetric(g, ALGORITHM)?;
+    check_beta(ALGORITHM, params.beta)?;
+    let counters = EdgeMapCounters::default();
+    let forest = grow_clusters(g, params.beta, params.seed, &counters);
+    let (rounds, max_radius) = (forest.rounds, forest.max_radius);
+    let clusters = forest.into_clusters();
+    let centres = clusters.par_iter().enumerate().filter(|&(v, &c)| v == c as usize).count() as u64;
+    let cut = inter_cluster_arcs(g.out(), &clusters);
+    let stats = RunStats { iterations: rounds, edges_traversed: counters.edges() + g.num_arcs(), ..Default::default() }
+        .with("clusters", centres)
+        .with("inter_cluster_arcs", cut)
+        .with("max_radius", max_radius);
+    Ok(LddResult { clusters, stats })
+}
+
+/// Checks that every cluster is named by a centre inside it and is connected (a serial BFS from
+/// the centre that stays inside the cluster reaches all its members), and that the reported
+/// cluster and inter-cluster arc counts are right.
+pub fn verify_ldd<A: Adjacency>(g: &Graph<A>, result: &LddResult) -> Result<(), VerifyError> {
+    let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
+    let n = g.num_vertices();
+    let clusters = &result.clusters;
+    if clusters.len() != n {
+        return fail(format!("{} cluster ids for {n} vertices", clusters.len()));
+    }
+    for (v, &c) in clusters.iter().enumerate() {
+        if c as usize >= n || clusters[c as usize] != c {
+            return fail(format!("vertex {v} is in cluster {c}, which is not a centre of its own cluster"));
+        }
+    }
+    let mut seen = vec![false; n];
+    let mut queue = std::collections::VecDeque::new();
+    let (mut centres, mut cut) = (0u64, 0u64);
+    for c in 0..n as Vertex {
+        if clusters[c as usize] != c {
+            continue;
+        }
+        centres += 1;
+        seen[c as usize] = true;
+        queue.push_back(c);
+        while let Some(u) = queue.pop_front() {
+            g.out().for_each_neighbor(u, |v| {
+                if clusters[v as usize] != c {
+                    cut += 1;
+                } else if !seen[v as usize] {
+                    seen[v as usize] = true;
+                    queue.push_back(v);
+                }
+            });
+        }
+    }
+    if let Some(v) = seen.iter().position(|&s| !s) {
+        return fail(format!("vertex {v} is not connected to the centre of its cluster {} inside it", clusters[v]));
+    }
+    let reported = |key: &str| result.stats.extra.get(key).and_then(|x| x.as_u64());
+    if reported("clusters") != Some(centres) {
+        return fail(format!("{centres} clusters, but the stats report {:?}", reported("clusters")));
+    }
+    if reported("inter_cluster_arcs") != Some(cut) {
+        return fail(format!("{cut} inter-cluster arcs, but the stats report {:?}", reported("inter_cluster_arcs")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vastgraph_engine::InMemoryGraph;
+
+    #[test]
+    fn path_splits_into_connected_clusters() {
+        let edges: Vec<(u32, u32)> = (0..199).map(|i| (i, i + 1)).collect();
+        let g = InMemoryGraph::from_edges(200, &edges, true);
+        let r = low_diameter_decomposition(&g.view(), &LddParams { beta: 0.3, seed: 5 }).unwrap();
+        verify_ldd(&g.view(), &r).unwrap();
+        let clusters = r.stats.extra["clusters"].as_u64().unwrap();
+        assert!(clusters > 1 && clusters < 200, "{clusters} clusters");
+        // Clusters of a path are intervals, so the cut arcs are 2 per boundary.
+        assert_eq!(r.stats.extra["inter_cluster_arcs"].as_u64().unwrap(), 2 * (clusters - 1));
+    }
+
+    #[test]
+    fn directed_and_bad_beta_are_refused() {
+        let g = InMemoryGraph::from_edges(2, &[(0, 1)], false);
+        assert!(matches!(
+            low_diameter_decomposition(&g.view(), &LddParams::default()),
+            Err(AlgoError::NeedsSymmetric { .. })
+        ));
+        let g = InMemoryGraph::from_edges(2, &[(0, 1)], true);
+        let bad = LddParams { beta: 0.0, ..Default::default() };
+        assert!(matches!(low_diameter_decomposition(&g.view(), &bad), Err(AlgoError::InvalidParameter { .. })));
+    }
+}

@@ -1,0 +1,441 @@
+//! PageRank variants on one delta-propagation kernel:
+//! - [`delta_pagerank`] (as in Galois / PartitionedVC): only vertices whose pending change
+//!   exceeds a threshold push it to their out-neighbours; the fixed point and the convergence rule
+//!   are standard PageRank's (damping 0.85, dangling mass spread uniformly, stop when the L1 norm
+//!   of one round's change is below `tolerance` or after `max_iters` rounds; scores sum to 1);
+//! - [`personalized_pagerank`]: the teleport goes to a source set (uniformly) instead of all
+//!   vertices, and so does the mass of dangling vertices (the random surfer at a dead end
+//!   restarts at the sources).
+//!
+//! Kernel. With t the teleport distribution, PageRank is the fixed point of
+//! p = (1−d)·t + d·T(p), T(x)[v] = Σ_{u→v} x[u]/deg(u) + t[v]·Σ_{u dangling} x[u].
+//! We keep p and the pending change δ with the invariant p = (1−d)·t + d·T(p − δ), starting from
+//! p = δ = (1−d)·t. A round takes the active set A = {u : δ[u] > threshold}, adds
+//! inc = d·T(δ_A) to both p and δ and clears δ on A, which keeps the invariant; the round's
+//! change is ‖inc‖₁. δ stays ≥ 0, so a vertex below the threshold simply holds its change back
+//! until more arrives. When the run stops, p is rescaled to sum 1 (the held-back mass is below
+//! n·threshold, which the default threshold tolerance/n bounds by tolerance).
+//!
+//! Determinism: the per-arc contributions are summed in fixed point (an i64 in units of 2^-60,
+//! exact and order-free under concurrent adds) and every f64 reduction runs over fixed chunks,
+//! so scores are bit-identical for every thread count and push/pull choice. State: p, δ and
+//! the accumulator per vertex, the active list: O(n).
+
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use vastgraph_engine::atomics::AtomicF64;
+use vastgraph_engine::{edge_map, Adjacency, Bitmap, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset};
+
+use crate::common::{check_source, AlgoError, RunStats, VerifyError};
+
+const DELTA_PAGERANK: &str = "delta-pagerank";
+const PERSONALIZED: &str = "personalized-pagerank";
+
+/// L1 distance to the serial reference the verifiers accept.
+pub const VERIFY_L1: f64 = 1e-4;
+
+#[derive(Clone, Debug)]
+pub struct DeltaPageRankParams {
+    pub damping: f64,
+    /// Stop when one round changes the scores by less than this in L1 norm.
+    pub tolerance: f64,
+    pub max_iters: u32,
+    /// A vertex pushes its pending change only when it exceeds this; None = tolerance / n.
+    pub push_threshold: Option<f64>,
+}
+
+impl Default for DeltaPageRankParams {
+    fn default() -> Self {
+        DeltaPageRankParams { damping: 0.85, tolerance: 1e-6, max_iters: 100, push_threshold: None }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PersonalizedPageRankParams {
+    /// The teleport set (repeats are ignored); must not be empty.
+    pub sources: Vec<u64>,
+    pub damping: f64,
+    pub tolerance: f64,
+    pub max_iters: u32,
+    /// As in [`DeltaPageRankParams::push_threshold`].
+    pub push_threshold: Option<f64>,
+}
+
+impl Default for PersonalizedPageRankParams {
+    fn default() -> Self {
+        PersonalizedPageRankParams { sources: vec![0], damping: 0.85, tolerance: 1e-6, max_iters: 100, push_threshold: None }
+    }
+}
+
+#[derive(Debug)]
+pub struct RankResult {
+    /// Score per vertex; they sum to 1.
+    pub scores: Vec<f64>,
+    /// `iterations` = rounds; extra: `l1_change` (of the last round), `converged`, `pushes`
+    /// (active vertices summed over rounds).
+    pub stats: RunStats,
+}
+
+/// Where the random surfer restarts: all vertices, or a set of them.
+enum Teleport {
+    Uniform,
+    To { set: Bitmap, ids: Vec<Vertex> },
+}
+
+impl Teleport {
+    #[inline]
+    fn weight(&self, v: Vertex, n: usize) -> f64 {
+        match self {
+            Teleport::Uniform => 1.0 / n as f64,
+            Teleport::To { set, ids } if set.get(v as usize) => 1.0 / ids.len() as f64,
+            Teleport::To { .. } => 0.0,
+        }
+    }
+}
+
+struct Settings {
+    algorithm: &'static str,
+    damping: f64,
+    tolerance: f64,
+    max_iters: u32,
+    push_threshold: Option<f64>,
+}
+
+fn check_settings(s: &Settings) -> Result<(), AlgoError> {
+    let bad = |message: String| Err(AlgoError::InvalidParameter { algorithm: s.algorithm, message });
+    if !(0.0..1.0).contains(&s.damping) {
+        return bad(format!("damping must be in [0, 1), got {}", s.damping));
+    }
+    if !(s.tolerance >= 0.0 && s.tolerance.is_finite()) {
+        return bad(format!("tolerance must be a non-negative number, got {}", s.tolerance));
+    }
+    match s.push_threshold {
+        Some(t) if !(t >= 0.0 && t.is_finite()) => bad(format!("push_threshold must be non-negative, got {t}")),
+        _ => Ok(()),
+    }
+}
+
+/// Fixed-point units per 1.0: 2^60 leaves room for sums up to 8 in an i64, far above the total
+/// mass of 1, with a resolution of 1e-18.
+const FIXED_ONE: f64 = (1u64 << 60) as f64;
+
+/// Truncates (a plain conversion; `round` would be a libm call on every arc).
+#[inline]
+fn to_fixed(x: f64) -> i64 {
+    (x * FIXED_ONE) as i64
+}
+
+#[inline]
+fn from_fixed(x: i64) -> f64 {
+    x as f64 / FIXED_ONE
+}
+
+/// Vertices per chunk of the deterministic reductions.
+const CHUNK: usize = 4096;
+
+/// Sums `f` over fixed chunks of `xs`, then the chunk sums in order: the same result for every
+/// thread count (rayon's own float sum is not).
+fn chunked_sum<T: Sync>(xs: &[T], f: impl Fn(&T) -> f64 + Sync) -> f64 {
+    let parts: Vec<f64> = xs.par_chunks(CHUNK).map(|c| c.iter().map(&f).sum::<f64>()).collect();
+    parts.iter().sum()
+}
+
+/// Adds each active source's share (its pending change over its out-degree, in fixed point) to
+/// its targets, and outputs each target once per round (the `queued` flag).
+struct Spread<'a> {
+    share: &'a [AtomicI64],
+    incoming: &'a [AtomicI64],
+    queued: &'a [AtomicBool],
+}
+
+impl EdgeMapFn for Spread<'_> {
+    fn update(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
+        // Pull: only this thread writes `d`, so no read-modify-write is needed.
+        let slot = &self.incoming[d as usize];
+        slot.store(slot.load(Relaxed) + self.share[s as usize].load(Relaxed), Relaxed);
+        let first = !self.queued[d as usize].load(Relaxed);
+        self.queued[d as usize].store(true, Relaxed);
+        first
+    }
+    fn update_atomic(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
+        self.incoming[d as usize].fetch_add(self.share[s as usize].load(Relaxed), Relaxed);
+        let queued = &self.queued[d as usize];
+        !queued.load(Relaxed) && !queued.swap(true, Relaxed)
+    }
+}
+
+/// The kernel's per-vertex state. Atomics so that a round can update any subset of vertices in
+/// parallel; relaxed loads and stores compile to plain moves.
+struct RankState {
+    score: Vec<AtomicF64>,
+    pending: Vec<AtomicF64>,
+    /// The pending change over the out-degree, in fixed point, of the vertices active next.
+    share: Vec<AtomicI64>,
+    /// Fixed-point sum of the shares that arrived this round.
+    incoming: Vec<AtomicI64>,
+    /// The vertex is on this round's list of vertices to update.
+    queued: Vec<AtomicBool>,
+}
+
+fn atomics<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    (0..n).into_par_iter().map(f).collect()
+}
+
+fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Settings) -> RankResult {
+    let n = g.num_vertices();
+    let out = g.out();
+    let d = settings.damping;
+    let threshold = settings.push_threshold.unwrap_or(settings.tolerance / n.max(1) as f64);
+    let start = |v: usize| (1.0 - d) * teleport.weight(v as Vertex, n);
+    let state = RankState {
+        score: atomics(n, |v| AtomicF64::new(start(v))),
+        pending: atomics(n, |v| AtomicF64::new(start(v))),
+        share: atomics(n, |_| AtomicI64::new(0)),
+        incoming: atomics(n, |_| AtomicI64::new(0)),
+        queued: atomics(n, |_| AtomicBool::new(false)),
+    };
+    // Makes `v` active if its pending change exceeds the threshold (fixing its share).
+    let activate = |v: Vertex| {
+        let pending = state.pending[v as usize].load();
+        let degree = out.degree(v);
+        if pending > threshold && degree > 0 {
+            state.share[v as usize].store(to_fixed(pending / degree as f64), Relaxed);
+        }
+        pending > threshold
+    };
+    let spread = Spread { share: &state.share, incoming: &state.incoming, queued: &state.queued };
+    let counters = EdgeMapCounters::default();
+    let opts = EdgeMapOptions::with_counters(&counters);
+
+    let mut active: Vec<Vertex> = (0..n as Vertex).into_par_iter().filter(|&v| activate(v)).collect();
+    let (mut rounds, mut pushes, mut change, mut converged) = (0u64, 0u64, f64::INFINITY, false);
+    while rounds < settings.max_iters as u64 {
+        if active.is_empty() {
+            converged = true;
+            break;
+        }
+        rounds += 1;
+        pushes += active.len() as u64;
+        let dangling = from_fixed(
+            active
+                .par_iter()
+                .filter(|&&u| out.degree(u) == 0)
+                .map(|&u| to_fixed(state.pending[u as usize].load()))
+                .sum::<i64>(),
+        );
+        active.par_iter().for_each(|&v| state.queued[v as usize].store(true, Relaxed));
+        let frontier = VertexSubset::from_ids(n, active);
+        let reached = edge_map(g, &frontier, &spread, &opts).into_sparse();
+        let VertexSubset::Sparse { ids: mut to_update, .. } = frontier else { unreachable!("built sparse") };
+        to_update.extend_from_slice(reached.sparse_ids().expect("converted to sparse"));
+        drop(reached);
+
+        // Dangling mass reaches every teleport target: all vertices, or the source set.
+        let every_vertex = dangling > 0.0 && matches!(teleport, Teleport::Uniform);
+        if let (true, Teleport::To { ids, .. }) = (dangling > 0.0, teleport) {
+            to_update.extend(ids.iter().filter(|&&v| !state.queued[v as usize].swap(true, Relaxed)));
+        }
+        let update = |v: Vertex| {
+            let i = v as usize;
+            let arrived = from_fixed(state.incoming[i].load(Relaxed));
+            state.incoming[i].store(0, Relaxed);
+            state.queued[i].store(false, Relaxed);
+            let inc = d * (arrived + dangling * teleport.weight(v, n));
+            // An active vertex pushed its whole pending change this round.
+            let pending = state.pending[i].load();
+            let kept = if pending > threshold { 0.0 } else { pending };
+            state.pending[i].store(kept + inc);
+            state.score[i].store(state.score[i].load() + inc);
+            (to_fixed(inc), activate(v))
+        };
+        if every_vertex {
+            to_update = (0..n as Vertex).collect();
+        }
+        let updated: Vec<(i64, Vertex, bool)> = to_update
+            .into_par_iter()
+            .map(|v| {
+                let (inc, now_active) = update(v);
+                (inc, v, now_active)
+            })
+            .collect();
+        // Summed in fixed point, so the value does not depend on the order.
+        let changed: i64 = updated.par_iter().map(|u| u.0).sum();
+        let next: Vec<Vertex> = updated.into_par_iter().filter(|u| u.2).map(|u| u.1).collect();
+        active = next;
+        change = from_fixed(changed);
+        if change < settings.tolerance {
+            converged = true;
+            break;
+        }
+    }
+    let mut scores: Vec<f64> = state.score.into_par_iter().map(|s| s.load()).collect();
+    let total = chunked_sum(&scores, |&p| p);
+    if total > 0.0 {
+        scores.par_iter_mut().for_each(|p| *p /= total);
+    }
+    let stats = RunStats { iterations: rounds, edges_traversed: counters.edges(), ..Default::default() }
+        .with("l1_change", if change.is_finite() { change } else { 0.0 })
+        .with("converged", converged)
+        .with("pushes", pushes);
+    RankResult { scores, stats }
+}
+
+/// Delta-PageRank: standard PageRank's fixed point and stopping rule, pushing only changes above
+/// the threshold.
+pub fn delta_pagerank<A: Adjacency>(g: &Graph<A>, params: &DeltaPageRankParams) -> Result<RankResult, AlgoError> {
+    let settings = Settings {
+        algorithm: DELTA_PAGERANK,
+        damping: params.damping,
+        tolerance: params.tolerance,
+        max_iters: params.max_iters,
+        push_threshold: params.push_threshold,
+    };
+    check_settings(&settings)?;
+    Ok(propagate(g, &Teleport::Uniform, &settings))
+}
+
+fn teleport_set<A: Adjacency>(g: &Graph<A>, sources: &[u64]) -> Result<Teleport, AlgoError> {
+    if sources.is_empty() {
+        return Err(AlgoError::InvalidParameter { algorithm: PERSONALIZED, message: "the source set is empty".into() });
+    }
+    let mut set = Bitmap::new(g.num_vertices());
+    for &s in sources {
+        set.set(check_source(g, s)? as usize);
+    }
+    let ids = set.to_sorted_ids();
+    Ok(Teleport::To { set, ids })
+}
+
+/// Personalised PageRank: teleport and dangling mass go to the source set, uniformly.
+pub fn personalized_pagerank<A: Adjacency>(
+    g: &Graph<A>,
+    params: &PersonalizedPageRankParams,
+) -> Result<RankResult, AlgoError> {
+    let settings = Settings {
+        algorithm: PERSONALIZED,
+        damping: params.damping,
+        tolerance: params.tolerance,
+        max_iters: params.max_iters,
+        push_threshold: params.push_threshold,
+    };
+    check_settings(&settings)?;
+    let teleport = teleport_set(g, &params.sources)?;
+    Ok(propagate(g, &teleport, &settings))
+}
+
+/// Serial power iteration p ← (1−d)·t + d·(Σ_{u→v} p[u]/deg(u) + t·dangling), from p = t, run
+/// until one step changes less than 1e-13 in L1 (or 100 000 steps).
+fn serial_power_iteration<A: Adjacency>(out: &A, teleport: &[f64], damping: f64) -> Vec<f64> {
+    let n = out.num_vertices();
+    let mut p = teleport.to_vec();
+    for _ in 0..100_000 {
+        let mut next: Vec<f64> = teleport.iter().map(|t| (1.0 - damping) * t).collect();
+        let mut dangling = 0.0;
+        for u in 0..n as Vertex {
+            let deg = out.degree(u);
+            if deg == 0 {
+                dangling += p[u as usize];
+            } else {
+                let share = damping * p[u as usize] / deg as f64;
+                out.for_each_neighbor(u, |v| next[v as usize] += share);
+            }
+        }
+        for (x, t) in next.iter_mut().zip(teleport) {
+            *x += damping * dangling * t;
+        }
+        let step: f64 = next.iter().zip(&p).map(|(a, b)| (a - b).abs()).sum();
+        p = next;
+        if step < 1e-13 {
+            break;
+        }
+    }
+    p
+}
+
+fn compare_with_reference(algorithm: &'static str, scores: &[f64], reference: &[f64]) -> Result<(), VerifyError> {
+    let fail = |m: String| Err(VerifyError::new(algorithm, m));
+    if scores.len() != reference.len() {
+        return fail(format!("{} scores for {} vertices", scores.len(), reference.len()));
+    }
+    if let Some(v) = scores.iter().position(|&s| !(s >= 0.0)) {
+        return fail(format!("vertex {v} has score {}", scores[v]));
+    }
+    let total: f64 = scores.iter().sum();
+    if !scores.is_empty() && (total - 1.0).abs() > 1e-9 {
+        return fail(format!("scores sum to {total}, not 1"));
+    }
+    let l1: f64 = scores.iter().zip(reference).map(|(a, b)| (a - b).abs()).sum();
+    if l1 >= VERIFY_L1 {
+        return fail(format!("L1 distance {l1} from a tightly converged serial power iteration (limit {VERIFY_L1})"));
+    }
+    Ok(())
+}
+
+/// Compares with a tightly converged serial standard PageRank: L1 distance < [`VERIFY_L1`],
+/// scores non-negative and summing to 1.
+pub fn verify_delta_pagerank<A: Adjacency>(
+    g: &Graph<A>,
+    params: &DeltaPageRankParams,
+    result: &RankResult,
+) -> Result<(), VerifyError> {
+    let n = g.num_vertices();
+    let reference = serial_power_iteration(g.out(), &vec![1.0 / n as f64; n], params.damping);
+    compare_with_reference(DELTA_PAGERANK, &result.scores, &reference)
+}
+
+/// Compares with a serial power iteration with the personalised teleport (and dangling mass to
+/// the sources): L1 distance < [`VERIFY_L1`], scores non-negative and summing to 1.
+pub fn verify_personalized_pagerank<A: Adjacency>(
+    g: &Graph<A>,
+    params: &PersonalizedPageRankParams,
+    result: &RankResult,
+) -> Result<(), VerifyError> {
+    let n = g.num_vertices();
+    let mut teleport = vec![0.0; n];
+    let mut sources: Vec<u64> = params.sources.clone();
+    sources.sort_unstable();
+    sources.dedup();
+    if sources.is_empty() || sources.iter().any(|&s| s >= n as u64) {
+        return Err(VerifyError::new(PERSONALIZED, format!("bad source set {:?}", params.sources)));
+    }
+    for &s in &sources {
+        teleport[s as usize] = 1.0 / sources.len() as f64;
+    }
+    let reference = serial_power_iteration(g.out(), &teleport, params.damping);
+    compare_with_reference(PERSONALIZED, &result.scores, &reference)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vastgraph_engine::InMemoryGraph;
+
+    #[test]
+    fn small_directed_graph_with_a_dangling_vertex() {
+        let g = InMemoryGraph::from_edges(4, &[(0, 1), (1, 2), (2, 0), (2, 3), (0, 2)], false);
+        let params = DeltaPageRankParams::default();
+        let r = delta_pagerank(&g.view(), &params).unwrap();
+        verify_delta_pagerank(&g.view(), &params, &r).unwrap();
+        assert_eq!(r.stats.extra["converged"], true);
+        let ppr = PersonalizedPageRankParams { sources: vec![3], ..Default::default() };
+        let r = personalized_pagerank(&g.view(), &ppr).unwrap();
+        verify_personalized_pagerank(&g.view(), &ppr, &r).unwrap();
+        // Vertex 3 is a sink whose mass returns to itself: it keeps (1-d) + d·its own score.
+        assert!((r.scores[3] - 1.0).abs() < 1e-6, "{:?}", r.scores);
+    }
+
+    #[test]
+    fn fixed_point_round_trip_and_bad_parameters() {
+        for x in [0.0, 1e-17, 0.3, 1.0 / 3.0, 2.0] {
+            assert!((from_fixed(to_fixed(x)) - x).abs() < 2e-18);
+        }
+        let g = InMemoryGraph::from_edges(2, &[(0, 1)], true);
+        let bad = DeltaPageRankParams { damping: 1.0, ..Default::default() };
+        assert!(delta_pagerank(&g.view(), &bad).is_err());
+        let empty = PersonalizedPageRankParams { sources: vec![], ..Default::default() };
+        assert!(personalized_pagerank(&g.view(), &empty).is_err());
+        let far = PersonalizedPageRankParams { sources: vec![7], ..Default::default() };
+        assert!(matches!(personalized_pagerank(&g.view(), &far), Err(AlgoError::SourceOutOfRange { .. })));
+    }
+}

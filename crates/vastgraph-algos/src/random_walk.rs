@@ -1,0 +1,168 @@
+//! Uniform random walks along out-arcs, from given sources or from every k-th vertex.
+//!
+//! Walk i starts at its source; its step j goes to the out-neighbour at index
+//! `hash(seed, i, j) mod degree` (multiply-shift, no modulo bias), so every walk depends on
+//! (seed, i) alone, whatever the thread count. A walk that reaches a vertex without out-arcs
+//! stops there; the rest of its row is padded with [`WALK_END`] (u32::MAX, never a vertex id).
+//! State: the output, walks × (length + 1) ids.
+
+use rayon::prelude::*;
+use vastgraph_engine::{Adjacency, Graph, Vertex};
+
+use crate::common::{check_source, AlgoError, RunStats, VerifyError};
+use crate::hashing::{below, seeded_hash2};
+use crate::serial_check::has_arc;
+
+const ALGORITHM: &str = "random-walk";
+
+/// Padding after a walk stopped at a vertex without out-arcs.
+pub const WALK_END: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+pub struct RandomWalkParams {
+    /// Start vertices, one walk each (repeats allowed). None: every `every`-th vertex
+    /// (0, every, 2·every, ...).
+    pub sources: Option<Vec<u64>>,
+    pub every: u64,
+    /// Steps per walk; a row holds `length + 1` vertices.
+    pub length: usize,
+    pub seed: u64,
+}
+
+impl Default for RandomWalkParams {
+    fn default() -> Self {
+        RandomWalkParams { sources: None, every: 1, length: 10, seed: 1 }
+    }
+}
+
+#[derive(Debug)]
+pub struct RandomWalkResult {
+    /// Row-major walks × (length + 1): row i is walk i, starting at its source.
+    pub walks: Vec<u32>,
+    pub num_walks: usize,
+    /// Vertices per row: length + 1.
+    pub row_len: usize,
+    /// `iterations` = length; `edges_traversed` = steps taken; extra: `walks`, `stopped_early`.
+    pub stats: RunStats,
+}
+
+impl RandomWalkResult {
+    pub fn walk(&self, i: usize) -> &[u32] {
+        &self.walks[i * self.row_len..(i + 1) * self.row_len]
+    }
+}
+
+/// The walk start vertices the parameters ask for.
+fn starts<A: Adjacency>(g: &Graph<A>, params: &RandomWalkParams) -> Result<Vec<Vertex>, AlgoError> {
+    match &params.sources {
+        Some(sources) => sources.iter().map(|&s| check_source(g, s)).collect(),
+        None if params.every == 0 => Err(AlgoError::InvalidParameter {
+            algorithm: ALGORITHM,
+            message: "every must be at least 1".into(),
+        }),
+        None => Ok((0..g.num_vertices() as u64).step_by(params.every as usize).map(|v| v as Vertex).collect()),
+    }
+}
+
+pub fn random_walks<A: Adjacency>(g: &Graph<A>, params: &RandomWalkParams) -> Result<RandomWalkResult, AlgoError> {
+    let starts = starts(g, params)?;
+    let shape = params.length.checked_add(1).and_then(|row| Some((row, row.checked_mul(starts.len())?)));
+    let Some((row_len, total)) = shape else {
+        return Err(AlgoError::InvalidParameter {
+            algorithm: ALGORITHM,
+            message: format!("{} walks of length {} do not fit in memory", starts.len(), params.length),
+        });
+    };
+    let out = g.out();
+    let mut walks = vec![WALK_END; total];
+    let (steps, stopped): (u64, u64) = walks
+        .par_chunks_mut(row_len)
+        .zip(starts.par_iter())
+        .enumerate()
+        .map(|(i, (row, &start))| {
+            row[0] = start;
+            let mut at = start;
+            for j in 1..row_len {
+                let degree = out.degree(at);
+                if degree == 0 {
+                    return (j as u64 - 1, 1);
+                }
+                let pick = below(seeded_hash2(params.seed, i as u64, j as u64), degree as u64) as usize;
+                out.for_each_neighbor_in(at, pick, pick + 1, |next, _| at = next);
+                row[j] = at;
+            }
+            (row_len as u64 - 1, 0)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+    let stats = RunStats { iterations: params.length as u64, edges_traversed: steps, ..Default::default() }
+        .with("walks", starts.len() as u64)
+        .with("stopped_early", stopped);
+    Ok(RandomWalkResult { walks, num_walks: starts.len(), row_len, stats })
+}
+
+/// Checks the shape, that walk i starts at its source, that every step is an arc of G, and
+/// that a walk is padded only after a vertex without out-arcs (and stays padded).
+pub fn verify_random_walks<A: Adjacency>(
+    g: &Graph<A>,
+    params: &RandomWalkParams,
+    result: &RandomWalkResult,
+) -> Result<(), VerifyError> {
+    let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
+    let n = g.num_vertices() as u64;
+    let expected: Vec<u64> = match &params.sources {
+        Some(s) => s.clone(),
+        None => (0..n).step_by(params.every.max(1) as usize).collect(),
+    };
+    if result.num_walks != expected.len() || result.row_len != params.length + 1 {
+        return fail(format!(
+            "{} walks of {} vertices, expected {} of {}",
+            result.num_walks,
+            result.row_len,
+            expected.len(),
+            params.length + 1
+        ));
+    }
+    if result.walks.len() != result.num_walks * result.row_len {
+        return fail(format!("{} ids for {} walks of {}", result.walks.len(), result.num_walks, result.row_len));
+    }
+    for (i, &source) in expected.iter().enumerate() {
+        let walk = result.walk(i);
+        if walk[0] as u64 != source {
+            return fail(format!("walk {i} starts at {}, not at its source {source}", walk[0]));
+        }
+        for j in 1..walk.len() {
+            let (from, to) = (walk[j - 1], walk[j]);
+            let ok = match (from, to) {
+                (WALK_END, WALK_END) => true,
+                (WALK_END, _) => false,
+                (_, WALK_END) => g.out().degree(from) == 0,
+                _ => (to as u64) < n && has_arc(g.out(), from, to),
+            };
+            if !ok {
+                return fail(format!("walk {i} step {j}: {from} -> {to} is not an arc (or padding where a step was possible)"));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vastgraph_engine::InMemoryGraph;
+
+    #[test]
+    fn walks_stop_at_sinks_and_follow_arcs() {
+        // 0 → 1 → 2 (a sink), 0 → 3 → 0.
+        let g = InMemoryGraph::from_edges(4, &[(0, 1), (1, 2), (0, 3), (3, 0)], false);
+        let params = RandomWalkParams { sources: Some(vec![0, 1, 2]), length: 6, ..Default::default() };
+        let r = random_walks(&g.view(), &params).unwrap();
+        verify_random_walks(&g.view(), &params, &r).unwrap();
+        assert_eq!(r.walk(1), [1, 2, WALK_END, WALK_END, WALK_END, WALK_END, WALK_END]);
+        assert_eq!(r.walk(2)[0], 2);
+        assert!(r.walk(2)[1..].iter().all(|&x| x == WALK_END));
+        let mut bad = r;
+        bad.walks[1] = 2; // 0 → 2 is not an arc
+        assert!(verify_random_walks(&g.view(), &params, &bad).is_err());
+    }
+}

@@ -1,0 +1,362 @@
+//! One table from algorithm names to kernels and verifiers, so that the CLI and the Python
+//! package run every algorithm the same way: the same parameter names and defaults, the same
+//! output arrays, the same statistics.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+use vastgraph_engine::{memory, Adjacency, Graph, Vertex};
+
+use crate::common::{AlgoError, RunStats, VerifyError};
+use crate::*;
+
+/// Parameters by name; each algorithm reads the ones it has and uses its defaults for the rest.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Params {
+    /// Source vertex (bfs, sssp, bellman-ford, bc, widest). Default: the vertex of largest out-degree.
+    pub source: Option<u64>,
+    /// Several sources (personalized-pagerank's teleport set; random-walk's start vertices).
+    pub sources: Option<Vec<u64>>,
+    /// bfs: output the BFS tree's parents instead of distances.
+    #[serde(default)]
+    pub parents: bool,
+    /// tc: output per-vertex triangle counts.
+    #[serde(default)]
+    pub per_vertex: bool,
+    pub max_iters: Option<u64>,
+    pub tolerance: Option<f64>,
+    pub damping: Option<f64>,
+    /// sssp: bucket width; widest: bucket width.
+    pub delta: Option<f64>,
+    /// cc: afforest | ldd; widest: frontier | buckets.
+    pub method: Option<String>,
+    pub seed: Option<u64>,
+    /// ldd: the exponential-shift rate β.
+    pub beta: Option<f64>,
+    /// spanner: the stretch parameter k.
+    pub k: Option<u32>,
+    /// densest: ε.
+    pub epsilon: Option<f64>,
+    /// random-walk: steps per walk.
+    pub walk_length: Option<usize>,
+    /// random-walk: start a walk at every k-th vertex when no sources are given.
+    pub every: Option<u64>,
+}
+
+/// A per-vertex (or per-edge, per-walk) result.
+#[derive(Clone, Debug)]
+pub enum Values {
+    I64(Vec<i64>),
+    U64(Vec<u64>),
+    U32(Vec<u32>),
+    U8(Vec<u8>),
+    F64(Vec<f64>),
+    /// Rows of `cols` vertex ids (edges: cols = 2; walks: cols = length + 1).
+    Rows { data: Vec<u32>, cols: usize },
+}
+
+impl Values {
+    pub fn len(&self) -> usize {
+        match self {
+            Values::I64(v) => v.len(),
+            Values::U64(v) => v.len(),
+            Values::U32(v) => v.len(),
+            Values::U8(v) => v.len(),
+            Values::F64(v) => v.len(),
+            Values::Rows { data, cols } => data.len() / cols.max(&1),
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+pub struct Output {
+    pub values: Option<Values>,
+    pub stats: RunStats,
+    /// The parameters the kernel ran with, defaults resolved.
+    pub parameters: serde_json::Value,
+    /// Kernel time only (the graph is already open).
+    pub wall_seconds: f64,
+    /// Peak heap above the heap live at the start: the algorithm's mutable state (0 unless the
+    /// process installed the counting allocator).
+    pub peak_mutable_bytes: u64,
+    /// Seconds the verifier took, when asked to verify.
+    pub verify_seconds: Option<f64>,
+}
+
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error("unknown algorithm '{0}'; run `vastgraph run --help` for the list")]
+    Unknown(String),
+    #[error(transparent)]
+    Algo(#[from] AlgoError),
+    #[error(transparent)]
+    Verify(#[from] VerifyError),
+}
+
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+}
+
+pub const ALGORITHMS: &[AlgorithmInfo] = &[
+    AlgorithmInfo { name: "bfs", summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree" },
+    AlgorithmInfo { name: "sssp", summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable" },
+    AlgorithmInfo { name: "bellman-ford", summary: "shortest-path distance from --source, any weights; error on a negative cycle" },
+    AlgorithmInfo { name: "cc", summary: "connected components (weak on directed graphs), label = smallest id in the component" },
+    AlgorithmInfo { name: "pagerank", summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters" },
+    AlgorithmInfo { name: "bc", summary: "single-source betweenness dependency from --source (Brandes)" },
+    AlgorithmInfo { name: "kcore", summary: "coreness of every vertex (symmetric graphs)" },
+    AlgorithmInfo { name: "tc", summary: "triangle count (total in stats; --per-vertex for counts per vertex)" },
+    AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets" },
+    AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex" },
+    AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))" },
+    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges" },
+    AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first" },
+    AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set" },
+    AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen" },
+    AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation" },
+    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk" },
+    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule" },
+    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)" },
+];
+
+/// The default source: the vertex with the most out-edges (smallest id among ties), so a run
+/// without --source still explores something on any graph.
+pub fn default_source<A: Adjacency>(g: &Graph<A>) -> u64 {
+    use rayon::prelude::*;
+    (0..g.num_vertices() as Vertex)
+        .into_par_iter()
+        .map(|v| (g.out().degree(v), std::cmp::Reverse(v)))
+        .max()
+        .map(|(_, std::cmp::Reverse(v))| v as u64)
+        .unwrap_or(0)
+}
+
+/// Runs `kernel`, measuring its time and heap peak, then (if asked) its verifier.
+fn execute<R>(
+    kernel: impl FnOnce() -> Result<R, AlgoError>,
+    verifier: Option<&dyn Fn(&R) -> Result<(), VerifyError>>,
+    parameters: serde_json::Value,
+    into: impl FnOnce(R) -> (Option<Values>, RunStats),
+) -> Result<Output, RunError> {
+    let started = Instant::now();
+    let (result, peak) = memory::measure_heap_peak(kernel);
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let result = result?;
+    let verify_seconds = match verifier {
+        Some(check) => {
+            let t = Instant::now();
+            check(&result)?;
+            Some(t.elapsed().as_secs_f64())
+        }
+        None => None,
+    };
+    let (values, stats) = into(result);
+    Ok(Output { values, stats, parameters, wall_seconds, peak_mutable_bytes: peak as u64, verify_seconds })
+}
+
+fn params_json(p: &impl std::fmt::Debug) -> serde_json::Value {
+    serde_json::Value::String(format!("{p:?}"))
+}
+
+fn invalid(algorithm: &'static str, message: String) -> AlgoError {
+    AlgoError::InvalidParameter { algorithm, message }
+}
+
+/// Runs algorithm `name` on `g`; with `verify`, also checks the result with its verifier.
+pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> Result<Output, RunError> {
+    let source = || p.source.unwrap_or_else(|| default_source(g));
+    macro_rules! go {
+        ($q:expr, $kernel:path, |$g:ident, $qq:ident, $r:ident| $verify:expr, |$res:ident| $into:expr) => {{
+            let q = $q;
+            let check = |$r: &_| {
+                let ($g, $qq) = (g, &q);
+                $verify
+            };
+            execute(|| $kernel(g, &q), verify.then_some(&check as &dyn Fn(&_) -> _), params_json(&q), |$res| $into)
+        }};
+    }
+    match name {
+        "bfs" => go!(
+            bfs::BfsParams { source: source(), parents: p.parents },
+            bfs::bfs,
+            |g, q, r| bfs::verify_bfs(g, q, r),
+            |r| {
+                let values = if p.parents { r.parents.unwrap_or_default() } else { r.distances };
+                (Some(Values::I64(values)), r.stats)
+            }
+        ),
+        "sssp" => go!(
+            sssp::SsspParams { source: source(), delta: p.delta, ..Default::default() },
+            sssp::sssp,
+            |g, q, r| sssp::verify_sssp(g, q.source, r),
+            |r| (Some(Values::F64(r.distances)), r.stats)
+        ),
+        "bellman-ford" => go!(
+            sssp::BellmanFordParams { source: source(), ..Default::default() },
+            sssp::bellman_ford,
+            |g, q, r| sssp::verify_sssp(g, q.source, r),
+            |r| (Some(Values::F64(r.distances)), r.stats)
+        ),
+        "cc" => {
+            let mut q = cc::CcParams { seed: p.seed.unwrap_or(cc::CcParams::default().seed), ..Default::default() };
+            if let Some(b) = p.beta {
+                q.beta = b;
+            }
+            q.method = match p.method.as_deref() {
+                None => q.method,
+                Some("afforest") => cc::CcMethod::Afforest,
+                Some("ldd") => cc::CcMethod::Ldd,
+                Some(other) => return Err(invalid("cc", format!("unknown method '{other}': afforest or ldd")).into()),
+            };
+            go!(q, cc::connected_components, |g, _q, r| cc::verify_cc(g, r), |r| (Some(Values::U32(r.labels)), r.stats))
+        }
+        "pagerank" => {
+            let d = pagerank::PageRankParams::default();
+            go!(
+                pagerank::PageRankParams {
+                    damping: p.damping.unwrap_or(d.damping),
+                    tolerance: p.tolerance.unwrap_or(d.tolerance),
+                    max_iters: p.max_iters.unwrap_or(d.max_iters),
+                },
+                pagerank::pagerank,
+                |g, q, r| pagerank::verify_pagerank(g, q, r),
+                |r| (Some(Values::F64(r.scores)), r.stats)
+            )
+        }
+        "bc" => go!(
+            bc::BcParams { source: source(), ..Default::default() },
+            bc::bc,
+            |g, q, r| bc::verify_bc(g, q, r),
+            |r| (Some(Values::F64(r.dependencies)), r.stats)
+        ),
+        "kcore" => go!(
+            kcore::KcoreParams::default(),
+            kcore::kcore,
+            |g, _q, r| kcore::verify_kcore(g, r),
+            |r| (Some(Values::U32(r.coreness)), r.stats)
+        ),
+        "tc" => go!(
+            tc::TcParams { per_vertex: p.per_vertex, ..Default::default() },
+            tc::tc,
+            |g, _q, r| tc::verify_tc(g, r),
+            |r| (r.per_vertex.map(Values::U64), r.stats)
+        ),
+        "widest" => {
+            let method = match p.method.as_deref() {
+                None => widest::WidestParams::default().method,
+                Some("frontier") => widest::WidestMethod::Frontier,
+                Some("buckets") => widest::WidestMethod::Buckets,
+                Some(other) => {
+                    return Err(invalid("widest", format!("unknown method '{other}': frontier or buckets")).into())
+                }
+            };
+            go!(
+                widest::WidestParams { source: source(), method, bucket_width: p.delta, ..Default::default() },
+                widest::widest_path,
+                |g, q, r| widest::verify_widest_path(g, q, r),
+                |r| (Some(Values::F64(r.widths)), r.stats)
+            )
+        }
+        "ldd" => {
+            let d = ldd::LddParams::default();
+            go!(
+                ldd::LddParams { beta: p.beta.unwrap_or(d.beta), seed: p.seed.unwrap_or(d.seed) },
+                ldd::low_diameter_decomposition,
+                |g, _q, r| ldd::verify_ldd(g, r),
+                |r| (Some(Values::U32(r.clusters)), r.stats)
+            )
+        }
+        "spanner" => {
+            let d = spanner::SpannerParams::default();
+            go!(
+                spanner::SpannerParams { k: p.k.or(d.k), seed: p.seed.unwrap_or(d.seed) },
+                spanner::spanner,
+                |g, _q, r| spanner::verify_spanner(g, r),
+                |r| (Some(Values::Rows { data: r.edges.concat(), cols: 2 }), r.stats)
+            )
+        }
+        "spanning-forest" => go!(
+            spanning_forest::SpanningForestParams::default(),
+            spanning_forest::spanning_forest,
+            |g, _q, r| spanning_forest::verify_spanning_forest(g, r),
+            |r| (Some(Values::Rows { data: r.edges.concat(), cols: 2 }), r.stats)
+        ),
+        "coloring" => go!(
+            coloring::ColoringParams { seed: p.seed.unwrap_or(coloring::ColoringParams::default().seed) },
+            coloring::coloring,
+            |g, _q, r| coloring::verify_coloring(g, r),
+            |r| (Some(Values::U32(r.colors)), r.stats)
+        ),
+        "mis" => go!(
+            mis::MisParams { seed: p.seed.unwrap_or(mis::MisParams::default().seed) },
+            mis::maximal_independent_set,
+            |g, _q, r| mis::verify_mis(g, r),
+            |r| (Some(Values::U8(r.in_set)), r.stats)
+        ),
+        "densest" => go!(
+            densest::DensestParams { epsilon: p.epsilon.unwrap_or(densest::DensestParams::default().epsilon) },
+            densest::densest_subgraph,
+            |g, q, r| densest::verify_densest_subgraph(g, q, r),
+            |r| (Some(Values::U8(r.in_subgraph)), r.stats)
+        ),
+        "label-propagation" => {
+            let d = label_propagation::LabelPropagationParams::default();
+            go!(
+                label_propagation::LabelPropagationParams {
+                    max_iters: p.max_iters.map(|x| x.min(u32::MAX as u64) as u32).unwrap_or(d.max_iters),
+                },
+                label_propagation::label_propagation,
+                |g, q, r| label_propagation::verify_label_propagation(g, q, r),
+                |r| (Some(Values::U32(r.labels)), r.stats)
+            )
+        }
+        "random-walk" => {
+            let d = random_walk::RandomWalkParams::default();
+            go!(
+                random_walk::RandomWalkParams {
+                    sources: p.sources.clone().or(p.source.map(|s| vec![s])),
+                    every: p.every.unwrap_or(d.every),
+                    length: p.walk_length.unwrap_or(d.length),
+                    seed: p.seed.unwrap_or(d.seed),
+                },
+                random_walk::random_walks,
+                |g, q, r| random_walk::verify_random_walks(g, q, r),
+                |r| (Some(Values::Rows { data: r.walks, cols: r.row_len }), r.stats)
+            )
+        }
+        "delta-pagerank" => {
+            let d = pagerank_variants::DeltaPageRankParams::default();
+            go!(
+                pagerank_variants::DeltaPageRankParams {
+                    damping: p.damping.unwrap_or(d.damping),
+                    tolerance: p.tolerance.unwrap_or(d.tolerance),
+                    max_iters: p.max_iters.map(|x| x.min(u32::MAX as u64) as u32).unwrap_or(d.max_iters),
+                    ..d
+                },
+                pagerank_variants::delta_pagerank,
+                |g, q, r| pagerank_variants::verify_delta_pagerank(g, q, r),
+                |r| (Some(Values::F64(r.scores)), r.stats)
+            )
+        }
+        "personalized-pagerank" => {
+            let d = pagerank_variants::PersonalizedPageRankParams::default();
+            go!(
+                pagerank_variants::PersonalizedPageRankParams {
+                    sources: p.sources.clone().unwrap_or_else(|| vec![source()]),
+                    damping: p.damping.unwrap_or(d.damping),
+                    tolerance: p.tolerance.unwrap_or(d.tolerance),
+                    max_iters: p.max_iters.map(|x| x.min(u32::MAX as u64) as u32).unwrap_or(d.max_iters),
+                    ..d
+                },
+                pagerank_variants::personalized_pagerank,
+                |g, q, r| pagerank_variants::verify_personalized_pagerank(g, q, r),
+                |r| (Some(Values::F64(r.scores)), r.stats)
+            )
+        }
+        other => Err(RunError::Unknown(other.to_string())),
+    }
+}

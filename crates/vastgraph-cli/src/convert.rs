@@ -1,0 +1,76 @@
+//! `vastgraph convert INPUT... -o STORE`
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use vastgraph_ingest::{IngestOptions, InputFormat};
+use vastgraph_store::StoreBuilder;
+
+use crate::progress::Progress;
+use crate::{BuildArgs, StoreTarget};
+
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// Input files (all of one graph), optionally .gz or .zst compressed.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub target: StoreTarget,
+    /// Input format (default: from the file name): edgelist, mtx, dimacs, bin32, bin64, webgraph.
+    #[arg(long)]
+    pub format: Option<InputFormat>,
+    /// Map every id to a dense id and keep the original labels, even when ids are integers
+    /// (for sparse 64-bit ids).
+    #[arg(long)]
+    pub relabel: bool,
+    #[command(flatten)]
+    pub build: BuildArgs,
+}
+
+pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let opts = IngestOptions { format: args.format, relabel: args.relabel };
+    let plan = vastgraph_ingest::plan(&args.inputs, &opts)?;
+    let mut build = args.build.clone();
+    if plan.symmetric && !build.symmetrize {
+        eprintln!("note: the input declares a symmetric matrix; storing both directions of every edge");
+        build.symmetrize = true;
+    }
+    let mut options = build.to_json();
+    options["format"] = serde_json::json!(args.format.map(|f| f.name()));
+    options["relabel"] = serde_json::json!(args.relabel);
+    let build_opts = build.options(&args.target, plan.weighted, "convert", options);
+    let budget = build_opts.memory_bytes;
+    let mut builder = StoreBuilder::create(&args.target.output, build_opts)
+        .with_context(|| format!("cannot create store {}", args.target.output.display()))?;
+    for record in plan.input_records() {
+        builder.add_input(record);
+    }
+    let mut progress = Progress::new("reading", Some(plan.total_bytes()), "bytes", quiet);
+    let summary = vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| progress.set(done))?;
+    progress.finish();
+    let manifest = builder.finish().with_context(|| format!("building {}", args.target.output.display()))?;
+    let secs = started.elapsed().as_secs_f64();
+    let input_edges = summary.edges;
+    eprintln!(
+        "converted {} input edges into {}: {} vertices, {} arcs ({}, {}) in {:.2} s, {:.2}M edges/s, budget {}, peak RSS {}",
+        input_edges,
+        args.target.output.display(),
+        manifest.vertices,
+        manifest.arcs,
+        if manifest.directed { "directed" } else { "symmetric" },
+        if manifest.weighted { "weighted" } else { "unweighted" },
+        secs,
+        input_edges as f64 / secs / 1e6,
+        crate::size::human(budget),
+        vastgraph_engine::memory::peak_rss_bytes().map(crate::size::human).unwrap_or_default(),
+    );
+    if manifest.dropped.self_loops + manifest.dropped.duplicate_arcs > 0 {
+        eprintln!(
+            "dropped {} self-loops and {} duplicate arcs",
+            manifest.dropped.self_loops, manifest.dropped.duplicate_arcs
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,183 @@
+//! `vastgraph generate kron|uniform`: synthetic graphs streamed straight into the store builder
+//! (or into a binary edge list for benchmarks); the edge list is never held in memory.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Subcommand;
+use vastgraph_gen::{EdgeGenerator, Kronecker, KroneckerParams, Uniform, UniformParams};
+use vastgraph_ingest::{BinEdgeWriter, BinFormat, EdgeSink};
+use vastgraph_store::{Manifest, StoreBuilder};
+
+use crate::progress::Progress;
+use crate::BuildArgs;
+
+#[derive(clap::Args)]
+pub struct GenerateArgs {
+    #[command(subcommand)]
+    pub kind: GeneratorKind,
+}
+
+/// Where generated edges go: a store, or a binary edge list.
+#[derive(clap::Args, Clone)]
+pub struct GenerateTarget {
+    /// The store directory to create.
+    #[arg(short, long, required_unless_present = "edge_list")]
+    pub output: Option<PathBuf>,
+    /// Replace an existing store.
+    #[arg(long)]
+    pub force: bool,
+    /// Write a binary edge list (FILE.bin32: little-endian u32 pairs) instead of a store.
+    #[arg(long, conflicts_with = "output")]
+    pub edge_list: Option<PathBuf>,
+    /// Integer weights in [1, 255], drawn per edge from the seed.
+    #[arg(long)]
+    pub weighted: bool,
+    #[command(flatten)]
+    pub build: BuildArgs,
+}
+
+#[derive(Subcommand)]
+pub enum GeneratorKind {
+    /// Graph500 Kronecker graph: 2^scale vertices, edge_factor·2^scale edges, permuted ids.
+    Kron {
+        #[arg(long)]
+        scale: u32,
+        #[arg(long, default_value_t = 16)]
+        edge_factor: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        target: GenerateTarget,
+    },
+    /// Uniformly random edges (Erdős–Rényi style).
+    Uniform {
+        #[arg(long)]
+        vertices: u64,
+        #[arg(long)]
+        edges: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[command(flatten)]
+        target: GenerateTarget,
+    },
+}
+
+pub fn run(args: GenerateArgs, quiet: bool) -> anyhow::Result<()> {
+    match args.kind {
+        GeneratorKind::Kron { scale, edge_factor, seed, target } => {
+            let generator = Kronecker::new(KroneckerParams { scale, edge_factor, seed, weighted: target.weighted })?;
+            let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed, "weighted": target.weighted });
+            emit(&generator, &target, "generate kron", options, quiet)
+        }
+        GeneratorKind::Uniform { vertices, edges, seed, target } => {
+            let generator = Uniform::new(UniformParams { vertices, edges, seed, weighted: target.weighted })?;
+            let options = serde_json::json!({ "generator": "uniform", "vertices": vertices, "edges": edges, "seed": seed, "weighted": target.weighted });
+            emit(&generator, &target, "generate uniform", options, quiet)
+        }
+    }
+}
+
+fn emit(
+    generator: &dyn EdgeGenerator,
+    target: &GenerateTarget,
+    command: &str,
+    mut options: serde_json::Value,
+    quiet: bool,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    if let Some(path) = &target.edge_list {
+        anyhow::ensure!(!target.weighted, "a binary edge list holds no weights; drop --weighted or write a store");
+        write_edge_list(generator, path, quiet)?;
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "wrote {} edges to {} in {:.2} s ({:.2}M edges/s)",
+            generator.num_edges(),
+            path.display(),
+            secs,
+            generator.num_edges() as f64 / secs / 1e6
+        );
+        return Ok(());
+    }
+    let output = target.output.as_ref().expect("clap requires --output or --edge-list");
+    if let Some(o) = options.as_object_mut() {
+        o.extend(target.build.to_json().as_object().cloned().unwrap_or_default());
+    }
+    let manifest = build_store(generator, output, target, command, options, quiet)?;
+    let secs = started.elapsed().as_secs_f64();
+    eprintln!(
+        "generated {} edges into {}: {} vertices, {} arcs ({}) in {:.2} s, {:.2}M edges/s, peak RSS {}",
+        generator.num_edges(),
+        output.display(),
+        manifest.vertices,
+        manifest.arcs,
+        if manifest.directed { "directed" } else { "symmetric" },
+        secs,
+        generator.num_edges() as f64 / secs / 1e6,
+        vastgraph_engine::memory::peak_rss_bytes().map(crate::size::human).unwrap_or_default(),
+    );
+    Ok(())
+}
+
+fn build_store(
+    generator: &dyn EdgeGenerator,
+    output: &Path,
+    target: &GenerateTarget,
+    command: &str,
+    options: serde_json::Value,
+    quiet: bool,
+) -> anyhow::Result<Manifest> {
+    let store_target = crate::StoreTarget { output: output.to_path_buf(), force: target.force };
+    let opts = target.build.options(&store_target, generator.weighted(), command, options);
+    let mut builder = StoreBuilder::create(output, opts).with_context(|| format!("cannot create {}", output.display()))?;
+    builder.ensure_vertices(generator.num_vertices());
+    push_all(generator, &mut builder, quiet)?;
+    Ok(builder.finish()?)
+}
+
+fn write_edge_list(generator: &dyn EdgeGenerator, path: &Path, quiet: bool) -> anyhow::Result<()> {
+    let format = match path.extension().and_then(|e| e.to_str()) {
+        Some("bin64") => BinFormat::Bin64,
+        _ => BinFormat::Bin32,
+    };
+    let mut writer = BinEdgeWriter::create(path, format)?;
+    push_all(generator, &mut writer, quiet)?;
+    writer.finish()?;
+    Ok(())
+}
+
+fn push_all(generator: &dyn EdgeGenerator, sink: &mut dyn EdgeSink, quiet: bool) -> anyhow::Result<()> {
+    let mut progress = Progress::new("generating", Some(generator.num_edges()), "edges", quiet);
+    let mut done = 0u64;
+    generator.for_each_batch(&mut |src, dst, weights| {
+        sink.push_batch(src, dst, weights)?;
+        done += src.len() as u64;
+        progress.set(done);
+        Ok(())
+    })?;
+    progress.finish();
+    Ok(())
+}
+
+/// The quickstart's graph: a Kronecker store built with default options.
+pub fn kron_store(
+    path: &Path,
+    scale: u32,
+    edge_factor: u64,
+    seed: u64,
+    symmetrize: bool,
+    weighted: bool,
+    force: bool,
+) -> anyhow::Result<Manifest> {
+    let generator = Kronecker::new(KroneckerParams { scale, edge_factor, seed, weighted })?;
+    let target = GenerateTarget {
+        output: Some(path.to_path_buf()),
+        force,
+        edge_list: None,
+        weighted,
+        build: BuildArgs { symmetrize, transpose: false, keep_self_loops: false, memory: None, tmp_dir: None },
+    };
+    let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed });
+    build_store(&generator, path, &target, "quickstart", options, true)
+}

@@ -1,0 +1,116 @@
+//! `vastgraph info STORE [--json] [--verify]`
+
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use vastgraph_store::Store;
+
+#[derive(clap::Args)]
+pub struct InfoArgs {
+    pub store: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Recompute every file's checksum and compare with the manifest.
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// Degree statistics of one direction of the adjacency.
+fn degree_stats(offsets: &[u64]) -> serde_json::Value {
+    let n = offsets.len().saturating_sub(1);
+    let degrees = || offsets.par_windows(2).map(|w| w[1] - w[0]);
+    let max = degrees().max().unwrap_or(0);
+    let zero = degrees().filter(|&d| d == 0).count();
+    // Histogram by powers of two: bucket k holds degrees in [2^(k-1), 2^k), bucket 0 holds 0.
+    let buckets = 65 - max.leading_zeros() as usize;
+    let histogram = degrees()
+        .fold(
+            || vec![0u64; buckets.max(1)],
+            |mut h, d| {
+                h[(64 - d.leading_zeros()) as usize] += 1;
+                h
+            },
+        )
+        .reduce(|| vec![0u64; buckets.max(1)], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
+    let labels: Vec<serde_json::Value> = histogram
+        .iter()
+        .enumerate()
+        .map(|(k, &count)| {
+            let range = if k == 0 { "0".to_string() } else { format!("{}-{}", 1u64 << (k - 1), (1u64 << k) - 1) };
+            serde_json::json!({ "degrees": range, "vertices": count })
+        })
+        .collect();
+    let arcs = offsets.last().copied().unwrap_or(0);
+    serde_json::json!({
+        "max": max,
+        "mean": if n == 0 { 0.0 } else { arcs as f64 / n as f64 },
+        "zero_degree_vertices": zero,
+        "histogram": labels,
+    })
+}
+
+pub fn run(args: InfoArgs) -> anyhow::Result<()> {
+    let store = Store::open(&args.store)?;
+    if args.verify {
+        store.verify_checksums()?;
+    }
+    let m = store.manifest();
+    let files = store.file_sizes();
+    let total_bytes: u64 = files.iter().map(|f| f.1).sum();
+    let adjacency_bytes: u64 = files
+        .iter()
+        .filter(|(name, _)| name == vastgraph_store::manifest::files::OFFSETS || name == vastgraph_store::manifest::files::NEIGHBORS)
+        .map(|f| f.1)
+        .sum();
+    let mut info = serde_json::json!({
+        "store": args.store.display().to_string(),
+        "vertices": m.vertices,
+        "arcs": m.arcs,
+        "directed": m.directed,
+        "weighted": m.weighted,
+        "weight_type": m.weight_type,
+        "has_transpose": m.has_transpose,
+        "has_labels": m.has_labels,
+        "codec": m.codec,
+        "format_version": m.version,
+        "dropped": m.dropped,
+        "out_degree": degree_stats(store.offsets()),
+        "bytes_per_arc": if m.arcs == 0 { 0.0 } else { adjacency_bytes as f64 / m.arcs as f64 },
+        "total_bytes": total_bytes,
+        "files": files.iter().map(|(n, b)| serde_json::json!({"name": n, "bytes": b})).collect::<Vec<_>>(),
+        "provenance": m.provenance,
+        "checksums_verified": args.verify,
+    });
+    if let Some(inc) = store.in_offsets() {
+        info["in_degree"] = degree_stats(inc);
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&info)?);
+        return Ok(());
+    }
+    let d = &info["out_degree"];
+    println!("store        {}", args.store.display());
+    println!("vertices     {}", m.vertices);
+    println!(
+        "arcs         {} ({}{}{})",
+        m.arcs,
+        if m.directed { "directed" } else { "symmetric" },
+        if m.weighted { format!(", weighted {:?}", m.weight_type.unwrap()).to_lowercase() } else { String::new() },
+        if m.has_transpose { ", with transpose" } else { "" }
+    );
+    println!("degree       max {}, mean {:.2}, {} vertices of degree 0", d["max"], d["mean"].as_f64().unwrap_or(0.0), d["zero_degree_vertices"]);
+    println!("histogram    {}", d["histogram"].as_array().unwrap().iter().map(|h| format!("{}:{}", h["degrees"].as_str().unwrap(), h["vertices"])).collect::<Vec<_>>().join(" "));
+    println!("dropped      {} self-loops, {} duplicate arcs", m.dropped.self_loops, m.dropped.duplicate_arcs);
+    println!("size         {} ({:.2} bytes per arc for the adjacency)", crate::size::human(total_bytes), info["bytes_per_arc"].as_f64().unwrap());
+    for (name, bytes) in &files {
+        println!("  {name:<18} {:>12}", crate::size::human(*bytes));
+    }
+    if m.has_labels {
+        println!("labels       yes (labels.txt maps dense ids to the input's labels)");
+    }
+    if args.verify {
+        println!("checksums    verified");
+    }
+    Ok(())
+}

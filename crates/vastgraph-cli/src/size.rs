@@ -1,0 +1,68 @@
+//! Byte sizes as users write them: `1GiB`, `512M`, `2g`, `1.5GB`, `1048576`.
+//! Binary and decimal suffixes are both read as powers of 1024, as `--memory` budgets usually
+//! mean (a user writing 1G for a 1 GiB box would be surprised by 1e9).
+
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.parse().map_err(|_| format!("'{text}' is not a size (examples: 512MiB, 2G, 1073741824)"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        other => return Err(format!("unknown size unit '{other}' in '{text}' (use K, M, G or T, optionally with iB)")),
+    };
+    let bytes = value * mult as f64;
+    if !bytes.is_finite() || bytes < 1.0 {
+        return Err(format!("size '{text}' must be at least one byte"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Total physical memory, from /proc/meminfo.
+pub fn total_ram_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line["MemTotal:".len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// The budget used when `--memory` is not given: half of RAM, so the page cache keeps the other half.
+pub fn default_budget() -> u64 {
+    total_ram_bytes().map(|r| r / 2).unwrap_or(4 << 30)
+}
+
+pub fn human(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_units() {
+        assert_eq!(parse_size("1GiB").unwrap(), 1 << 30);
+        assert_eq!(parse_size("512M").unwrap(), 512 << 20);
+        assert_eq!(parse_size("1.5g").unwrap(), 3 << 29);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert!(parse_size("12 parsecs").is_err());
+        assert!(parse_size("").is_err());
+        assert!(parse_size("0").is_err());
+        assert_eq!(human(3 << 29), "1.5 GiB");
+    }
+}

@@ -1,0 +1,235 @@
+//! Looking at the inputs before any edge is read: formats, sizes, and what the store
+//! builder must know up front (weighted? symmetric? declared vertex count? labels?).
+
+use std::path::{Path, PathBuf};
+
+use vastgraph_store::InputRecord;
+
+use crate::binary::{length_error, BinFormat};
+use crate::format::{detect_format, webgraph_file, Compression, InputFormat};
+use crate::source::open_input_uncounted;
+use crate::{dimacs, edge_list, matrix_market, webgraph_input, IngestError};
+
+/// User choices for reading inputs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IngestOptions {
+    /// Format of all inputs; `None` detects each from its name.
+    pub format: Option<InputFormat>,
+    /// Remap ids to dense ones in first-appearance order even when they are integers
+    /// (sparse or 64-bit ids); the original ids are kept as labels. Edge lists only.
+    pub relabel: bool,
+}
+
+/// One input, as it will be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedInput {
+    /// As given by the user (for WebGraph: any of `X`, `X.graph`, `X.properties`).
+    pub path: PathBuf,
+    pub format: InputFormat,
+    /// On-disk size (for WebGraph, `.graph` + `.properties`); the unit of progress.
+    pub bytes: u64,
+}
+
+/// What `ingest` will do, and what the store builder must be told before it starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IngestPlan {
+    pub inputs: Vec<PlannedInput>,
+    /// Edges carry weights (edge lists with a third column, non-pattern Matrix Market,
+    /// DIMACS). All inputs agree, or planning fails.
+    pub weighted: bool,
+    /// Some input is a `symmetric` Matrix Market file, which stores one triangle only:
+    /// the store must be symmetrised (`BuildOptions.symmetrize`).
+    pub symmetric: bool,
+    /// The largest vertex count declared by a header (Matrix Market, DIMACS, WebGraph);
+    /// `ingest` passes it to `EdgeSink::ensure_vertices`.
+    pub declared_vertices: Option<u64>,
+    /// Ids are remapped to dense ids and the labels handed to `EdgeSink::set_labels`:
+    /// because of `relabel`, or because the first input's first data lines hold
+    /// non-integer ids.
+    pub labels: bool,
+}
+
+impl IngestPlan {
+    /// Sum of the inputs' on-disk sizes: the total for a progress bar.
+    pub fn total_bytes(&self) -> u64 {
+        self.inputs.iter().map(|i| i.bytes).sum()
+    }
+
+    /// The inputs as recorded in the store manifest.
+    pub fn input_records(&self) -> Vec<InputRecord> {
+        self.inputs
+            .iter()
+            .map(|i| InputRecord {
+                path: i.path.display().to_string(),
+                format: i.format.name().to_string(),
+                bytes: i.bytes,
+            })
+            .collect()
+    }
+}
+
+/// What one input's header or first lines say.
+#[derive(Default)]
+struct Probe {
+    /// `None` when the input cannot tell (an empty edge list).
+    weighted: Option<bool>,
+    symmetric: bool,
+    declared_vertices: Option<u64>,
+    non_integer_ids: bool,
+}
+
+/// Reads headers only (and the first lines of edge lists) and decides how to ingest.
+pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, IngestError> {
+    if inputs.is_empty() {
+        return Err(IngestError::Incompatible("no input files given".into()));
+    }
+    let mut planned = Vec::with_capacity(inputs.len());
+    let mut probes = Vec::with_capacity(inputs.len());
+    for path in inputs {
+        let format = match opts.format {
+            Some(f) => f,
+            None => detect_format(path)?,
+        };
+        let bytes = input_bytes(path, format)?;
+        probes.push(probe(path, format, bytes)?);
+        planned.push(PlannedInput {
+            path: path.clone(),
+            format,
+            bytes,
+        });
+    }
+
+    let weighted = agreed_weightedness(&planned, &probes)?;
+    let labels =
+        opts.relabel || (planned[0].format == InputFormat::EdgeList && probes[0].non_integer_ids);
+    if labels {
+        if let Some(other) = planned.iter().find(|i| i.format != InputFormat::EdgeList) {
+            let why = if opts.relabel {
+                "--relabel"
+            } else {
+                "label ids (the first input has non-integer ids)"
+            };
+            return Err(IngestError::Incompatible(format!(
+                "{why} applies to edge lists only, but {} is {}",
+                other.path.display(),
+                other.format
+            )));
+        }
+    }
+    let symmetric = probes.iter().any(|p| p.symmetric);
+    if symmetric && probes.iter().any(|p| !p.symmetric) {
+        log::warn!(
+            "a symmetric Matrix Market input is combined with other inputs: the whole store \
+             will be symmetrised"
+        );
+    }
+    Ok(IngestPlan {
+        inputs: planned,
+        weighted,
+        symmetric,
+        declared_vertices: probes.iter().filter_map(|p| p.declared_vertices).max(),
+        labels,
+    })
+}
+
+fn input_bytes(path: &Path, format: InputFormat) -> Result<u64, IngestError> {
+    let size = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(|e| IngestError::io(p, e))
+    };
+    if format == InputFormat::WebGraph {
+        let graph = webgraph_file(path, "graph");
+        let properties = webgraph_file(path, "properties");
+        return Ok(size(&graph)? + size(&properties)?);
+    }
+    let meta = std::fs::metadata(path).map_err(|e| IngestError::io(path, e))?;
+    if meta.is_dir() {
+        return Err(IngestError::invalid(
+            path,
+            "is a directory, not an input file",
+        ));
+    }
+    Ok(meta.len())
+}
+
+fn probe(path: &Path, format: InputFormat, bytes: u64) -> Result<Probe, IngestError> {
+    Ok(match format {
+        InputFormat::EdgeList => {
+            let sniff = edge_list::sniff(path, open_input_uncounted(path)?)?;
+            Probe {
+                weighted: sniff.weighted(),
+                non_integer_ids: sniff.has_non_integer_ids,
+                ..Probe::default()
+            }
+        }
+        InputFormat::MatrixMarket => {
+            let (header, _) = matrix_market::read_header(path, open_input_uncounted(path)?)?;
+            Probe {
+                weighted: Some(header.weighted()),
+                symmetric: header.symmetric,
+                declared_vertices: Some(header.vertices()),
+                ..Probe::default()
+            }
+        }
+        InputFormat::Dimacs => {
+            let (header, _) = dimacs::read_header(path, open_input_uncounted(path)?)?;
+            Probe {
+                weighted: Some(true),
+                declared_vertices: Some(header.vertices),
+                ..Probe::default()
+            }
+        }
+        InputFormat::Bin32 | InputFormat::Bin64 => {
+            let bin = if format == InputFormat::Bin32 {
+                BinFormat::Bin32
+            } else {
+                BinFormat::Bin64
+            };
+            // Only an uncompressed file's length is known before reading it.
+            if Compression::of(path) == Compression::None
+                && !bytes.is_multiple_of(bin.pair_bytes() as u64)
+            {
+                return Err(length_error(path, bytes, bin));
+            }
+            Probe {
+                weighted: Some(false),
+                ..Probe::default()
+            }
+        }
+        InputFormat::WebGraph => {
+            let info = webgraph_input::read_info(path)?;
+            Probe {
+                weighted: Some(false),
+                declared_vertices: Some(info.nodes),
+                ..Probe::default()
+            }
+        }
+    })
+}
+
+fn agreed_weightedness(inputs: &[PlannedInput], probes: &[Probe]) -> Result<bool, IngestError> {
+    let mut first: Option<(bool, &Path)> = None;
+    for (input, probe) in inputs.iter().zip(probes) {
+        let Some(weighted) = probe.weighted else {
+            continue;
+        };
+        match first {
+            None => first = Some((weighted, &input.path)),
+            Some((w, other)) if w != weighted => {
+                let (yes, no) = if weighted {
+                    (input.path.as_path(), other)
+                } else {
+                    (other, input.path.as_path())
+                };
+                return Err(IngestError::Incompatible(format!(
+                    "{} is weighted but {} is not; the inputs of one store must agree",
+                    yes.display(),
+                    no.display()
+                )));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(first.is_some_and(|(w, _)| w))
+}

@@ -1,0 +1,93 @@
+//! Running an algorithm of the registry (the same table the CLI's `vastgraph run` uses) and
+//! handing its result to NumPy without a copy.
+
+use numpy::ndarray::Array2;
+use numpy::IntoPyArray;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use vastgraph_algos::registry::{self, Params, Values, ALGORITHMS};
+use vastgraph_engine::CsrGraph;
+
+use crate::background::run_detached;
+use crate::errors::run_error;
+use crate::store::NativeStore;
+
+/// The registry's algorithms as (name, summary) pairs.
+#[pyfunction]
+pub fn algorithms() -> Vec<(&'static str, &'static str)> {
+    ALGORITHMS.iter().map(|a| (a.name, a.summary)).collect()
+}
+
+/// The names of the registry's parameters (the fields of `Params`), so that Python can reject
+/// a misspelt keyword instead of silently running with a default.
+#[pyfunction]
+pub fn param_names() -> PyResult<Vec<String>> {
+    let defaults = serde_json::to_value(Params::default())
+        .map_err(|e| PyValueError::new_err(format!("cannot list the parameters: {e}")))?;
+    Ok(defaults.as_object().map(|fields| fields.keys().cloned().collect()).unwrap_or_default())
+}
+
+/// The per-vertex (or per-row) result as a NumPy array that takes over the Rust vector.
+fn values_to_numpy(py: Python<'_>, values: Values) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match values {
+        Values::I64(v) => v.into_pyarray(py).into_any(),
+        Values::U64(v) => v.into_pyarray(py).into_any(),
+        Values::U32(v) => v.into_pyarray(py).into_any(),
+        Values::U8(v) => v.into_pyarray(py).into_any(),
+        Values::F64(v) => v.into_pyarray(py).into_any(),
+        Values::Rows { data, cols } => {
+            let cols = cols.max(1);
+            let rows = data.len() / cols;
+            Array2::from_shape_vec((rows, cols), data)
+                .map_err(|e| PyValueError::new_err(format!("result rows do not fit {cols} columns: {e}")))?
+                .into_pyarray(py)
+                .into_any()
+        }
+    })
+}
+
+/// Runs registry algorithm `name` on `store` with `params_json` (the registry's `Params`,
+/// as JSON) in a pool of `threads` threads (default: all cores). Returns the values (None
+/// for algorithms with no per-vertex output) and the run statistics as JSON text.
+#[pyfunction]
+#[pyo3(signature = (store, name, params_json, threads=None, verify=false))]
+pub fn run_algorithm<'py>(
+    py: Python<'py>,
+    store: &Bound<'py, NativeStore>,
+    name: &str,
+    params_json: &str,
+    threads: Option<usize>,
+    verify: bool,
+) -> PyResult<(Option<Bound<'py, PyAny>>, String)> {
+    if !ALGORITHMS.iter().any(|a| a.name == name) {
+        let known: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
+        return Err(PyValueError::new_err(format!(
+            "unknown algorithm {name:?}; known: {}",
+            known.join(", ")
+        )));
+    }
+    let params: Params = serde_json::from_str(params_json)
+        .map_err(|e| PyValueError::new_err(format!("invalid parameters for {name}: {e}")))?;
+    let shared = store.get().store.clone();
+    let algorithm = name.to_string();
+    let outcome = run_detached(py, threads, move || {
+        let graph = CsrGraph::from_store(&shared);
+        let threads_used = rayon::current_num_threads();
+        registry::run(&algorithm, &graph, &params, verify).map(|out| (out, threads_used))
+    })?;
+    let (out, threads_used) = outcome.map_err(run_error)?;
+    let stats = serde_json::json!({
+        "algorithm": name,
+        "parameters": out.parameters,
+        "threads": threads_used,
+        "wall_seconds": out.wall_seconds,
+        "iterations": out.stats.iterations,
+        "edges_traversed": out.stats.edges_traversed,
+        "extra": out.stats.extra,
+        "peak_mutable_bytes": out.peak_mutable_bytes,
+        "verified": out.verify_seconds.is_some(),
+        "verify_seconds": out.verify_seconds,
+    });
+    let values = out.values.map(|v| values_to_numpy(py, v)).transpose()?;
+    Ok((values, stats.to_string()))
+}

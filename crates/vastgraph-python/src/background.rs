@@ -1,0 +1,199 @@
+//! Running long work off the calling thread, so that Python stays responsive.
+//!
+//! Python delivers Ctrl-C by setting a flag that only the main thread acts on, and only when
+//! it runs Python code (or calls `PyErr_CheckSignals`). A kernel that held the calling thread
+//! for minutes would make Ctrl-C wait that long. So the work runs on a worker thread, and the
+//! calling thread waits for it with the GIL released, waking every `POLL` to check signals and
+//! to report progress. Other Python threads run freely meanwhile.
+//!
+//! Two ways to stop on Ctrl-C:
+//! - [`run_detached`]: for kernels that cannot be cancelled (the algorithms). The
+//!   `KeyboardInterrupt` is raised at once; the worker finishes in the background and its
+//!   result is dropped (it owns everything it uses, so nothing dangles).
+//! - [`run_cancellable`]: for store builds, which poll `vastgraph_store::cancel_requested()`.
+//!   Cancellation is requested, the worker is awaited (the build removes its temporary files),
+//!   and then `KeyboardInterrupt` is raised.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::errors::panic_error;
+
+/// How often the waiting thread wakes: Ctrl-C takes effect within this time.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Thread pools by size, built once: `threads=N` on every call should not spawn N threads
+/// each time.
+fn thread_pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
+    if threads == 0 {
+        return Err(PyValueError::new_err("threads must be at least 1"));
+    }
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(pool) = pools.get(&threads) {
+        return Ok(pool.clone());
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(move |i| format!("vastgraph-{threads}-{i}"))
+        .build()
+        .map_err(|e| PyValueError::new_err(format!("cannot start {threads} threads: {e}")))?;
+    let pool = Arc::new(pool);
+    pools.insert(threads, pool.clone());
+    Ok(pool)
+}
+
+/// Runs `work` in a rayon pool of `threads` threads, or in the global pool.
+fn in_pool<T: Send>(pool: Option<Arc<rayon::ThreadPool>>, work: impl FnOnce() -> T + Send) -> T {
+    match pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    }
+}
+
+/// Waits up to `POLL` for the worker's result with the GIL released. The receiver travels
+/// into the released section and back because it is not `Sync`.
+fn wait_once<T: Send>(py: Python<'_>, rx: Receiver<T>) -> (Result<T, RecvTimeoutError>, Receiver<T>) {
+    py.detach(move || {
+        let got = rx.recv_timeout(POLL);
+        (got, rx)
+    })
+}
+
+/// Runs `work` on a detached worker thread; Ctrl-C raises `KeyboardInterrupt` at once and
+/// leaves the worker to finish on its own.
+pub fn run_detached<T: Send + 'static>(
+    py: Python<'_>,
+    threads: Option<usize>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let pool = threads.map(thread_pool).transpose()?;
+    let (tx, mut rx) = mpsc::channel();
+    let worker = std::thread::Builder::new()
+        .name("vastgraph-worker".into())
+        .spawn(move || {
+            // The receiver is gone when the caller was interrupted: nobody wants the result.
+            let _ = tx.send(in_pool(pool, work));
+        })
+        .map_err(|e| PyValueError::new_err(format!("cannot start a worker thread: {e}")))?;
+    loop {
+        let (got, back) = wait_once(py, rx);
+        rx = back;
+        match got {
+            Ok(value) => return Ok(value),
+            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(match worker.join() {
+                    Err(payload) => panic_error(payload),
+                    Ok(()) => pyo3::exceptions::PyRuntimeError::new_err(
+                        "vastgraph worker thread ended without a result",
+                    ),
+                })
+            }
+        }
+    }
+}
+
+/// What a build reports while it runs: a phase, the work done in that phase and, for the
+/// reading phase, the total (input bytes or edges; 0 while unknown).
+#[derive(Default)]
+pub struct BuildProgress {
+    phase: AtomicU8,
+    done: AtomicU64,
+    total: AtomicU64,
+}
+
+/// The build phases, as `BuildProgress::phase` holds them and Python sees them.
+pub const PHASE_READING: u8 = 0;
+pub const PHASE_BUILDING: u8 = 1;
+const PHASE_NAMES: [&str; 2] = ["reading", "building"];
+
+impl BuildProgress {
+    pub fn enter(&self, phase: u8) {
+        self.phase.store(phase, Ordering::Relaxed);
+    }
+
+    pub fn set(&self, done: u64) {
+        self.done.store(done, Ordering::Relaxed);
+    }
+
+    pub fn set_total(&self, total: u64) {
+        self.total.store(total, Ordering::Relaxed);
+    }
+
+    /// Calls `callback(phase_name, done, total)`; total is None when not known.
+    fn report(&self, callback: &Bound<'_, PyAny>) -> PyResult<()> {
+        let phase = self.phase.load(Ordering::Relaxed);
+        let total = self.total.load(Ordering::Relaxed);
+        let total = (phase == PHASE_READING && total > 0).then_some(total);
+        let name = PHASE_NAMES[phase as usize % PHASE_NAMES.len()];
+        callback.call1((name, self.done.load(Ordering::Relaxed), total))?;
+        Ok(())
+    }
+}
+
+/// Runs a cancellable build on a scoped worker (it may borrow the caller's data, e.g. NumPy
+/// arrays). Reports progress to `callback` every `POLL`. On Ctrl-C, asks the build to stop,
+/// waits for it, and raises `KeyboardInterrupt`.
+pub fn run_cancellable<T: Send>(
+    py: Python<'_>,
+    threads: Option<usize>,
+    progress: &BuildProgress,
+    callback: Option<&Bound<'_, PyAny>>,
+    work: impl FnOnce() -> PyResult<T> + Send,
+) -> PyResult<T> {
+    let pool = threads.map(thread_pool).transpose()?;
+    // A cancellation left over from an earlier interrupted build must not stop this one.
+    vastgraph_store::clear_cancel();
+    // Ok(the build's own result), or Err(why the wait ended without one).
+    let outcome: PyResult<PyResult<T>> = std::thread::scope(|scope| {
+        let (tx, mut rx) = mpsc::channel();
+        let worker = scope.spawn(move || {
+            let _ = tx.send(in_pool(pool, work));
+        });
+        let mut interrupted: Option<PyErr> = None;
+        loop {
+            let (got, back) = wait_once(py, rx);
+            rx = back;
+            match got {
+                Ok(result) => return interrupted.map_or(Ok(result), Err),
+                Err(RecvTimeoutError::Timeout) => {
+                    if interrupted.is_some() {
+                        continue;
+                    }
+                    let checked = py
+                        .check_signals()
+                        .and_then(|()| callback.map_or(Ok(()), |cb| progress.report(cb)));
+                    if let Err(e) = checked {
+                        // Ctrl-C, or the progress callback failed: stop the build either way.
+                        vastgraph_store::request_cancel();
+                        interrupted = Some(e);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(match worker.join() {
+                        Err(payload) => panic_error(payload),
+                        Ok(()) => pyo3::exceptions::PyRuntimeError::new_err(
+                            "vastgraph build thread ended without a result",
+                        ),
+                    })
+                }
+            }
+        }
+    });
+    vastgraph_store::clear_cancel();
+    let result = outcome?;
+    if let (Ok(_), Some(cb)) = (&result, callback) {
+        progress.report(cb)?;
+    }
+    result
+}

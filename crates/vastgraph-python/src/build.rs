@@ -1,0 +1,179 @@
+//! Building stores: from input files (the ingest crate, as `vastgraph convert` does) or from
+//! edge arrays handed over by NumPy. Builds run on a worker thread and stop cleanly on Ctrl-C
+//! (see `background::run_cancellable`).
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use vastgraph_ingest::{IngestOptions, InputFormat};
+use vastgraph_store::{BuildOptions, InputRecord, Manifest, StoreBuilder};
+
+use crate::background::{run_cancellable, BuildProgress, PHASE_BUILDING};
+use crate::errors::{ingest_error, store_error};
+
+/// Edges per `push_batch` call when building from arrays: large enough to amortise the call,
+/// small enough for timely progress and cancellation.
+const ARRAY_BATCH_EDGES: usize = 1 << 20;
+
+/// The build options every way of building a store shares.
+struct Settings {
+    symmetrize: bool,
+    transpose: bool,
+    keep_self_loops: bool,
+    memory_bytes: u64,
+    tmp_dir: Option<PathBuf>,
+    overwrite: bool,
+}
+
+impl Settings {
+    fn build_options(&self, weighted: bool, command: &str, options_json: serde_json::Value) -> BuildOptions {
+        BuildOptions {
+            symmetrize: self.symmetrize,
+            transpose: self.transpose && !self.symmetrize,
+            keep_self_loops: self.keep_self_loops,
+            weighted,
+            memory_bytes: self.memory_bytes,
+            tmp_dir: self.tmp_dir.clone(),
+            overwrite: self.overwrite,
+            command: command.to_string(),
+            options_json,
+            ..Default::default()
+        }
+    }
+}
+
+fn manifest_json(manifest: &Manifest) -> PyResult<String> {
+    serde_json::to_string(manifest)
+        .map_err(|e| PyValueError::new_err(format!("cannot serialise the manifest: {e}")))
+}
+
+fn parse_options(options_json: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(options_json)
+        .map_err(|e| PyValueError::new_err(format!("invalid options JSON: {e}")))
+}
+
+/// Builds a store from input files, like `vastgraph convert`. Returns the manifest as JSON.
+#[pyfunction]
+#[pyo3(signature = (
+    inputs, output, *, symmetrize, transpose, keep_self_loops, relabel, memory_bytes,
+    format=None, tmp_dir=None, overwrite=false, threads=None, progress=None, options_json="{}"
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn convert(
+    py: Python<'_>,
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+    symmetrize: bool,
+    transpose: bool,
+    keep_self_loops: bool,
+    relabel: bool,
+    memory_bytes: u64,
+    format: Option<String>,
+    tmp_dir: Option<PathBuf>,
+    overwrite: bool,
+    threads: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+    options_json: &str,
+) -> PyResult<String> {
+    let format = format
+        .map(|f| InputFormat::from_str(&f))
+        .transpose()
+        .map_err(ingest_error)?;
+    let settings = Settings { symmetrize, transpose, keep_self_loops, memory_bytes, tmp_dir, overwrite };
+    let options = parse_options(options_json)?;
+    let state = BuildProgress::default();
+    run_cancellable(py, threads, &state, progress.as_ref(), || {
+        let plan = vastgraph_ingest::plan(&inputs, &IngestOptions { format, relabel }).map_err(ingest_error)?;
+        state.set_total(plan.total_bytes());
+        // A symmetric Matrix Market file stores one triangle: the store must hold both.
+        let settings = Settings { symmetrize: settings.symmetrize || plan.symmetric, ..settings };
+        let mut builder = StoreBuilder::create(&output, settings.build_options(plan.weighted, "convert", options))
+            .map_err(store_error)?;
+        for record in plan.input_records() {
+            builder.add_input(record);
+        }
+        vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| state.set(done)).map_err(ingest_error)?;
+        state.enter(PHASE_BUILDING);
+        state.set(0);
+        manifest_json(&builder.finish().map_err(store_error)?)
+    })
+}
+
+/// Builds a store from edge arrays `src[i] -> dst[i]` (dense u32 ids) with optional f64
+/// weights. `num_vertices` raises n above max id + 1; `labels` (one per vertex, dense-id
+/// order) are stored as the label map. Returns the manifest as JSON.
+#[pyfunction]
+#[pyo3(signature = (
+    output, src, dst, weights=None, *, num_vertices=None, labels=None, symmetrize, transpose,
+    keep_self_loops, memory_bytes, tmp_dir=None, overwrite=false, threads=None, progress=None,
+    command="from_edges", options_json="{}"
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn build_from_edges(
+    py: Python<'_>,
+    output: PathBuf,
+    src: PyReadonlyArray1<'_, u32>,
+    dst: PyReadonlyArray1<'_, u32>,
+    weights: Option<PyReadonlyArray1<'_, f64>>,
+    num_vertices: Option<u64>,
+    labels: Option<Vec<String>>,
+    symmetrize: bool,
+    transpose: bool,
+    keep_self_loops: bool,
+    memory_bytes: u64,
+    tmp_dir: Option<PathBuf>,
+    overwrite: bool,
+    threads: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+    command: &str,
+    options_json: &str,
+) -> PyResult<String> {
+    let contiguous = |what: &str| PyValueError::new_err(format!("{what} must be a contiguous array"));
+    let src_values = src.as_slice().map_err(|_| contiguous("src"))?;
+    let dst_values = dst.as_slice().map_err(|_| contiguous("dst"))?;
+    let weight_values = weights.as_ref().map(|w| w.as_slice().map_err(|_| contiguous("weights"))).transpose()?;
+    if src_values.len() != dst_values.len() || weight_values.is_some_and(|w| w.len() != src_values.len()) {
+        return Err(PyValueError::new_err(format!(
+            "src, dst and weights must have equal lengths (got {}, {}{})",
+            src_values.len(),
+            dst_values.len(),
+            weight_values.map(|w| format!(", {}", w.len())).unwrap_or_default()
+        )));
+    }
+    let settings = Settings { symmetrize, transpose, keep_self_loops, memory_bytes, tmp_dir, overwrite };
+    let options = parse_options(options_json)?;
+    let array_bytes = std::mem::size_of_val(src_values)
+        + std::mem::size_of_val(dst_values)
+        + weight_values.map_or(0, std::mem::size_of_val);
+    let state = BuildProgress::default();
+    state.set_total(src_values.len() as u64);
+    run_cancellable(py, threads, &state, progress.as_ref(), || {
+        let mut builder = StoreBuilder::create(&output, settings.build_options(weight_values.is_some(), command, options))
+            .map_err(store_error)?;
+        builder.add_input(InputRecord {
+            path: "<arrays>".to_string(),
+            format: "arrays".to_string(),
+            bytes: array_bytes as u64,
+        });
+        if let Some(n) = num_vertices {
+            builder.ensure_vertices(n);
+        }
+        for start in (0..src_values.len()).step_by(ARRAY_BATCH_EDGES) {
+            let end = (start + ARRAY_BATCH_EDGES).min(src_values.len());
+            let batch_weights = weight_values.map(|w| &w[start..end]);
+            builder
+                .push_batch(&src_values[start..end], &dst_values[start..end], batch_weights)
+                .map_err(store_error)?;
+            state.set(end as u64);
+        }
+        if let Some(labels) = labels {
+            builder.set_labels(labels);
+        }
+        state.enter(PHASE_BUILDING);
+        state.set(0);
+        manifest_json(&builder.finish().map_err(store_error)?)
+    })
+}

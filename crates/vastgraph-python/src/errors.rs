@@ -1,0 +1,66 @@
+//! Rust errors as the Python exceptions a user would expect: missing files are
+//! `FileNotFoundError`, an existing target `FileExistsError`, other I/O `OSError`, a cancelled
+//! build `KeyboardInterrupt`, and bad input or parameters `ValueError`. The message is the Rust
+//! error's own (it names the file, line and reason).
+
+use pyo3::exceptions::{
+    PyFileExistsError, PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyRuntimeError,
+    PyValueError,
+};
+use pyo3::PyErr;
+use vastgraph_algos::registry::RunError;
+use vastgraph_ingest::IngestError;
+use vastgraph_store::StoreError;
+
+fn io_error(kind: std::io::ErrorKind, message: String) -> PyErr {
+    match kind {
+        std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
+        std::io::ErrorKind::AlreadyExists => PyFileExistsError::new_err(message),
+        _ => PyOSError::new_err(message),
+    }
+}
+
+pub fn store_error(e: StoreError) -> PyErr {
+    let message = e.to_string();
+    store_error_as(&e, message)
+}
+
+/// The exception for `e`, carrying `message` (which may add context to `e`'s own).
+fn store_error_as(e: &StoreError, message: String) -> PyErr {
+    match e {
+        StoreError::Io { source, .. } => io_error(source.kind(), message),
+        StoreError::DiskFull { .. } => PyOSError::new_err(message),
+        StoreError::MissingFile { .. } => PyFileNotFoundError::new_err(message),
+        StoreError::TargetExists { .. } => PyFileExistsError::new_err(message),
+        StoreError::Cancelled => PyKeyboardInterrupt::new_err(message),
+        _ => PyValueError::new_err(message),
+    }
+}
+
+pub fn ingest_error(e: IngestError) -> PyErr {
+    let message = e.to_string();
+    match &e {
+        IngestError::Io { source, .. } => io_error(source.kind(), message),
+        IngestError::Cancelled => PyKeyboardInterrupt::new_err(message),
+        // The builder refused a batch: the builder's error decides the exception type.
+        IngestError::Sink { source, .. } => match source.downcast_ref::<StoreError>() {
+            Some(store) => store_error_as(store, message),
+            None => PyValueError::new_err(message),
+        },
+        _ => PyValueError::new_err(message),
+    }
+}
+
+pub fn run_error(e: RunError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A worker thread panicked: a bug, reported with the panic message.
+pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    PyRuntimeError::new_err(format!("vastgraph worker thread panicked: {message}"))
+}

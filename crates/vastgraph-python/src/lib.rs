@@ -1,0 +1,29 @@
+//! `vastgraph._native`: the Rust half of the `vastgraph` Python package. It opens stores,
+//! builds them (from files through the ingest crate, or from NumPy arrays), and runs the
+//! algorithms of the registry that the CLI uses too. Everything user-facing (argument checks,
+//! names, docstrings, pandas/pyarrow/NetworkX glue) lives in the pure-Python layer.
+//!
+//! Long work runs on a worker thread while the calling thread waits with the GIL released and
+//! wakes every 100 ms to let Python handle Ctrl-C (see `background`).
+
+use pyo3::prelude::*;
+
+mod algorithms;
+mod background;
+mod build;
+mod errors;
+mod store;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_VERTICES", vastgraph_store::MAX_VERTICES)?;
+    m.add("MIN_MEMORY_BYTES", vastgraph_store::MIN_MEMORY_BYTES)?;
+    m.add_class::<store::NativeStore>()?;
+    m.add_function(wrap_pyfunction!(algorithms::algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms::param_names, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms::run_algorithm, m)?)?;
+    m.add_function(wrap_pyfunction!(build::convert, m)?)?;
+    m.add_function(wrap_pyfunction!(build::build_from_edges, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,466 @@
+//! The out-of-core store builder: callers push edges in input order; `finish` sorts them
+//! within the memory budget, drops self-loops and duplicates, writes the CSR files (and
+//! the transpose) into a staging directory, and renames it into place.
+
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use crate::cancel::check_cancel;
+use crate::csr_writer::{CsrFileNames, CsrWriter, IN_EDGES, OUT_EDGES};
+use crate::external_sort::{for_each_chunk_of, sort_buffer_bytes, ExternalSorter, Sorted};
+use crate::hashed_file::HashedFileWriter;
+use crate::manifest::{
+    files, Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType, FORMAT_NAME,
+    FORMAT_VERSION, MANIFEST_FILE,
+};
+use crate::pipeline::pipelined;
+use crate::record::{pack, sort_records, SortRecord, WeightedArc};
+use crate::run_file::RunSpace;
+use crate::staging::{check_replaceable, commit, split_target, TempDir};
+use crate::{StoreError, MAX_VERTICES};
+
+/// Budgets below this leave too little room for sort buffers next to the fixed-size I/O
+/// buffers to build anything efficiently.
+pub const MIN_MEMORY_BYTES: u64 = 16 << 20;
+
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Store (u,v) and (v,u) for every input edge; the store is then undirected.
+    pub symmetrize: bool,
+    /// Also store in-edges (directed stores only; a symmetric store is its own transpose).
+    pub transpose: bool,
+    /// Keep (u,u) arcs; by default they are dropped and counted in `Dropped::self_loops`.
+    pub keep_self_loops: bool,
+    /// Edges carry a weight.
+    pub weighted: bool,
+    /// Budget for the whole build's sort and merge buffers, in bytes.
+    pub memory_bytes: u64,
+    /// Where sorted runs go; default: the target's parent directory.
+    pub tmp_dir: Option<PathBuf>,
+    /// Replace an existing store at the target.
+    pub overwrite: bool,
+    /// Provenance: the command that built the store.
+    pub command: String,
+    /// Provenance: the options the build ran with, as given.
+    pub options_json: serde_json::Value,
+    /// Testing knob: cap the in-memory sort buffer at this many bytes to force many runs.
+    pub run_bytes: Option<u64>,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            symmetrize: false,
+            transpose: false,
+            keep_self_loops: false,
+            weighted: false,
+            memory_bytes: 1 << 30,
+            tmp_dir: None,
+            overwrite: false,
+            command: String::new(),
+            options_json: serde_json::Value::Null,
+            run_bytes: None,
+        }
+    }
+}
+
+impl BuildOptions {
+    /// A transpose is stored only for directed stores that asked for it.
+    fn stores_transpose(&self) -> bool {
+        self.transpose && !self.symmetrize
+    }
+
+    /// The sort buffer of the input phase.
+    fn input_buffer_bytes(&self) -> u64 {
+        let bytes = sort_buffer_bytes(self.memory_bytes);
+        self.run_bytes.map_or(bytes, |cap| cap.min(bytes))
+    }
+}
+
+/// The arcs collected so far, in the sorter matching the build's record type.
+enum ArcSorter {
+    Plain(ExternalSorter<u64>),
+    Weighted(ExternalSorter<WeightedArc>),
+}
+
+pub struct StoreBuilder {
+    target: PathBuf,
+    name: String,
+    runs_parent: PathBuf,
+    opts: BuildOptions,
+    staging: TempDir,
+    started: Instant,
+    sorter: ArcSorter,
+    input_edges: u64,
+    self_loops: u64,
+    /// Arcs handed to the sorter (after dropping self-loops and symmetrising).
+    arcs_pushed: u64,
+    /// max(id)+1 over pushed edges, raised by `ensure_vertices`.
+    vertices: u64,
+    /// Every weight of a kept edge so far is an integer in i32 range.
+    weights_fit_i32: bool,
+    inputs: Vec<InputRecord>,
+    labels: Option<Vec<String>>,
+}
+
+impl StoreBuilder {
+    pub fn create(target: &Path, opts: BuildOptions) -> Result<StoreBuilder, StoreError> {
+        if opts.memory_bytes < MIN_MEMORY_BYTES {
+            return Err(StoreError::MemoryBudgetTooSmall {
+                given: opts.memory_bytes,
+                minimum: MIN_MEMORY_BYTES,
+            });
+        }
+        let (parent, name) = split_target(target)?;
+        // Fail before any work when the target is taken; checked again at the rename.
+        check_replaceable(target, opts.overwrite)?;
+        let runs_parent = opts.tmp_dir.clone().unwrap_or_else(|| parent.clone());
+        if !runs_parent.is_dir() {
+            return Err(StoreError::io(
+                &runs_parent,
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "temporary directory does not exist",
+                ),
+            ));
+        }
+        let staging = TempDir::create_in(&parent, &name, "tmp")?;
+        let space = RunSpace::new(&runs_parent, &name, "runs");
+        let buffer_bytes = opts.input_buffer_bytes();
+        let sorter = if opts.weighted {
+            ArcSorter::Weighted(ExternalSorter::new(buffer_bytes, space))
+        } else {
+            ArcSorter::Plain(ExternalSorter::new(buffer_bytes, space))
+        };
+        Ok(StoreBuilder {
+            target: target.to_path_buf(),
+            name,
+            runs_parent,
+            opts,
+            staging,
+            started: Instant::now(),
+            sorter,
+            input_edges: 0,
+            self_loops: 0,
+            arcs_pushed: 0,
+            vertices: 0,
+            weights_fit_i32: true,
+            inputs: Vec::new(),
+            labels: None,
+        })
+    }
+
+    /// Edges in input order; `weights` is given iff the build is weighted.
+    pub fn push_batch(
+        &mut self,
+        src: &[u32],
+        dst: &[u32],
+        weights: Option<&[f64]>,
+    ) -> Result<(), StoreError> {
+        check_cancel()?;
+        if src.len() != dst.len() {
+            return Err(StoreError::invalid_input(format!(
+                "batch has {} sources but {} destinations",
+                src.len(),
+                dst.len()
+            )));
+        }
+        match (weights, self.opts.weighted) {
+            (Some(w), true) if w.len() != src.len() => {
+                return Err(StoreError::invalid_input(format!(
+                    "batch has {} edges but {} weights",
+                    src.len(),
+                    w.len()
+                )))
+            }
+            (Some(w), true) => {
+                if let Some(i) = w.iter().position(|x| x.is_nan()) {
+                    return Err(StoreError::invalid_input(format!(
+                        "edge {} -> {} has weight NaN",
+                        src[i], dst[i]
+                    )));
+                }
+            }
+            (None, true) => {
+                return Err(StoreError::invalid_input(
+                    "a weighted build got edges without weights",
+                ))
+            }
+            (Some(_), false) => {
+                return Err(StoreError::invalid_input(
+                    "an unweighted build got edge weights",
+                ))
+            }
+            (None, false) => {}
+        }
+        let max_id = src.iter().chain(dst).copied().max().unwrap_or(0) as u64;
+        if max_id >= MAX_VERTICES {
+            return Err(StoreError::invalid_input(format!(
+                "vertex id {max_id} is out of range (ids must be below {MAX_VERTICES})"
+            )));
+        }
+        if !src.is_empty() {
+            self.vertices = self.vertices.max(max_id + 1);
+        }
+        self.input_edges += src.len() as u64;
+        let mut counts = PushCounts::default();
+        match &mut self.sorter {
+            ArcSorter::Plain(sorter) => {
+                push_arcs(sorter, &self.opts, src, dst, |_| 0.0, &mut counts)?
+            }
+            ArcSorter::Weighted(sorter) => {
+                let w = weights.unwrap_or(&[]);
+                push_arcs(sorter, &self.opts, src, dst, |i| w[i], &mut counts)?
+            }
+        }
+        self.self_loops += counts.self_loops;
+        self.arcs_pushed += counts.arcs;
+        self.weights_fit_i32 &= counts.weights_fit_i32;
+        Ok(())
+    }
+
+    /// Raise n: a header may declare more vertices than the edges mention.
+    pub fn ensure_vertices(&mut self, n: u64) {
+        self.vertices = self.vertices.max(n);
+    }
+
+    pub fn add_input(&mut self, rec: InputRecord) {
+        self.inputs.push(rec);
+    }
+
+    /// Original labels in dense-id order, written to labels.txt; n is at least their number.
+    pub fn set_labels(&mut self, labels: Vec<String>) {
+        self.ensure_vertices(labels.len() as u64);
+        self.labels = Some(labels);
+    }
+
+    /// Edges pushed so far (before dropping and symmetrising), for progress reports.
+    pub fn edges_pushed(&self) -> u64 {
+        self.input_edges
+    }
+
+    /// Sort, merge, write and fsync everything, then move the store into place.
+    pub fn finish(self) -> Result<Manifest, StoreError> {
+        check_cancel()?;
+        let StoreBuilder {
+            target,
+            name,
+            runs_parent,
+            opts,
+            staging,
+            started,
+            sorter,
+            input_edges,
+            self_loops,
+            arcs_pushed,
+            vertices,
+            weights_fit_i32,
+            inputs,
+            labels,
+        } = self;
+        if vertices > MAX_VERTICES {
+            return Err(StoreError::invalid_input(format!(
+                "{vertices} vertices declared; a store holds at most {MAX_VERTICES}"
+            )));
+        }
+        let weight_type = opts.weighted.then_some(if weights_fit_i32 {
+            WeightType::I32
+        } else {
+            WeightType::F32
+        });
+        let plan = GraphPlan {
+            dir: staging.path(),
+            vertices,
+            weight_type,
+            memory_bytes: opts.memory_bytes,
+            run_bytes: opts.run_bytes,
+            transpose_space: opts
+                .stores_transpose()
+                .then(|| RunSpace::new(&runs_parent, &name, "in-runs")),
+        };
+        let (mut entries, arcs) = match sorter {
+            ArcSorter::Plain(sorter) => write_graph(sorter, plan)?,
+            ArcSorter::Weighted(sorter) => write_graph(sorter, plan)?,
+        };
+        if let Some(labels) = &labels {
+            entries.push(write_labels(staging.path(), labels, vertices)?);
+        }
+        let manifest = Manifest {
+            format: FORMAT_NAME.to_string(),
+            version: FORMAT_VERSION,
+            vertices,
+            arcs,
+            directed: !opts.symmetrize,
+            weighted: opts.weighted,
+            weight_type,
+            id_width: 32,
+            codec: Codec::Raw,
+            has_transpose: opts.stores_transpose(),
+            has_labels: labels.is_some(),
+            self_loops_kept: opts.keep_self_loops,
+            dropped: Dropped {
+                self_loops,
+                duplicate_arcs: arcs_pushed - arcs,
+            },
+            files: entries,
+            provenance: Provenance {
+                vastgraph_version: env!("CARGO_PKG_VERSION").to_string(),
+                command: opts.command.clone(),
+                inputs,
+                options: opts.options_json.clone(),
+                created_unix: SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
+                build_seconds: started.elapsed().as_secs_f64(),
+                input_edges,
+            },
+        };
+        write_manifest(staging.path(), &manifest)?;
+        check_cancel()?;
+        commit(staging, &target, opts.overwrite)?;
+        Ok(manifest)
+    }
+}
+
+#[derive(Default)]
+struct PushCounts {
+    self_loops: u64,
+    arcs: u64,
+    weights_fit_i32: bool,
+}
+
+/// The per-edge loop: drop self-loops, symmetrise, track whether weights fit i32.
+fn push_arcs<R: SortRecord>(
+    sorter: &mut ExternalSorter<R>,
+    opts: &BuildOptions,
+    src: &[u32],
+    dst: &[u32],
+    weight_of: impl Fn(usize) -> f64,
+    counts: &mut PushCounts,
+) -> Result<(), StoreError> {
+    let mut fits = true;
+    for (i, (&s, &d)) in src.iter().zip(dst).enumerate() {
+        if s == d && !opts.keep_self_loops {
+            counts.self_loops += 1;
+            continue;
+        }
+        let weight = weight_of(i);
+        if R::WEIGHTED {
+            fits &= weight.fract() == 0.0 && weight >= i32::MIN as f64 && weight <= i32::MAX as f64;
+        }
+        sorter.push(R::new(pack(s, d), weight))?;
+        counts.arcs += 1;
+        if opts.symmetrize && s != d {
+            sorter.push(R::new(pack(d, s), weight))?;
+            counts.arcs += 1;
+        }
+    }
+    counts.weights_fit_i32 = fits;
+    Ok(())
+}
+
+struct GraphPlan<'a> {
+    dir: &'a Path,
+    vertices: u64,
+    weight_type: Option<WeightType>,
+    memory_bytes: u64,
+    /// The testing cap on sort buffers (`BuildOptions::run_bytes`).
+    run_bytes: Option<u64>,
+    /// Where the transpose's runs go, when a transpose is stored.
+    transpose_space: Option<RunSpace>,
+}
+
+/// Write the out-edge files and, if planned, the in-edge files; returns their entries and m.
+fn write_graph<R: SortRecord>(
+    sorter: ExternalSorter<R>,
+    plan: GraphPlan<'_>,
+) -> Result<(Vec<FileEntry>, u64), StoreError> {
+    let csr =
+        |names: &CsrFileNames| CsrWriter::create(plan.dir, names, plan.vertices, plan.weight_type);
+    let mut out_edges = csr(&OUT_EDGES)?;
+    match sorter.finish()? {
+        Sorted::InMemory(mut records) => {
+            // Everything fits in one buffer: write from memory, then re-key the same buffer
+            // as (dst, src) and sort it again for the transpose. No second buffer needed.
+            for_each_chunk_of(&records, |chunk| out_edges.push(chunk))?;
+            let (mut entries, arcs) = out_edges.finish()?;
+            if plan.transpose_space.is_some() {
+                check_cancel()?;
+                for record in records.iter_mut() {
+                    *record = record.transposed();
+                }
+                sort_records(&mut records);
+                let mut in_edges = csr(&IN_EDGES)?;
+                for_each_chunk_of(&records, |chunk| in_edges.push(chunk))?;
+                entries.extend(in_edges.finish()?.0);
+            }
+            Ok((entries, arcs))
+        }
+        sorted @ Sorted::Runs(..) => {
+            // Out-edges stream out of the merge; with a transpose, the same stream, reversed,
+            // fills a second sorter. The budget is shared: a third for the merge's read
+            // buffers, the rest for the second sorter (whose sort may need 1.5x its buffer).
+            // Merging and writing run on two threads.
+            let Some(space) = plan.transpose_space else {
+                let merge_budget = plan.memory_bytes / 2;
+                pipelined(
+                    |emit| sorted.for_each_chunk(merge_budget, emit),
+                    |chunk| out_edges.push(chunk),
+                )?;
+                return out_edges.finish();
+            };
+            let in_buffer_bytes = plan
+                .run_bytes
+                .map_or(plan.memory_bytes / 3, |cap| cap.min(plan.memory_bytes / 3));
+            let mut in_sorter = ExternalSorter::<R>::new(in_buffer_bytes, space);
+            pipelined(
+                |emit| sorted.for_each_chunk(plan.memory_bytes / 3, emit),
+                |chunk| {
+                    out_edges.push(chunk)?;
+                    chunk
+                        .iter()
+                        .try_for_each(|r| in_sorter.push(r.transposed()))
+                },
+            )?;
+            let (mut entries, arcs) = out_edges.finish()?;
+            let mut in_edges = csr(&IN_EDGES)?;
+            let in_sorted = in_sorter.finish()?;
+            pipelined(
+                |emit| in_sorted.for_each_chunk(plan.memory_bytes / 2, emit),
+                |chunk| in_edges.push(chunk),
+            )?;
+            entries.extend(in_edges.finish()?.0);
+            Ok((entries, arcs))
+        }
+    }
+}
+
+fn write_labels(dir: &Path, labels: &[String], vertices: u64) -> Result<FileEntry, StoreError> {
+    if labels.len() as u64 != vertices {
+        return Err(StoreError::invalid_input(format!(
+            "{} labels for {vertices} vertices (need one label per vertex)",
+            labels.len()
+        )));
+    }
+    let mut out = HashedFileWriter::create(dir, files::LABELS)?;
+    for (id, label) in labels.iter().enumerate() {
+        if label.contains(['\n', '\r']) {
+            return Err(StoreError::invalid_input(format!(
+                "the label of vertex {id} contains a line break"
+            )));
+        }
+        out.write_bytes(label.as_bytes())?;
+        out.write_bytes(b"\n")?;
+    }
+    out.finish()
+}
+
+fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    let json = serde_json::to_vec_pretty(manifest)
+        .map_err(|e| StoreError::invalid_input(format!("cannot serialise the manifest: {e}")))?;
+    let mut out = HashedFileWriter::create(dir, MANIFEST_FILE)?;
+    out.write_bytes(&json)?;
+    out.write_bytes(b"\n")?;
+    out.finish()?;
+    Ok(())
+}

@@ -1,0 +1,96 @@
+//! Every way opening, verifying or building a store can fail. Each variant names the file
+//! it concerns, so a user can tell a truncated copy from a bad manifest from a full disk.
+
+use std::io;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error("disk full while writing {}", path.display())]
+    DiskFull { path: PathBuf },
+
+    #[error("{}: invalid manifest: {reason}", path.display())]
+    Manifest { path: PathBuf, reason: String },
+
+    #[error("{}: missing (the manifest lists it)", path.display())]
+    MissingFile { path: PathBuf },
+
+    #[error("{}: {actual} bytes, expected {expected} (truncated or altered)", path.display())]
+    FileLength {
+        path: PathBuf,
+        expected: u64,
+        actual: u64,
+    },
+
+    #[error("{}: invalid offsets: {reason}", path.display())]
+    BadOffsets { path: PathBuf, reason: String },
+
+    #[error("{}: invalid neighbour list of vertex {vertex}: {reason}", path.display())]
+    BadNeighbors {
+        path: PathBuf,
+        vertex: u64,
+        reason: String,
+    },
+
+    #[error("{}: invalid labels: {reason}", path.display())]
+    BadLabels { path: PathBuf, reason: String },
+
+    #[error("{}: checksum mismatch: manifest records xxh3 {expected}, file has {actual}", path.display())]
+    ChecksumMismatch {
+        path: PathBuf,
+        expected: String,
+        actual: String,
+    },
+
+    #[error("{}: already exists (use overwrite to replace it)", path.display())]
+    TargetExists { path: PathBuf },
+
+    #[error("{}: refusing to overwrite: {reason}", path.display())]
+    NotOverwritable { path: PathBuf, reason: String },
+
+    #[error("invalid build input: {reason}")]
+    InvalidInput { reason: String },
+
+    #[error("memory budget of {given} bytes is below the minimum of {minimum} bytes")]
+    MemoryBudgetTooSmall { given: u64, minimum: u64 },
+
+    #[error("build cancelled")]
+    Cancelled,
+}
+
+impl StoreError {
+    /// An I/O error while reading or inspecting `path`.
+    pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// An I/O error while writing `path`: a full disk (or exhausted quota) gets its own
+    /// message, because it is the one a user can act on.
+    pub(crate) fn write(path: impl Into<PathBuf>, source: io::Error) -> StoreError {
+        match source.raw_os_error() {
+            Some(code) if code == libc::ENOSPC || code == libc::EDQUOT => {
+                StoreError::DiskFull { path: path.into() }
+            }
+            _ => StoreError::Io {
+                path: path.into(),
+                source,
+            },
+        }
+    }
+
+    pub(crate) fn invalid_input(reason: impl Into<String>) -> StoreError {
+        StoreError::InvalidInput {
+            reason: reason.into(),
+        }
+    }
+}

@@ -1,0 +1,570 @@
+//! Opening a store: the manifest is checked, every file it lists is checked for presence
+//! and length, the arrays are memory-mapped, and offsets and neighbour lists are validated
+//! before anything can run on them.
+
+use std::collections::HashSet;
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use rayon::prelude::*;
+use xxhash_rust::xxh3::Xxh3;
+
+use crate::hashed_file::format_xxh3;
+use crate::manifest::{
+    files, Codec, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE,
+};
+use crate::pod::{try_cast, Pod};
+use crate::{StoreError, WeightsRef, MAX_VERTICES};
+
+/// A manifest is a few kilobytes; anything this large is not one.
+const MAX_MANIFEST_BYTES: u64 = 16 << 20;
+/// Vertices per parallel validation task.
+const VALIDATION_BLOCK: usize = 1 << 16;
+const CHECKSUM_READ_BYTES: usize = 4 << 20;
+
+/// Access-pattern hints for the mapped arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advice {
+    Normal,
+    Sequential,
+    Random,
+    WillNeed,
+    HugePage,
+}
+
+/// A read-only memory-mapped file; files of length 0 cannot be mapped and are kept as `None`.
+struct Mapped {
+    map: Option<Mmap>,
+}
+
+impl Mapped {
+    fn open(path: &Path, len: u64) -> Result<Mapped, StoreError> {
+        if len == 0 {
+            return Ok(Mapped { map: None });
+        }
+        let file = File::open(path).map_err(|e| StoreError::io(path, e))?;
+        // SAFETY: the store is read-only once written; the map lives as long as the Store.
+        // A file changed underneath a running process is outside what any mmap reader can guard.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| StoreError::io(path, e))?;
+        Ok(Mapped { map: Some(map) })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    fn advise(&self, advice: memmap2::Advice) {
+        if let Some(map) = &self.map {
+            let _ = map.advise(advice);
+        }
+    }
+}
+
+/// A mapped array of `T`, its alignment and length checked when opened.
+struct MappedArray<T: Pod> {
+    mapped: Mapped,
+    _values: std::marker::PhantomData<T>,
+}
+
+impl<T: Pod> MappedArray<T> {
+    fn open(path: &Path, len: u64) -> Result<MappedArray<T>, StoreError> {
+        let mapped = Mapped::open(path, len)?;
+        if try_cast::<T>(mapped.bytes()).is_none() {
+            return Err(StoreError::Manifest {
+                path: path.to_path_buf(),
+                reason: format!(
+                    "{len} bytes cannot hold whole {}-byte values, or the mapping is misaligned",
+                    std::mem::size_of::<T>()
+                ),
+            });
+        }
+        Ok(MappedArray {
+            mapped,
+            _values: std::marker::PhantomData,
+        })
+    }
+
+    fn values(&self) -> &[T] {
+        // Checked in `open`; the bytes never change afterwards.
+        try_cast::<T>(self.mapped.bytes()).unwrap_or(&[])
+    }
+}
+
+enum MappedWeights {
+    I32(MappedArray<i32>),
+    F32(MappedArray<f32>),
+}
+
+impl MappedWeights {
+    fn get(&self) -> WeightsRef<'_> {
+        match self {
+            MappedWeights::I32(a) => WeightsRef::I32(a.values()),
+            MappedWeights::F32(a) => WeightsRef::F32(a.values()),
+        }
+    }
+
+    fn mapped(&self) -> &Mapped {
+        match self {
+            MappedWeights::I32(a) => &a.mapped,
+            MappedWeights::F32(a) => &a.mapped,
+        }
+    }
+}
+
+/// One direction's CSR arrays.
+struct Adjacency {
+    offsets: MappedArray<u64>,
+    neighbors: MappedArray<u32>,
+    weights: Option<MappedWeights>,
+}
+
+impl Adjacency {
+    fn mappings(&self) -> impl Iterator<Item = &Mapped> {
+        [Some(&self.offsets.mapped), Some(&self.neighbors.mapped)]
+            .into_iter()
+            .chain([self.weights.as_ref().map(MappedWeights::mapped)])
+            .flatten()
+    }
+}
+
+pub struct Store {
+    dir: PathBuf,
+    manifest: Manifest,
+    out_edges: Adjacency,
+    in_edges: Option<Adjacency>,
+}
+
+impl Store {
+    /// Open and validate the store in `dir`.
+    pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let manifest = read_manifest(dir)?;
+        check_manifest(dir, &manifest)?;
+        let out_edges = open_adjacency(dir, &manifest, false)?;
+        let in_edges = if manifest.has_transpose {
+            Some(open_adjacency(dir, &manifest, true)?)
+        } else {
+            None
+        };
+        let store = Store {
+            dir: dir.to_path_buf(),
+            manifest,
+            out_edges,
+            in_edges,
+        };
+        store.validate()?;
+        Ok(store)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    pub fn num_vertices(&self) -> usize {
+        self.manifest.vertices as usize
+    }
+
+    pub fn num_arcs(&self) -> u64 {
+        self.manifest.arcs
+    }
+
+    pub fn offsets(&self) -> &[u64] {
+        self.out_edges.offsets.values()
+    }
+
+    pub fn neighbors(&self) -> &[u32] {
+        self.out_edges.neighbors.values()
+    }
+
+    pub fn weights(&self) -> Option<WeightsRef<'_>> {
+        self.out_edges.weights.as_ref().map(MappedWeights::get)
+    }
+
+    /// Some only when a transpose is stored.
+    pub fn in_offsets(&self) -> Option<&[u64]> {
+        self.in_edges.as_ref().map(|a| a.offsets.values())
+    }
+
+    pub fn in_neighbors(&self) -> Option<&[u32]> {
+        self.in_edges.as_ref().map(|a| a.neighbors.values())
+    }
+
+    pub fn in_weights(&self) -> Option<WeightsRef<'_>> {
+        self.in_edges
+            .as_ref()
+            .and_then(|a| a.weights.as_ref().map(MappedWeights::get))
+    }
+
+    /// The original labels in dense-id order, when the store has them.
+    pub fn labels(&self) -> Result<Option<Vec<String>>, StoreError> {
+        if !self.manifest.has_labels {
+            return Ok(None);
+        }
+        let path = self.dir.join(files::LABELS);
+        let file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
+        let mut labels = Vec::with_capacity(self.num_vertices());
+        for (line_no, line) in BufReader::new(file).lines().enumerate() {
+            let line = line.map_err(|e| StoreError::BadLabels {
+                path: path.clone(),
+                reason: format!("line {}: {e}", line_no + 1),
+            })?;
+            labels.push(line);
+        }
+        if labels.len() != self.num_vertices() {
+            return Err(StoreError::BadLabels {
+                path,
+                reason: format!(
+                    "{} lines for {} vertices",
+                    labels.len(),
+                    self.num_vertices()
+                ),
+            });
+        }
+        Ok(Some(labels))
+    }
+
+    /// Recompute the xxh3 of every file and compare it with the manifest.
+    pub fn verify_checksums(&self) -> Result<(), StoreError> {
+        self.manifest.files.par_iter().try_for_each(|entry| {
+            let path = self.dir.join(&entry.name);
+            let actual = checksum_file(&path)?;
+            if actual == entry.xxh3 {
+                Ok(())
+            } else {
+                Err(StoreError::ChecksumMismatch {
+                    path,
+                    expected: entry.xxh3.clone(),
+                    actual,
+                })
+            }
+        })
+    }
+
+    /// The size of every file of the store, manifest included.
+    pub fn file_sizes(&self) -> Vec<(String, u64)> {
+        let mut sizes: Vec<(String, u64)> = self
+            .manifest
+            .files
+            .iter()
+            .map(|f| (f.name.clone(), f.bytes))
+            .collect();
+        if let Ok(meta) = fs::metadata(self.dir.join(MANIFEST_FILE)) {
+            sizes.push((MANIFEST_FILE.to_string(), meta.len()));
+        }
+        sizes
+    }
+
+    /// Advise the kernel about access to every mapped array. Best effort: errors are ignored.
+    pub fn advise(&self, advice: Advice) {
+        let advice = match advice {
+            Advice::Normal => memmap2::Advice::Normal,
+            Advice::Sequential => memmap2::Advice::Sequential,
+            Advice::Random => memmap2::Advice::Random,
+            Advice::WillNeed => memmap2::Advice::WillNeed,
+            Advice::HugePage => memmap2::Advice::HugePage,
+        };
+        let in_maps = self.in_edges.iter().flat_map(Adjacency::mappings);
+        for mapped in self.out_edges.mappings().chain(in_maps) {
+            mapped.advise(advice);
+        }
+    }
+
+    fn validate(&self) -> Result<(), StoreError> {
+        let n = self.manifest.vertices;
+        let m = self.manifest.arcs;
+        let names = [
+            (files::OFFSETS, files::NEIGHBORS),
+            (files::IN_OFFSETS, files::IN_NEIGHBORS),
+        ];
+        let directions = [Some(&self.out_edges), self.in_edges.as_ref()];
+        for (adjacency, (offsets_name, neighbors_name)) in directions.into_iter().zip(names) {
+            if let Some(adjacency) = adjacency {
+                let offsets = adjacency.offsets.values();
+                validate_offsets(&self.dir.join(offsets_name), offsets, m)?;
+                validate_neighbors(
+                    &self.dir.join(neighbors_name),
+                    offsets,
+                    adjacency.neighbors.values(),
+                    n,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
+    let path = dir.join(MANIFEST_FILE);
+    let file = File::open(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => StoreError::MissingFile { path: path.clone() },
+        _ => StoreError::io(&path, e),
+    })?;
+    let mut text = Vec::new();
+    file.take(MAX_MANIFEST_BYTES + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| StoreError::io(&path, e))?;
+    if text.len() as u64 > MAX_MANIFEST_BYTES {
+        return Err(StoreError::Manifest {
+            path,
+            reason: format!("larger than {MAX_MANIFEST_BYTES} bytes"),
+        });
+    }
+    // Check the format name first so that another program's JSON gets a clear message.
+    let value: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| StoreError::Manifest {
+            path: path.clone(),
+            reason: format!("not valid JSON: {e}"),
+        })?;
+    let format = value.get("format").and_then(|f| f.as_str());
+    if format != Some(FORMAT_NAME) {
+        return Err(StoreError::Manifest {
+            path,
+            reason: format!("format is {format:?}, expected {FORMAT_NAME:?}"),
+        });
+    }
+    let version = value.get("version").and_then(|v| v.as_u64());
+    if version != Some(FORMAT_VERSION as u64) {
+        return Err(StoreError::Manifest {
+            path,
+            reason: format!("format version {version:?} is not supported (this build reads version {FORMAT_VERSION})"),
+        });
+    }
+    serde_json::from_value(value).map_err(|e| StoreError::Manifest {
+        path,
+        reason: e.to_string(),
+    })
+}
+
+/// The files a manifest must list, given its flags.
+fn required_files(manifest: &Manifest) -> Vec<&'static str> {
+    let weight_names = |i32_name, f32_name| match manifest.weight_type {
+        Some(WeightType::I32) => Some(i32_name),
+        Some(WeightType::F32) => Some(f32_name),
+        None => None,
+    };
+    let mut names = vec![files::OFFSETS, files::NEIGHBORS];
+    names.extend(weight_names(files::WEIGHTS_I32, files::WEIGHTS_F32));
+    if manifest.has_transpose {
+        names.extend([files::IN_OFFSETS, files::IN_NEIGHBORS]);
+        names.extend(weight_names(files::IN_WEIGHTS_I32, files::IN_WEIGHTS_F32));
+    }
+    if manifest.has_labels {
+        names.push(files::LABELS);
+    }
+    names
+}
+
+/// The manifest agrees with itself, and each file it lists exists with the recorded length.
+fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    let manifest_path = dir.join(MANIFEST_FILE);
+    let fail = |reason: String| StoreError::Manifest {
+        path: manifest_path.clone(),
+        reason,
+    };
+    if manifest.id_width != 32 {
+        return Err(fail(format!(
+            "id width {} is not supported (only 32)",
+            manifest.id_width
+        )));
+    }
+    if manifest.codec != Codec::Raw {
+        return Err(fail(format!("codec {:?} is not supported", manifest.codec)));
+    }
+    if manifest.vertices > MAX_VERTICES {
+        return Err(fail(format!(
+            "{} vertices exceed the maximum of {MAX_VERTICES}",
+            manifest.vertices
+        )));
+    }
+    if manifest.weighted != manifest.weight_type.is_some() {
+        return Err(fail("weighted and weight_type disagree".into()));
+    }
+    if manifest.has_transpose && !manifest.directed {
+        return Err(fail("a symmetric store lists a transpose".into()));
+    }
+    let required = required_files(manifest);
+    let mut seen = HashSet::new();
+    for entry in &manifest.files {
+        if !required.contains(&entry.name.as_str()) {
+            return Err(fail(format!("unexpected file {:?}", entry.name)));
+        }
+        if !seen.insert(entry.name.as_str()) {
+            return Err(fail(format!("file {:?} listed twice", entry.name)));
+        }
+    }
+    if let Some(missing) = required.iter().find(|name| !seen.contains(*name)) {
+        return Err(fail(format!("{missing} is not listed")));
+    }
+    let entry_bytes = |name: &str| manifest.file(name).map_or(0, |f| f.bytes);
+    // Array lengths follow from n and m; the recorded byte counts must match them.
+    let n_plus_one = manifest.vertices + 1;
+    for (name, expected) in [
+        (files::OFFSETS, n_plus_one.checked_mul(8)),
+        (files::NEIGHBORS, manifest.arcs.checked_mul(4)),
+        (files::WEIGHTS_I32, manifest.arcs.checked_mul(4)),
+        (files::WEIGHTS_F32, manifest.arcs.checked_mul(4)),
+        (files::IN_OFFSETS, n_plus_one.checked_mul(8)),
+        (files::IN_NEIGHBORS, manifest.arcs.checked_mul(4)),
+        (files::IN_WEIGHTS_I32, manifest.arcs.checked_mul(4)),
+        (files::IN_WEIGHTS_F32, manifest.arcs.checked_mul(4)),
+    ] {
+        if seen.contains(name) && Some(entry_bytes(name)) != expected {
+            return Err(fail(format!(
+                "{name} is recorded as {} bytes, but n={} and m={} require {expected:?}",
+                entry_bytes(name),
+                manifest.vertices,
+                manifest.arcs
+            )));
+        }
+    }
+    for entry in &manifest.files {
+        let path = dir.join(&entry.name);
+        let meta = fs::metadata(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => StoreError::MissingFile { path: path.clone() },
+            _ => StoreError::io(&path, e),
+        })?;
+        if meta.len() != entry.bytes {
+            return Err(StoreError::FileLength {
+                path,
+                expected: entry.bytes,
+                actual: meta.len(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn open_adjacency(
+    dir: &Path,
+    manifest: &Manifest,
+    transposed: bool,
+) -> Result<Adjacency, StoreError> {
+    let (offsets, neighbors, w_i32, w_f32) = if transposed {
+        (
+            files::IN_OFFSETS,
+            files::IN_NEIGHBORS,
+            files::IN_WEIGHTS_I32,
+            files::IN_WEIGHTS_F32,
+        )
+    } else {
+        (
+            files::OFFSETS,
+            files::NEIGHBORS,
+            files::WEIGHTS_I32,
+            files::WEIGHTS_F32,
+        )
+    };
+    let open = |name: &str| (dir.join(name), manifest.file(name).map_or(0, |f| f.bytes));
+    let (offsets_path, offsets_len) = open(offsets);
+    let (neighbors_path, neighbors_len) = open(neighbors);
+    let weights = match manifest.weight_type {
+        None => None,
+        Some(WeightType::I32) => {
+            let (path, len) = open(w_i32);
+            Some(MappedWeights::I32(MappedArray::open(&path, len)?))
+        }
+        Some(WeightType::F32) => {
+            let (path, len) = open(w_f32);
+            Some(MappedWeights::F32(MappedArray::open(&path, len)?))
+        }
+    };
+    Ok(Adjacency {
+        offsets: MappedArray::open(&offsets_path, offsets_len)?,
+        neighbors: MappedArray::open(&neighbors_path, neighbors_len)?,
+        weights,
+    })
+}
+
+/// offsets[0] = 0, non-decreasing, offsets[n] = m.
+fn validate_offsets(path: &Path, offsets: &[u64], arcs: u64) -> Result<(), StoreError> {
+    let fail = |reason: String| StoreError::BadOffsets {
+        path: path.to_path_buf(),
+        reason,
+    };
+    match (offsets.first(), offsets.last()) {
+        (Some(0), Some(&last)) if last == arcs => {}
+        (Some(0), Some(&last)) => {
+            return Err(fail(format!("last offset is {last}, expected m={arcs}")))
+        }
+        (first, _) => return Err(fail(format!("first offset is {first:?}, expected 0"))),
+    }
+    // Blocks overlap by one entry so that every adjacent pair is checked.
+    let blocks = offsets.len().div_ceil(VALIDATION_BLOCK);
+    (0..blocks).into_par_iter().try_for_each(|block| {
+        let start = block * VALIDATION_BLOCK;
+        let end = (start + VALIDATION_BLOCK + 1).min(offsets.len());
+        match offsets[start..end].windows(2).position(|w| w[0] > w[1]) {
+            None => Ok(()),
+            Some(i) => {
+                let v = start + i;
+                Err(fail(format!(
+                    "offsets[{v}]={} > offsets[{}]={} (not monotone)",
+                    offsets[v],
+                    v + 1,
+                    offsets[v + 1]
+                )))
+            }
+        }
+    })
+}
+
+/// Every neighbour list is strictly increasing (sorted, no duplicates) with ids below n.
+/// Offsets must already be validated.
+fn validate_neighbors(
+    path: &Path,
+    offsets: &[u64],
+    neighbors: &[u32],
+    n: u64,
+) -> Result<(), StoreError> {
+    let vertices = offsets.len() - 1;
+    let blocks = vertices.div_ceil(VALIDATION_BLOCK);
+    (0..blocks).into_par_iter().try_for_each(|block| {
+        let first = block * VALIDATION_BLOCK;
+        let last = (first + VALIDATION_BLOCK).min(vertices);
+        for v in first..last {
+            let list = &neighbors[offsets[v] as usize..offsets[v + 1] as usize];
+            let fail = |reason: String| StoreError::BadNeighbors {
+                path: path.to_path_buf(),
+                vertex: v as u64,
+                reason,
+            };
+            if let Some(i) = list.windows(2).position(|w| w[0] >= w[1]) {
+                return Err(fail(format!(
+                    "neighbour {} follows {} (lists must be strictly increasing)",
+                    list[i + 1],
+                    list[i]
+                )));
+            }
+            // Strictly increasing: only the last id can be the largest.
+            if let Some(&max) = list.last() {
+                if max as u64 >= n {
+                    return Err(fail(format!("neighbour id {max} is not below n={n}")));
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+fn checksum_file(path: &Path) -> Result<String, StoreError> {
+    let mut file = File::open(path).map_err(|e| StoreError::io(path, e))?;
+    let mut hasher = Xxh3::new();
+    let mut buffer = vec![0u8; CHECKSUM_READ_BYTES];
+    loop {
+        let read = match file.read(&mut buffer) {
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(StoreError::io(path, e)),
+        };
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
+    Ok(format_xxh3(hasher.digest()))
+}

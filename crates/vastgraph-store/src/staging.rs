@@ -1,0 +1,143 @@
+//! Temporary directories and the final rename: a store appears at its target path only
+//! complete, or not at all.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::fsutil::{fsync_dir, unique_suffix};
+use crate::manifest::MANIFEST_FILE;
+use crate::StoreError;
+
+/// A directory that is removed with everything in it when dropped, unless `keep` was called.
+pub(crate) struct TempDir {
+    path: PathBuf,
+    removed_on_drop: bool,
+}
+
+impl TempDir {
+    /// Create `<parent>/.<name>.<kind>-<pid>-<nanos>-<n>`.
+    pub(crate) fn create_in(parent: &Path, name: &str, kind: &str) -> Result<TempDir, StoreError> {
+        let path = parent.join(format!(".{name}.{kind}-{}", unique_suffix()));
+        fs::create_dir(&path).map_err(|e| StoreError::write(&path, e))?;
+        Ok(TempDir {
+            path,
+            removed_on_drop: true,
+        })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn keep(mut self) -> PathBuf {
+        self.removed_on_drop = false;
+        std::mem::take(&mut self.path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if self.removed_on_drop {
+            if let Err(e) = fs::remove_dir_all(&self.path) {
+                log::warn!(
+                    "could not remove temporary directory {}: {e}",
+                    self.path.display()
+                );
+            }
+        }
+    }
+}
+
+/// The target's parent directory and final name; "store" means "./store".
+pub(crate) fn split_target(target: &Path) -> Result<(PathBuf, String), StoreError> {
+    let name = match target.file_name().and_then(|n| n.to_str()) {
+        Some(name) => name.to_string(),
+        None => {
+            return Err(StoreError::invalid_input(format!(
+                "{}: a store path must end in a UTF-8 directory name",
+                target.display()
+            )))
+        }
+    };
+    let parent = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !parent.is_dir() {
+        return Err(StoreError::io(
+            &parent,
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "parent directory does not exist",
+            ),
+        ));
+    }
+    Ok((parent, name))
+}
+
+/// Whether an existing `target` may be replaced: only a previous store or an empty
+/// directory, so that a mistyped output path cannot wipe unrelated data.
+pub(crate) fn check_replaceable(target: &Path, overwrite: bool) -> Result<(), StoreError> {
+    let meta = match fs::symlink_metadata(target) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(StoreError::io(target, e)),
+    };
+    if !overwrite {
+        return Err(StoreError::TargetExists {
+            path: target.to_path_buf(),
+        });
+    }
+    if !meta.is_dir() {
+        return Err(StoreError::NotOverwritable {
+            path: target.to_path_buf(),
+            reason: "it is not a directory".into(),
+        });
+    }
+    let is_store = target.join(MANIFEST_FILE).is_file();
+    let is_empty = fs::read_dir(target)
+        .map_err(|e| StoreError::io(target, e))?
+        .next()
+        .is_none();
+    if is_store || is_empty {
+        Ok(())
+    } else {
+        Err(StoreError::NotOverwritable {
+            path: target.to_path_buf(),
+            reason: format!("it is a non-empty directory without {MANIFEST_FILE}"),
+        })
+    }
+}
+
+/// Move a fully written staging directory to `target`. With `overwrite`, an existing store
+/// is first moved aside, then deleted once the new one is in place.
+pub(crate) fn commit(staging: TempDir, target: &Path, overwrite: bool) -> Result<(), StoreError> {
+    let (parent, name) = split_target(target)?;
+    fsync_dir(staging.path())?;
+    check_replaceable(target, overwrite)?;
+    let old = if fs::symlink_metadata(target).is_ok() {
+        let aside = parent.join(format!(".{name}.old-{}", unique_suffix()));
+        fs::rename(target, &aside).map_err(|e| StoreError::write(target, e))?;
+        Some(aside)
+    } else {
+        None
+    };
+    if let Err(e) = fs::rename(staging.path(), target) {
+        if let Some(aside) = &old {
+            // Put the previous store back rather than leave the target missing.
+            let _ = fs::rename(aside, target);
+        }
+        return Err(StoreError::write(target, e));
+    }
+    staging.keep();
+    fsync_dir(&parent)?;
+    if let Some(aside) = old {
+        if let Err(e) = fs::remove_dir_all(&aside) {
+            log::warn!(
+                "could not remove the replaced store {}: {e}",
+                aside.display()
+            );
+        }
+    }
+    Ok(())
+}

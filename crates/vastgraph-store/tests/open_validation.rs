@@ -1,0 +1,346 @@
+//! Damaged stores are refused by `Store::open` (or `verify_checksums`) with an error that
+//! names the file and the problem; never a panic, never a wrong answer.
+
+mod common;
+
+use std::fs::{self, OpenOptions};
+use std::path::{Path, PathBuf};
+
+use common::*;
+use vastgraph_store::{BuildOptions, Store, StoreBuilder, StoreError};
+
+/// A small weighted store with a transpose and labels: every kind of file.
+fn full_store(dir: &Path) -> PathBuf {
+    let target = dir.join("pristine");
+    let mut builder = StoreBuilder::create(
+        &target,
+        BuildOptions {
+            weighted: true,
+            transpose: true,
+            ..opts(16 * MIB)
+        },
+    )
+    .unwrap();
+    let mut rng = vastgraph_store::synthetic::SplitMix64::new(3);
+    let n = 30;
+    let src: Vec<u32> = (0..200).map(|_| rng.below(n)).collect();
+    let dst: Vec<u32> = (0..200).map(|_| rng.below(n)).collect();
+    let weights: Vec<f64> = (0..200).map(|i| i as f64 * 0.5).collect();
+    builder.push_batch(&src, &dst, Some(&weights)).unwrap();
+    builder.set_labels((0..n).map(|i| format!("v{i}")).collect());
+    builder.finish().unwrap();
+    target
+}
+
+/// A copy of `store` to damage.
+fn copy_of(store: &Path, name: &str) -> PathBuf {
+    let copy = store.with_file_name(name);
+    fs::create_dir(&copy).unwrap();
+    for entry in fs::read_dir(store).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+    }
+    copy
+}
+
+fn read_u64s(path: &Path) -> Vec<u64> {
+    fs::read(path)
+        .unwrap()
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn write_u64s(path: &Path, values: &[u64]) {
+    fs::write(
+        path,
+        values
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+}
+
+fn read_u32s(path: &Path) -> Vec<u32> {
+    fs::read(path)
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn write_u32s(path: &Path, values: &[u32]) {
+    fs::write(
+        path,
+        values
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    )
+    .unwrap();
+}
+
+fn edit_manifest(store: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = store.join("manifest.json");
+    let mut value: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    edit(&mut value);
+    fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
+}
+
+/// A change to an offsets array.
+type Damage = Box<dyn Fn(&mut [u64])>;
+
+fn open_err(store: &Path) -> StoreError {
+    match Store::open(store) {
+        Ok(_) => panic!("{} opened despite the damage", store.display()),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn the_pristine_store_opens_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&full_store(dir.path())).unwrap();
+    store.verify_checksums().unwrap();
+    assert_eq!(store.manifest().files.len(), 7);
+    assert!(store.labels().unwrap().is_some());
+}
+
+#[test]
+fn truncating_any_file_is_reported_with_its_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = full_store(dir.path());
+    let names: Vec<String> = Store::open(&pristine)
+        .unwrap()
+        .manifest()
+        .files
+        .iter()
+        .map(|f| f.name.clone())
+        .collect();
+    for name in names {
+        for cut in [1u64, 4] {
+            let copy = copy_of(&pristine, &format!("cut-{cut}-{name}"));
+            let file = OpenOptions::new()
+                .write(true)
+                .open(copy.join(&name))
+                .unwrap();
+            let len = file.metadata().unwrap().len();
+            file.set_len(len.saturating_sub(cut)).unwrap();
+            match open_err(&copy) {
+                StoreError::FileLength {
+                    path,
+                    expected,
+                    actual,
+                } => {
+                    assert!(path.ends_with(&name), "{}", path.display());
+                    assert_eq!((expected, actual), (len, len.saturating_sub(cut)));
+                }
+                other => panic!("{name} cut by {cut}: unexpected error {other}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_missing_file_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_of(&full_store(dir.path()), "missing");
+    fs::remove_file(copy.join("in_neighbors.u32")).unwrap();
+    assert!(
+        matches!(open_err(&copy), StoreError::MissingFile { path } if path.ends_with("in_neighbors.u32"))
+    );
+    fs::remove_file(copy.join("manifest.json")).unwrap();
+    assert!(
+        matches!(open_err(&copy), StoreError::MissingFile { path } if path.ends_with("manifest.json"))
+    );
+}
+
+#[test]
+fn a_corrupted_manifest_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = full_store(dir.path());
+    let expect_manifest_error = |store: &Path, needle: &str| match open_err(store) {
+        StoreError::Manifest { path, reason } => {
+            assert!(path.ends_with("manifest.json"));
+            assert!(
+                reason.contains(needle),
+                "{reason:?} should mention {needle:?}"
+            );
+        }
+        other => panic!("unexpected error {other}"),
+    };
+
+    let cut = copy_of(&pristine, "cut-json");
+    let text = fs::read(cut.join("manifest.json")).unwrap();
+    fs::write(cut.join("manifest.json"), &text[..text.len() / 2]).unwrap();
+    expect_manifest_error(&cut, "JSON");
+
+    let foreign = copy_of(&pristine, "foreign");
+    edit_manifest(&foreign, |m| m["format"] = "something-else".into());
+    expect_manifest_error(&foreign, "format");
+
+    let future = copy_of(&pristine, "future");
+    edit_manifest(&future, |m| m["version"] = 99.into());
+    expect_manifest_error(&future, "version");
+
+    // n no longer matches the offsets file's recorded length.
+    let wrong_n = copy_of(&pristine, "wrong-n");
+    edit_manifest(&wrong_n, |m| m["vertices"] = 31.into());
+    expect_manifest_error(&wrong_n, "offsets.u64");
+
+    let missing_field = copy_of(&pristine, "missing-field");
+    edit_manifest(&missing_field, |m| {
+        m.as_object_mut().unwrap().remove("arcs");
+    });
+    expect_manifest_error(&missing_field, "arcs");
+
+    let escape = copy_of(&pristine, "escape");
+    edit_manifest(&escape, |m| {
+        m["files"][0]["name"] = "../pristine/offsets.u64".into()
+    });
+    expect_manifest_error(&escape, "unexpected file");
+}
+
+#[test]
+fn out_of_range_and_unsorted_neighbours_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = full_store(dir.path());
+    for name in ["neighbors.u32", "in_neighbors.u32"] {
+        let offsets_name = name.replace("neighbors.u32", "offsets.u64");
+        let offsets = read_u64s(&pristine.join(&offsets_name));
+        // The last vertex with a non-empty list.
+        let v = (0..offsets.len() - 1)
+            .rev()
+            .find(|&v| offsets[v + 1] > offsets[v])
+            .unwrap();
+
+        let out_of_range = copy_of(&pristine, &format!("range-{name}"));
+        let mut ids = read_u32s(&out_of_range.join(name));
+        ids[offsets[v + 1] as usize - 1] = 30; // n = 30
+        write_u32s(&out_of_range.join(name), &ids);
+        match open_err(&out_of_range) {
+            StoreError::BadNeighbors {
+                path,
+                vertex,
+                reason,
+            } => {
+                assert!(path.ends_with(name));
+                assert_eq!(vertex, v as u64);
+                assert!(reason.contains("30"), "{reason}");
+            }
+            other => panic!("unexpected error {other}"),
+        }
+
+        // Swap two ids of a list with at least two.
+        let w = (0..offsets.len() - 1)
+            .find(|&w| offsets[w + 1] >= offsets[w] + 2)
+            .unwrap();
+        let unsorted = copy_of(&pristine, &format!("unsorted-{name}"));
+        let mut ids = read_u32s(&unsorted.join(name));
+        ids.swap(offsets[w] as usize, offsets[w] as usize + 1);
+        write_u32s(&unsorted.join(name), &ids);
+        assert!(
+            matches!(open_err(&unsorted), StoreError::BadNeighbors { vertex, .. } if vertex == w as u64)
+        );
+
+        // A duplicate in a list.
+        let duplicate = copy_of(&pristine, &format!("duplicate-{name}"));
+        let mut ids = read_u32s(&duplicate.join(name));
+        ids[offsets[w] as usize + 1] = ids[offsets[w] as usize];
+        write_u32s(&duplicate.join(name), &ids);
+        assert!(
+            matches!(open_err(&duplicate), StoreError::BadNeighbors { vertex, .. } if vertex == w as u64)
+        );
+    }
+}
+
+#[test]
+fn bad_offsets_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = full_store(dir.path());
+    for name in ["offsets.u64", "in_offsets.u64"] {
+        let offsets = read_u64s(&pristine.join(name));
+        let v = (1..offsets.len() - 1)
+            .find(|&v| offsets[v + 1] > offsets[v])
+            .unwrap();
+        let cases: [(&str, Damage); 3] = [
+            (
+                "not monotone",
+                Box::new(move |o: &mut [u64]| o[v] = o[v + 1] + 1),
+            ),
+            ("first offset", Box::new(|o: &mut [u64]| o[0] = 1)),
+            (
+                "last offset",
+                Box::new(|o: &mut [u64]| *o.last_mut().unwrap() -= 1),
+            ),
+        ];
+        for (case, damage) in cases {
+            let copy = copy_of(&pristine, &format!("{case}-{name}"));
+            let mut values = offsets.clone();
+            damage(&mut values);
+            write_u64s(&copy.join(name), &values);
+            match open_err(&copy) {
+                StoreError::BadOffsets { path, reason } => {
+                    assert!(path.ends_with(name), "{case}");
+                    let word = case.split(' ').next_back().unwrap();
+                    assert!(reason.contains(word), "{case}: {reason}");
+                }
+                other => panic!("{case} in {name}: unexpected error {other}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn verify_checksums_names_the_file_with_a_flipped_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = full_store(dir.path());
+    // Weights and labels: a flipped byte there still opens (any value is valid).
+    for name in [
+        "weights.f32",
+        "in_weights.f32",
+        "labels.txt",
+        "neighbors.u32",
+    ] {
+        let copy = copy_of(&pristine, &format!("flip-{name}"));
+        let path = copy.join(name);
+        let mut bytes = fs::read(&path).unwrap();
+        // The high byte of a neighbour id keeps it in range only if it stays 0: flip its lowest bit.
+        let at = if name == "labels.txt" {
+            1
+        } else {
+            bytes.len() - 4
+        };
+        bytes[at] ^= 1;
+        fs::write(&path, &bytes).unwrap();
+        let store = match Store::open(&copy) {
+            Ok(store) => store,
+            // An id flipped into disorder is caught even earlier; that is fine too.
+            Err(StoreError::BadNeighbors { .. }) if name == "neighbors.u32" => continue,
+            Err(e) => panic!("{name}: {e}"),
+        };
+        match store.verify_checksums() {
+            Err(StoreError::ChecksumMismatch {
+                path,
+                expected,
+                actual,
+            }) => {
+                assert!(path.ends_with(name), "{}", path.display());
+                assert_ne!(expected, actual);
+            }
+            other => panic!("{name}: expected a checksum mismatch, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn labels_with_the_wrong_line_count_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = copy_of(&full_store(dir.path()), "labels");
+    let path = copy.join("labels.txt");
+    let text = fs::read_to_string(&path).unwrap().replacen('1', "\n", 1);
+    fs::write(&path, text).unwrap();
+    let store = Store::open(&copy).unwrap();
+    assert!(matches!(store.labels(), Err(StoreError::BadLabels { .. })));
+}

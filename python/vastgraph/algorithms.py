@@ -1,0 +1,281 @@
+"""The algorithms, as functions returning NumPy arrays indexed by dense vertex id.
+
+Every function here is a thin name for one entry of the Rust algorithm registry (the table the
+CLI's ``vastgraph run`` uses too): :data:`REGISTRY_NAMES` maps each function to its registry
+name, and its keyword arguments become the registry's parameters. :func:`run` reaches any
+registry algorithm by name and also returns the run statistics.
+
+Arrays come straight from Rust without a copy. The GIL is released while a kernel runs, so
+other Python threads keep running. Ctrl-C raises KeyboardInterrupt within about 0.1 s; the
+kernels cannot be cancelled, so the interrupted run finishes in the background (using CPU
+until it ends) and its result is dropped.
+
+Common keyword arguments:
+
+- ``threads``: run in a pool of that many threads (default: all cores).
+- ``memory``: a memory budget (bytes or ``"4GiB"``) for the out-of-core engine; validated and
+  recorded in the statistics, not yet used (the graph is memory-mapped).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _native
+from ._options import Memory, check_threads, parse_memory
+from .graph import Graph, _dense_id
+
+_PARAM_NAMES = frozenset(_native.param_names())
+
+
+class RunResult(NamedTuple):
+    """What :func:`run` returns: the values (None when the algorithm has none) and the run
+    statistics (``wall_seconds`` of the kernel, ``iterations``, ``edges_traversed``, ``extra``
+    with algorithm-specific figures, the resolved ``parameters``, ``threads``...)."""
+
+    values: Optional[np.ndarray]
+    stats: Dict[str, Any]
+
+
+def algorithms() -> List[Tuple[str, str]]:
+    """The registry's algorithms as (registry name, one-line summary) pairs."""
+    return list(_native.algorithms())
+
+
+def _check_graph(g: Any) -> Graph:
+    if not isinstance(g, Graph):
+        raise TypeError(
+            f"expected a vastgraph.Graph (from vastgraph.open, convert or from_edges), got {type(g).__name__}"
+        )
+    return g
+
+
+def _json_value(name: str, value: Any) -> Any:
+    """Parameters as plain JSON values (NumPy scalars and arrays included)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_json_value(name, v) for v in value]
+    return value
+
+
+def run(
+    g: Graph,
+    algorithm: str,
+    *,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+    verify: bool = False,
+    **params: Any,
+) -> RunResult:
+    """Runs registry algorithm ``algorithm`` (a name from :func:`algorithms`, as in
+    ``vastgraph run``) on ``g``. ``params`` are the registry's parameters (source, sources,
+    parents, per_vertex, max_iters, tolerance, damping, delta, method, seed, beta, k,
+    epsilon, walk_length, every); ``verify=True`` also runs the algorithm's independent
+    verifier (ValueError if it disagrees)."""
+    _check_graph(g)
+    unknown = sorted(set(params) - _PARAM_NAMES)
+    if unknown:
+        raise TypeError(f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}")
+    budget = None if memory is None else parse_memory(memory)
+    given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
+    values, stats_json = _native.run_algorithm(
+        g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify)
+    )
+    stats = json.loads(stats_json)
+    stats["memory_budget"] = budget
+    return RunResult(values, stats)
+
+
+def _values(g: Graph, algorithm: str, threads: Optional[int], memory: Memory, **params: Any) -> np.ndarray:
+    values = run(g, algorithm, threads=threads, memory=memory, **params).values
+    if values is None:  # pragma: no cover - the registry gives values for these
+        raise RuntimeError(f"{algorithm} returned no values")
+    return values
+
+
+def _source(g: Graph, source: Optional[int]) -> Optional[int]:
+    return None if source is None else _dense_id(source, _check_graph(g).num_vertices)
+
+
+def _sources(g: Graph, sources: Optional[Sequence[int]]) -> Optional[List[int]]:
+    if sources is None:
+        return None
+    n = _check_graph(g).num_vertices
+    return [_dense_id(s, n) for s in np.asarray(sources).ravel().tolist()]
+
+
+def bfs(g: Graph, source: Optional[int] = None, *, parents: bool = False, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Hop distance from ``source`` (int64; -1 when unreachable), or with ``parents=True`` the
+    BFS tree's parent of every vertex. Default source: the vertex with the most out-edges."""
+    return _values(g, "bfs", threads, memory, source=_source(g, source), parents=bool(parents))
+
+
+def sssp(g: Graph, source: Optional[int] = None, *, delta: Optional[float] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Shortest-path distance from ``source`` over non-negative weights (float64; inf when
+    unreachable), by delta-stepping with bucket width ``delta``. Unweighted stores need weights."""
+    return _values(g, "sssp", threads, memory, source=_source(g, source), delta=delta)
+
+
+def bellman_ford(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Shortest-path distance from ``source`` allowing negative weights (float64; inf when
+    unreachable); ValueError on a negative cycle reachable from the source."""
+    return _values(g, "bellman-ford", threads, memory, source=_source(g, source))
+
+
+def connected_components(g: Graph, *, method: Optional[str] = None, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Component label of every vertex (uint32): the smallest id in its component. Weak
+    components on directed graphs. ``method``: "afforest" (default) or "ldd"."""
+    return _values(g, "cc", threads, memory, method=method, seed=seed)
+
+
+def pagerank(
+    g: Graph,
+    alpha: float = 0.85,
+    tol: float = 1e-6,
+    max_iter: int = 100,
+    *,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+) -> np.ndarray:
+    """PageRank scores (float64, summing to 1) with damping ``alpha``; dangling vertices spread
+    their score uniformly. Stops after the first iteration whose L1 change is below ``tol``
+    (note: NetworkX compares with ``n * tol``) or after ``max_iter`` iterations."""
+    return _values(g, "pagerank", threads, memory, damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter))
+
+
+def delta_pagerank(
+    g: Graph, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100, *, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
+    """PageRank computed by pushing only changes above a threshold; same stopping rule as
+    :func:`pagerank`."""
+    return _values(g, "delta-pagerank", threads, memory, damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter))
+
+
+def personalized_pagerank(
+    g: Graph,
+    sources: Sequence[int],
+    alpha: float = 0.85,
+    tol: float = 1e-6,
+    max_iter: int = 100,
+    *,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+) -> np.ndarray:
+    """PageRank whose teleport jumps go (uniformly) to ``sources`` only."""
+    return _values(
+        g, "personalized-pagerank", threads, memory,
+        sources=_sources(g, sources), damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter),
+    )  # fmt: skip
+
+
+def betweenness(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Single-source betweenness dependency from ``source`` (Brandes): for each vertex v, the
+    sum over targets t of the fraction of shortest source-t paths through v (float64)."""
+    return _values(g, "bc", threads, memory, source=_source(g, source))
+
+
+def core_number(g: Graph, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Coreness of every vertex (uint32). Needs a symmetric store."""
+    return _values(g, "kcore", threads, memory)
+
+
+def triangles(g: Graph, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Number of triangles through every vertex (uint64). Needs a symmetric store; the total
+    is ``triangles(g).sum() // 3`` (or :func:`triangle_count`)."""
+    return _values(g, "tc", threads, memory, per_vertex=True)
+
+
+def triangle_count(g: Graph, *, threads: Optional[int] = None, memory: Memory = None) -> int:
+    """Total number of triangles (no per-vertex array is built)."""
+    return int(run(g, "tc", threads=threads, memory=memory).stats["extra"]["triangles"])
+
+
+def widest_path(
+    g: Graph, source: Optional[int] = None, *, method: Optional[str] = None, delta: Optional[float] = None, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
+    """Widest (bottleneck) path width from ``source`` (float64). ``method``: "frontier" or
+    "buckets" (bucket width ``delta``)."""
+    return _values(g, "widest", threads, memory, source=_source(g, source), method=method, delta=delta)
+
+
+def low_diameter_decomposition(
+    g: Graph, *, beta: Optional[float] = None, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
+    """Cluster id of every vertex (uint32) of a low-diameter decomposition with rate ``beta``."""
+    return _values(g, "ldd", threads, memory, beta=beta, seed=seed)
+
+
+def spanner(g: Graph, *, k: Optional[int] = None, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Edges of an O(k)-spanner as an (m', 2) uint32 array (default k: ceil(log2 n))."""
+    return _values(g, "spanner", threads, memory, k=k, seed=seed)
+
+
+def spanning_forest(g: Graph, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Edges of a spanning forest as an (n - components, 2) uint32 array."""
+    return _values(g, "spanning-forest", threads, memory)
+
+
+def coloring(g: Graph, *, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """A proper vertex colouring with at most max degree + 1 colours (uint32 colour per vertex)."""
+    return _values(g, "coloring", threads, memory, seed=seed)
+
+
+def maximal_independent_set(g: Graph, *, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """A maximal independent set as a boolean mask (random-priority greedy with ``seed``)."""
+    return _values(g, "mis", threads, memory, seed=seed).view(np.bool_)
+
+
+def densest_subgraph(g: Graph, *, epsilon: Optional[float] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """An approximately densest subgraph (peeling with ``epsilon``) as a boolean vertex mask."""
+    return _values(g, "densest", threads, memory, epsilon=epsilon).view(np.bool_)
+
+
+def label_propagation(g: Graph, *, max_iter: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """Community label of every vertex (uint32) by synchronous label propagation."""
+    return _values(g, "label-propagation", threads, memory, max_iters=max_iter)
+
+
+def random_walks(
+    g: Graph,
+    sources: Optional[Sequence[int]] = None,
+    *,
+    walk_length: Optional[int] = None,
+    every: Optional[int] = None,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+) -> np.ndarray:
+    """Random walks, one row per walk (uint32 vertex ids, ``walk_length + 1`` columns; a walk
+    stuck at a vertex without out-edges is padded with 2^32 - 1). Starts at ``sources``, or
+    at every ``every``-th vertex."""
+    return _values(g, "random-walk", threads, memory, sources=_sources(g, sources), walk_length=walk_length, every=every, seed=seed)
+
+
+#: Python function name -> registry name: the one table from the Python API to the kernels.
+REGISTRY_NAMES: Dict[str, str] = {
+    "bfs": "bfs",
+    "sssp": "sssp",
+    "bellman_ford": "bellman-ford",
+    "connected_components": "cc",
+    "pagerank": "pagerank",
+    "betweenness": "bc",
+    "core_number": "kcore",
+    "triangles": "tc",
+    "widest_path": "widest",
+    "low_diameter_decomposition": "ldd",
+    "spanner": "spanner",
+    "spanning_forest": "spanning-forest",
+    "coloring": "coloring",
+    "maximal_independent_set": "mis",
+    "densest_subgraph": "densest",
+    "label_propagation": "label-propagation",
+    "random_walks": "random-walk",
+    "delta_pagerank": "delta-pagerank",
+    "personalized_pagerank": "personalized-pagerank",
+}

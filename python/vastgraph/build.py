@@ -1,0 +1,284 @@
+"""Building stores: from input files (:func:`convert`), from edge arrays (:func:`from_edges`)
+and from SciPy sparse matrices (:func:`from_scipy`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+from ._options import Memory, check_threads, fspath, parse_memory
+from ._progress import make_progress
+from .graph import Graph, open
+
+PathLike = Union[str, os.PathLike]
+# Ids are u32 and u32::MAX is reserved: a store holds ids 0 .. 2^32 - 2.
+MAX_ID = _native.MAX_VERTICES - 1
+
+
+def convert(
+    inputs: Union[PathLike, Sequence[PathLike]],
+    path: PathLike,
+    *,
+    symmetrize: bool = False,
+    transpose: bool = False,
+    keep_self_loops: bool = False,
+    relabel: bool = False,
+    memory: Memory = None,
+    format: Optional[str] = None,
+    tmp_dir: Optional[PathLike] = None,
+    overwrite: bool = False,
+    threads: Optional[int] = None,
+    progress: Any = False,
+) -> Graph:
+    """Builds a store from input files, exactly as ``vastgraph convert`` does, and opens it.
+
+    Parameters
+    ----------
+    inputs : path or list of paths
+        Edge lists (SNAP/TSV/CSV, integer ids or labels, optional weight column), Matrix
+        Market, DIMACS ``.gr``, binary ``bin32``/``bin64`` pairs or WebGraph; ``.gz`` and
+        ``.zst`` are decompressed on the fly. All inputs form one graph.
+    path : path
+        The store directory to create.
+    symmetrize : store both directions of every edge (an undirected graph).
+    transpose : also store the in-edges of a directed graph.
+    keep_self_loops : keep (u, u) edges (dropped by default).
+    relabel : map ids to dense ids in first-appearance order and keep the originals as labels.
+    memory : build memory budget, bytes or a size string (``"2GiB"``); default half of RAM.
+    format : input format (default: from the file names): edgelist, mtx, dimacs, bin32, bin64, webgraph.
+    tmp_dir : directory for sorted runs (default: next to the store).
+    overwrite : replace an existing store at ``path``.
+    threads : worker threads for the build (default: all cores).
+    progress : True for a tqdm bar, or a callable ``(phase, done, total)``.
+
+    Ctrl-C stops the build and removes its temporary files (KeyboardInterrupt).
+    """
+    if isinstance(inputs, (str, bytes, os.PathLike)):
+        inputs = [inputs]
+    input_paths = [fspath(p) for p in inputs]
+    if not input_paths:
+        raise ValueError("convert needs at least one input file")
+    budget = parse_memory(memory)
+    options = {
+        "symmetrize": bool(symmetrize),
+        "transpose": bool(transpose),
+        "keep_self_loops": bool(keep_self_loops),
+        "memory": budget,
+        "format": format,
+        "relabel": bool(relabel),
+    }
+    callback, close = make_progress(progress, "B")
+    try:
+        _native.convert(
+            input_paths,
+            fspath(path),
+            symmetrize=bool(symmetrize),
+            transpose=bool(transpose),
+            keep_self_loops=bool(keep_self_loops),
+            relabel=bool(relabel),
+            memory_bytes=budget,
+            format=format,
+            tmp_dir=None if tmp_dir is None else fspath(tmp_dir),
+            overwrite=bool(overwrite),
+            threads=check_threads(threads),
+            progress=callback,
+            options_json=json.dumps(options),
+        )
+    finally:
+        close()
+    return open(path)
+
+
+def _to_numpy(name: str, values: Any) -> np.ndarray:
+    """A 1-D NumPy array from a NumPy array, pandas Series/Index, pyarrow (Chunked)Array or
+    sequence; missing values are an error."""
+    null_count = getattr(values, "null_count", 0)  # pyarrow
+    if isinstance(null_count, int) and null_count > 0:
+        raise ValueError(f"{name} has {null_count} missing (null) values")
+    isna = getattr(values, "isna", None)  # pandas
+    if callable(isna) and not isinstance(values, np.ndarray):
+        missing = int(np.asarray(isna()).sum())
+        if missing:
+            raise ValueError(f"{name} has {missing} missing (NA) values")
+    if isinstance(values, np.ndarray):
+        array = values
+    elif hasattr(values, "to_numpy"):
+        try:
+            array = values.to_numpy(zero_copy_only=False)  # pyarrow
+        except TypeError:
+            array = values.to_numpy()  # pandas
+    else:
+        array = np.asarray(values)
+    array = np.asarray(array)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    return array
+
+
+def _as_ids(name: str, values: Any) -> np.ndarray:
+    """Vertex ids as a contiguous uint32 array; ids must be integers in 0 .. 2^32 - 2."""
+    array = _to_numpy(name, values)
+    kind = array.dtype.kind
+    if kind == "b" or kind not in "iuf":
+        if kind == "O" and len(array) == 0:
+            return np.zeros(0, dtype=np.uint32)
+        raise ValueError(f"{name} must hold integer vertex ids, got dtype {array.dtype}")
+    if len(array) == 0:
+        return np.zeros(0, dtype=np.uint32)
+    if kind == "f":
+        if not np.all(np.isfinite(array)) or np.any(array != np.floor(array)):
+            raise ValueError(f"{name} must hold integer vertex ids; it has non-integral or non-finite values")
+    low, high = array.min(), array.max()
+    if low < 0:
+        where = int(np.argmax(array < 0))
+        raise ValueError(f"{name}[{where}] = {array[where]}: vertex ids must be non-negative")
+    if high > MAX_ID:
+        where = int(np.argmax(array > MAX_ID))
+        raise ValueError(
+            f"{name}[{where}] = {array[where]}: vertex ids must be below 2^32 - 1 = {MAX_ID + 1} "
+            "(relabel sparse or 64-bit ids to dense ones first, e.g. with pandas.factorize)"
+        )
+    return np.ascontiguousarray(array, dtype=np.uint32)
+
+
+def _as_weights(values: Any) -> np.ndarray:
+    array = _to_numpy("weights", values)
+    if array.dtype.kind not in "iuf" or array.dtype.kind == "b":
+        raise ValueError(f"weights must be numbers, got dtype {array.dtype}")
+    array = np.ascontiguousarray(array, dtype=np.float64)
+    if len(array) and np.isnan(array).any():
+        raise ValueError(f"weights[{int(np.argmax(np.isnan(array)))}] is NaN")
+    return array
+
+
+def from_edges(
+    src: Any,
+    dst: Any,
+    weights: Any = None,
+    *,
+    path: PathLike,
+    symmetrize: bool = False,
+    transpose: bool = False,
+    keep_self_loops: bool = False,
+    num_vertices: Optional[int] = None,
+    labels: Optional[Sequence[Any]] = None,
+    memory: Memory = None,
+    tmp_dir: Optional[PathLike] = None,
+    overwrite: bool = False,
+    threads: Optional[int] = None,
+    progress: Any = False,
+    _command: str = "from_edges",
+) -> Graph:
+    """Builds a store at ``path`` from edges ``src[i] -> dst[i]`` and opens it.
+
+    Parameters
+    ----------
+    src, dst : integer arrays of equal length
+        NumPy arrays, pandas Series or pyarrow arrays of dense vertex ids: non-negative
+        integers below 2^32 - 1 (converted to uint32; floats must be integral; nulls are an
+        error).
+    weights : optional numbers, one per edge (converted to float64). Stored as int32 when
+        every weight is an integer in range, else float32.
+    path : the store directory to create.
+    symmetrize, transpose, keep_self_loops, memory, tmp_dir, overwrite, threads, progress :
+        as in :func:`convert`.
+    num_vertices : at least this many vertices (isolated vertices beyond the largest id).
+    labels : one name per vertex, in dense-id order, stored as the store's label map.
+
+    Self-loops (unless ``keep_self_loops``) and duplicate arcs are dropped, as in
+    ``vastgraph convert``; of duplicates with different weights the smallest is kept.
+    """
+    src_ids = _as_ids("src", src)
+    dst_ids = _as_ids("dst", dst)
+    if len(src_ids) != len(dst_ids):
+        raise ValueError(f"src and dst must have equal lengths, got {len(src_ids)} and {len(dst_ids)}")
+    weight_values = None if weights is None else _as_weights(weights)
+    if weight_values is not None and len(weight_values) != len(src_ids):
+        raise ValueError(f"weights must have one value per edge: {len(weight_values)} weights for {len(src_ids)} edges")
+    if num_vertices is not None:
+        num_vertices = int(num_vertices)
+        if not 0 <= num_vertices <= _native.MAX_VERTICES:
+            raise ValueError(f"num_vertices must be in 0 .. {_native.MAX_VERTICES}, got {num_vertices}")
+    label_list = None
+    if labels is not None:
+        label_list = [str(label) for label in labels]
+        bad = next((label for label in label_list if "\n" in label or "\r" in label), None)
+        if bad is not None:
+            raise ValueError(f"label {bad!r} contains a line break (labels are stored one per line)")
+        needed = max(int(src_ids.max(initial=0)), int(dst_ids.max(initial=0))) + 1 if len(src_ids) else 0
+        if len(label_list) < max(needed, num_vertices or 0):
+            raise ValueError(
+                f"labels must name every vertex: {len(label_list)} labels for {max(needed, num_vertices or 0)} vertices"
+            )
+    budget = parse_memory(memory)
+    options = {
+        "symmetrize": bool(symmetrize),
+        "transpose": bool(transpose),
+        "keep_self_loops": bool(keep_self_loops),
+        "memory": budget,
+        "num_vertices": num_vertices,
+        "labels": label_list is not None,
+    }
+    callback, close = make_progress(progress, "edges")
+    try:
+        _native.build_from_edges(
+            fspath(path),
+            src_ids,
+            dst_ids,
+            weight_values,
+            num_vertices=num_vertices,
+            labels=label_list,
+            symmetrize=bool(symmetrize),
+            transpose=bool(transpose),
+            keep_self_loops=bool(keep_self_loops),
+            memory_bytes=budget,
+            tmp_dir=None if tmp_dir is None else fspath(tmp_dir),
+            overwrite=bool(overwrite),
+            threads=check_threads(threads),
+            progress=callback,
+            command=_command,
+            options_json=json.dumps(options),
+        )
+    finally:
+        close()
+    return open(path)
+
+
+def from_scipy(
+    matrix: Any,
+    path: PathLike,
+    *,
+    weighted: Optional[bool] = None,
+    symmetrize: bool = False,
+    **options: Any,
+) -> Graph:
+    """Builds a store from a square SciPy sparse matrix (any format): entry (u, v) is the arc
+    u -> v with that value as its weight. ``weighted=None`` stores weights unless the matrix
+    is boolean or every stored value is 1. Explicitly stored zeros are arcs of weight 0.
+    Other options are those of :func:`from_edges`.
+    """
+    import scipy.sparse as sp
+
+    if not sp.issparse(matrix):
+        raise TypeError(f"from_scipy needs a SciPy sparse matrix or array, got {type(matrix).__name__}")
+    rows, cols = matrix.shape
+    if rows != cols:
+        raise ValueError(f"an adjacency matrix must be square, got shape {matrix.shape}")
+    coo = sp.coo_array(matrix)
+    data = np.asarray(coo.data)
+    if weighted is None:
+        weighted = data.dtype.kind != "b" and not bool(np.all(data == 1))
+    return from_edges(
+        coo.row,
+        coo.col,
+        data if weighted else None,
+        path=path,
+        symmetrize=symmetrize,
+        num_vertices=rows,
+        _command="from_scipy",
+        **options,
+    )

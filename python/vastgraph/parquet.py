@@ -1,0 +1,194 @@
+"""Parquet export with pyarrow, streaming: a graph never has all its edges in memory at once.
+
+Layout (readable by Spark, GraphFrames, DuckDB, pandas, ...)::
+
+    DIR/edges/part-00000.parquet     src, dst [, weight]   one row per stored arc
+    DIR/vertices/part-00000.parquet  id [, label]
+
+Ids are int64 (Spark has no unsigned types, and GraphFrames wants columns named ``id``,
+``src`` and ``dst``). A symmetric store holds both directions of every edge, and so does the
+export. Weights keep the store's type (int32 or float32). Each chunk of arcs becomes one row
+group; a new file starts every ``rows_per_file`` rows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Iterator, List, Optional, Tuple, Union
+
+import numpy as np
+
+from .frames import Results, result_columns
+from .graph import Graph
+
+PathLike = Union[str, os.PathLike]
+
+DEFAULT_CHUNK_ROWS = 1 << 22
+DEFAULT_ROWS_PER_FILE = 1 << 26
+
+
+def _fresh_dir(path: Path, overwrite: bool) -> None:
+    """An empty directory at ``path``: an existing non-empty one is an error unless
+    ``overwrite``, in which case its Parquet parts are removed."""
+    if path.exists():
+        if not path.is_dir():
+            raise FileExistsError(f"{path} exists and is not a directory")
+        existing = list(path.iterdir())
+        if existing and not overwrite:
+            raise FileExistsError(f"{path} is not empty (pass overwrite=True to replace its Parquet files)")
+        for entry in existing:
+            if entry.is_dir():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    path.mkdir(parents=True, exist_ok=True)
+
+
+class _PartWriter:
+    """Writes tables into part-NNNNN.parquet files of at most ``rows_per_file`` rows."""
+
+    def __init__(self, directory: Path, schema: Any, rows_per_file: int, compression: str):
+        import pyarrow.parquet as pq
+
+        self._pq = pq
+        self._directory = directory
+        self._schema = schema
+        self._rows_per_file = max(1, int(rows_per_file))
+        self._compression = compression
+        self._writer = None
+        self._rows_in_file = 0
+        self._parts = 0
+
+    def write(self, table: Any) -> None:
+        if self._writer is None or self._rows_in_file >= self._rows_per_file:
+            self._open_next()
+        self._writer.write_table(table)
+        self._rows_in_file += table.num_rows
+
+    def _open_next(self) -> None:
+        self.close()
+        path = self._directory / f"part-{self._parts:05d}.parquet"
+        self._writer = self._pq.ParquetWriter(str(path), self._schema, compression=self._compression)
+        self._parts += 1
+        self._rows_in_file = 0
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    def finish(self) -> None:
+        """Closes the last file; an empty table still gets one (schema-only) file."""
+        if self._parts == 0:
+            self._open_next()
+        self.close()
+
+
+def _arc_chunks(g: Graph, chunk_rows: int) -> Iterator[Tuple[np.ndarray, slice]]:
+    """(source id of each arc, arc range) for consecutive ranges of about ``chunk_rows`` arcs,
+    read from the mapped CSR arrays one range at a time."""
+    offsets = g.offsets
+    m = g.num_arcs
+    for lo in range(0, m, chunk_rows):
+        hi = min(lo + chunk_rows, m)
+        first = int(np.searchsorted(offsets, lo, side="right")) - 1
+        end = int(np.searchsorted(offsets, hi, side="left"))
+        bounds = np.clip(offsets[first : end + 1], lo, hi).astype(np.int64)
+        counts = np.diff(bounds)
+        src = np.repeat(np.arange(first, end, dtype=np.int64), counts)
+        yield src, slice(lo, hi)
+
+
+def export_parquet(
+    g: Graph,
+    directory: PathLike,
+    *,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    rows_per_file: int = DEFAULT_ROWS_PER_FILE,
+    compression: str = "zstd",
+    overwrite: bool = False,
+) -> None:
+    """Writes ``g`` as ``DIR/edges/*.parquet`` (src, dst[, weight]) and
+    ``DIR/vertices/*.parquet`` (id[, label]), ``chunk_rows`` rows at a time."""
+    import pyarrow as pa
+
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be at least 1, got {chunk_rows}")
+    root = Path(directory)
+    edges_dir, vertices_dir = root / "edges", root / "vertices"
+    _fresh_dir(edges_dir, overwrite)
+    _fresh_dir(vertices_dir, overwrite)
+
+    weights = g.weights
+    fields = [pa.field("src", pa.int64(), nullable=False), pa.field("dst", pa.int64(), nullable=False)]
+    if weights is not None:
+        fields.append(pa.field("weight", pa.from_numpy_dtype(weights.dtype), nullable=False))
+    edge_schema = pa.schema(fields)
+    neighbors = g.neighbors
+    writer = _PartWriter(edges_dir, edge_schema, rows_per_file, compression)
+    try:
+        for src, arcs in _arc_chunks(g, chunk_rows):
+            columns = [pa.array(src), pa.array(neighbors[arcs].astype(np.int64))]
+            if weights is not None:
+                columns.append(pa.array(weights[arcs]))
+            writer.write(pa.Table.from_arrays(columns, schema=edge_schema))
+        writer.finish()
+    finally:
+        writer.close()
+    _write_vertex_table(g, vertices_dir, {}, chunk_rows, rows_per_file, compression)
+
+
+def _write_vertex_table(
+    g: Graph, directory: Path, columns: "dict[str, np.ndarray]", chunk_rows: int, rows_per_file: int, compression: str
+) -> None:
+    """id [, label], then ``columns`` (per-vertex arrays), in chunks of vertices."""
+    import pyarrow as pa
+
+    names: Optional[List[Any]] = g.node_names()
+    fields = [pa.field("id", pa.int64(), nullable=False)]
+    if names is not None:
+        fields.append(pa.field("label", pa.string(), nullable=False))
+    for name, values in columns.items():
+        fields.append(pa.field(name, pa.from_numpy_dtype(values.dtype)))
+    schema = pa.schema(fields)
+    writer = _PartWriter(directory, schema, rows_per_file, compression)
+    try:
+        n = g.num_vertices
+        for lo in range(0, n, chunk_rows):
+            hi = min(lo + chunk_rows, n)
+            arrays = [pa.array(np.arange(lo, hi, dtype=np.int64))]
+            if names is not None:
+                arrays.append(pa.array([str(x) for x in names[lo:hi]], type=pa.string()))
+            arrays.extend(pa.array(values[lo:hi]) for values in columns.values())
+            writer.write(pa.Table.from_arrays(arrays, schema=schema))
+        writer.finish()
+    finally:
+        writer.close()
+
+
+def write_parquet(
+    result: Results,
+    directory: PathLike,
+    g: Graph,
+    *,
+    name: str = "value",
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    rows_per_file: int = DEFAULT_ROWS_PER_FILE,
+    compression: str = "zstd",
+    overwrite: bool = False,
+) -> None:
+    """Writes per-vertex results as ``DIR/part-*.parquet`` with columns id [, label] and the
+    result(s): an array (column ``name``) or a mapping {column name: array}, e.g.
+    ``write_parquet({"pagerank": pr, "component": cc}, "out/", g)``. The layout matches the
+    vertices of :func:`export_parquet`, so the two join on ``id``."""
+    columns = result_columns(result, g, name)
+    clash = {"id", "label"} & set(columns)
+    if clash:
+        raise ValueError(f"result name(s) {sorted(clash)} clash with the id/label columns")
+    if chunk_rows < 1:
+        raise ValueError(f"chunk_rows must be at least 1, got {chunk_rows}")
+    root = Path(directory)
+    _fresh_dir(root, overwrite)
+    _write_vertex_table(g, root, columns, chunk_rows, rows_per_file, compression)

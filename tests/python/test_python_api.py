@@ -1,0 +1,388 @@
+"""The Python API (the `vastgraph` package) against the CLI and against its inputs: stores
+built from NumPy, pandas and pyarrow arrays equal `vastgraph convert` of the same edges, SciPy
+round trips, every registry algorithm equals `vastgraph run`, labels, option checking."""
+
+import json
+
+import numpy as np
+import pytest
+
+import vastgraph as vg
+from conftest import FIXTURES, run_algorithm
+
+
+def store_arrays(g):
+    """Everything that defines a store's graph, as plain arrays."""
+    weights = g.weights
+    return (
+        g.num_vertices,
+        g.directed,
+        np.array(g.offsets),
+        np.array(g.neighbors),
+        None if weights is None else np.array(weights),
+        None if g.in_offsets is None else np.array(g.in_offsets),
+        None if g.in_neighbors is None else np.array(g.in_neighbors),
+    )
+
+
+def assert_same_store(a, b):
+    for x, y in zip(store_arrays(a), store_arrays(b)):
+        if isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            assert x is not None and y is not None
+            assert x.dtype == y.dtype
+            np.testing.assert_array_equal(x, y)
+        else:
+            assert x == y
+
+
+def write_tsv(path, src, dst, weights=None):
+    columns = [src, dst] if weights is None else [src, dst, weights]
+    fmt = "%d" if weights is None or np.all(np.equal(np.mod(weights, 1), 0)) else "%.17g"
+    np.savetxt(path, np.stack(columns, axis=1), fmt=fmt, delimiter="\t")
+
+
+@pytest.fixture(scope="module")
+def random_edges():
+    """A small random directed multigraph-ish edge list: duplicates and self-loops included,
+    so that dropping them is exercised; integer weights in 1..9."""
+    rng = np.random.default_rng(7)
+    n, m = 300, 2400
+    src = rng.integers(0, n, m)
+    dst = rng.integers(0, n, m)
+    src[:5] = dst[:5]  # self-loops
+    src[5:10], dst[5:10] = src[10:15], dst[10:15]  # duplicates
+    weights = rng.integers(1, 10, m).astype(np.float64)
+    return src, dst, weights
+
+
+@pytest.mark.parametrize("container", ["numpy", "pandas", "pyarrow", "list"])
+@pytest.mark.parametrize("symmetrize", [False, True])
+def test_from_edges_equals_cli_convert(vastgraph, tmp_path, random_edges, container, symmetrize):
+    src, dst, weights = random_edges
+    edges = tmp_path / "edges.tsv"
+    write_tsv(edges, src, dst, weights)
+    cli_store = tmp_path / "cli"
+    args = ["convert", edges, "-o", cli_store] + (["--symmetrize"] if symmetrize else ["--transpose"])
+    vastgraph(*args)
+
+    if container == "pandas":
+        pd = pytest.importorskip("pandas")
+        frame = pd.DataFrame({"s": src, "d": dst, "w": weights})
+        inputs = (frame["s"], frame["d"], frame["w"])
+    elif container == "pyarrow":
+        pa = pytest.importorskip("pyarrow")
+        inputs = (pa.chunked_array([src[:1000], src[1000:]]), pa.array(dst), pa.array(weights))
+    elif container == "list":
+        inputs = (src.tolist(), dst.tolist(), weights.tolist())
+    else:
+        inputs = (src, dst, weights)
+    g = vg.from_edges(*inputs, path=tmp_path / "py", symmetrize=symmetrize, transpose=not symmetrize)
+    assert_same_store(g, vg.open(cli_store))
+    assert g.manifest["provenance"]["command"] == "from_edges"
+    assert g.manifest["dropped"]["self_loops"] == 5
+
+
+def test_from_edges_unweighted_and_isolated_vertices(tmp_path):
+    g = vg.from_edges(np.array([0, 1], np.int64), np.array([1, 2], np.uint8), path=tmp_path / "g", num_vertices=10)
+    assert (g.num_vertices, g.num_arcs, g.weighted, g.directed) == (10, 2, False, True)
+    np.testing.assert_array_equal(g.degrees(), [1, 1] + [0] * 8)
+    assert g.degrees().dtype == np.uint64
+    # Float ids are fine when integral.
+    h = vg.from_edges(np.array([0.0, 1.0]), np.array([1.0, 2.0]), path=tmp_path / "h")
+    np.testing.assert_array_equal(h.neighbors, [1, 2])
+
+
+@pytest.mark.parametrize(
+    "src,dst,weights,message",
+    [
+        ([0, -1], [1, 2], None, r"src\[1\] = -1: vertex ids must be non-negative"),
+        ([0, 1], [1, 2**32 - 1], None, r"dst\[1\] = 4294967295: vertex ids must be below 2\^32 - 1"),
+        ([0, 1], [1, 2**40], None, r"dst\[1\] = 1099511627776"),
+        ([0.5, 1], [1, 2], None, "non-integral"),
+        ([0, 1], [1, 2], [1.0, float("nan")], r"weights\[1\] is NaN"),
+        ([0, 1], [1], None, "equal lengths"),
+        ([0, 1], [1, 2], [1.0], "one value per edge"),
+        (["a", "b"], [1, 2], None, "integer vertex ids"),
+        ([True, False], [1, 2], None, "integer vertex ids"),
+        ([[0, 1]], [[1, 2]], None, "one-dimensional"),
+    ],
+)
+def test_from_edges_rejects_bad_ids_with_a_clear_message(tmp_path, src, dst, weights, message):
+    with pytest.raises(ValueError, match=message):
+        vg.from_edges(src, dst, weights, path=tmp_path / "g")
+    assert not (tmp_path / "g").exists()
+
+
+def test_from_edges_rejects_missing_values(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pa = pytest.importorskip("pyarrow")
+    with pytest.raises(ValueError, match="1 missing"):
+        vg.from_edges(pd.Series([0, None, 2], dtype="Int64"), pd.Series([1, 2, 3]), path=tmp_path / "g")
+    with pytest.raises(ValueError, match="1 missing"):
+        vg.from_edges(pa.array([0, None, 2]), pa.array([1, 2, 3]), path=tmp_path / "g")
+
+
+def test_existing_target_needs_overwrite(tmp_path):
+    vg.from_edges([0], [1], path=tmp_path / "g")
+    with pytest.raises(FileExistsError, match="already exists"):
+        vg.from_edges([0], [2], path=tmp_path / "g")
+    g = vg.from_edges([0], [2], path=tmp_path / "g", overwrite=True)
+    np.testing.assert_array_equal(g.neighbors, [2])
+
+
+def test_open_errors_name_the_problem(tmp_path):
+    with pytest.raises(FileNotFoundError, match="manifest.json"):
+        vg.open(tmp_path / "nothing")
+    g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g")
+    (tmp_path / "g" / "neighbors.u32").write_bytes(b"\0" * 4)
+    del g
+    with pytest.raises(ValueError, match="neighbors.u32"):
+        vg.open(tmp_path / "g")
+
+
+def test_store_arrays_are_read_only_zero_copy_views(tmp_path):
+    g = vg.from_edges([0, 0, 1], [1, 2, 2], [1.5, 2.5, 3.5], path=tmp_path / "g")
+    neighbors = g.neighbors
+    assert not neighbors.flags.writeable and not neighbors.flags.owndata
+    with pytest.raises(ValueError):
+        neighbors[0] = 7
+    with pytest.raises(ValueError):
+        neighbors.setflags(write=True)
+    np.testing.assert_array_equal(g.weights, np.array([1.5, 2.5, 3.5], np.float32))
+    # The view keeps the store mapped after the graph object is gone.
+    del g
+    np.testing.assert_array_equal(neighbors, [1, 2, 2])
+
+
+def test_to_scipy_equals_the_input_and_from_scipy_round_trips(tmp_path):
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(3)
+    dense = rng.integers(1, 9, (60, 60)) * (rng.random((60, 60)) < 0.1)
+    np.fill_diagonal(dense, 0)
+    dense[:, -3:] = dense[-3:, :] = 0  # isolated vertices at the end must survive
+    a = sp.csr_array(dense.astype(np.float64))
+    g = vg.from_scipy(a, tmp_path / "g")
+    assert g.num_vertices == 60 and g.weighted and g.manifest["weight_type"] == "i32"
+    b = g.to_scipy()
+    assert b.shape == a.shape and b.format == "csr"
+    np.testing.assert_array_equal(b.toarray(), dense)
+    # A boolean (or all-ones) matrix gives an unweighted store.
+    h = vg.from_scipy(a.astype(bool), tmp_path / "h")
+    assert not h.weighted
+    np.testing.assert_array_equal(h.to_scipy().toarray(), dense > 0)
+    # Any sparse format works; the matrix's own symmetry is not assumed.
+    k = vg.from_scipy(sp.coo_matrix(dense), tmp_path / "k", symmetrize=True)
+    np.testing.assert_array_equal(k.to_scipy().toarray() > 0, (dense + dense.T) > 0)
+    with pytest.raises(ValueError, match="square"):
+        vg.from_scipy(sp.csr_array((2, 3)), tmp_path / "bad")
+    with pytest.raises(TypeError, match="sparse"):
+        vg.from_scipy(dense, tmp_path / "bad")
+
+
+def test_convert_accepts_cli_options_and_matches_cli(vastgraph, tmp_path):
+    src = FIXTURES / "tiny.tsv"
+    vastgraph("convert", src, "-o", tmp_path / "cli", "--symmetrize", "--keep-self-loops")
+    g = vg.convert(src, tmp_path / "py", symmetrize=True, keep_self_loops=True, memory="64MiB", threads=1)
+    assert_same_store(g, vg.open(tmp_path / "cli"))
+    assert g.manifest["self_loops_kept"]
+    with pytest.raises(FileExistsError):
+        vg.convert([src], tmp_path / "py")
+    vg.convert([src], tmp_path / "py", overwrite=True, format="tsv", tmp_dir=tmp_path)
+    with pytest.raises(ValueError, match="unknown input format"):
+        vg.convert(src, tmp_path / "x", format="nope")
+    with pytest.raises(ValueError, match="bad-line.tsv:"):
+        vg.convert(FIXTURES / "bad-line.tsv", tmp_path / "x")
+    with pytest.raises(FileNotFoundError):
+        vg.convert(tmp_path / "missing.tsv", tmp_path / "x")
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    "memory,expected",
+    [("64MiB", 64 << 20), ("1g", 1 << 30), ("1.5G", 3 << 29), (32 << 20, 32 << 20), ("20M", 20 << 20)],
+)
+def test_memory_sizes_parse_like_the_cli(tmp_path, memory, expected):
+    g = vg.from_edges([0], [1], path=tmp_path / "g", memory=memory)
+    assert g.manifest["provenance"]["options"]["memory"] == expected
+
+
+@pytest.mark.parametrize("memory,error", [("12 parsecs", ValueError), ("1MiB", ValueError), (True, TypeError), (1.5, TypeError)])
+def test_bad_memory_and_threads_are_rejected(tmp_path, memory, error):
+    with pytest.raises(error):
+        vg.from_edges([0], [1], path=tmp_path / "g", memory=memory)
+    g = vg.from_edges([0], [1], path=tmp_path / "ok")
+    with pytest.raises(error):
+        vg.pagerank(g, memory=memory)
+    with pytest.raises(ValueError, match="threads"):
+        vg.pagerank(g, threads=0)
+
+
+def test_labels_become_a_dataframe(vastgraph, tmp_path):
+    pd = pytest.importorskip("pandas")
+    g = vg.convert(FIXTURES / "labels.tsv", tmp_path / "g", symmetrize=True)
+    labels = g.labels()
+    assert labels == ["alice", "bob", "carol", "dave"]
+    cc = vg.connected_components(g)
+    pr = vg.pagerank(g)
+    frame = vg.to_pandas({"pagerank": pr, "component": cc}, g)
+    assert list(frame.columns) == ["vertex", "label", "pagerank", "component"]
+    assert frame.set_index("label")["pagerank"].to_dict() == dict(zip(labels, pr.tolist()))
+    # The CLI's TSV output names the same labels with the same values.
+    out = tmp_path / "pr.tsv"
+    vastgraph("run", "pagerank", tmp_path / "g", "--output", out)
+    cli = pd.read_csv(out, sep="\t", header=None, names=["label", "value"])
+    np.testing.assert_allclose(frame["pagerank"], cli["value"], rtol=1e-12)
+    assert list(cli["label"]) == labels
+    assert g.vertex_id("carol") == 2
+    single = g.result_frame(pr, name="pr")
+    assert list(single.columns) == ["vertex", "label", "pr"]
+    with pytest.raises(ValueError, match="shape"):
+        vg.to_pandas(pr[:2], g)
+
+
+def test_from_edges_labels_are_stored(tmp_path):
+    g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g", labels=["x", "y", "z"])
+    assert g.labels() == ["x", "y", "z"] and vg.open(tmp_path / "g").labels() == ["x", "y", "z"]
+    with pytest.raises(ValueError, match="line break"):
+        vg.from_edges([0], [1], path=tmp_path / "h", labels=["a\nb", "c"])
+    with pytest.raises(ValueError, match="name every vertex"):
+        vg.from_edges([0], [5], path=tmp_path / "h", labels=["a", "b"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Algorithms: the same registry as `vastgraph run`, so results must agree.
+
+# Registry name -> (extra CLI args, Python keyword params); None = default parameters.
+CLI_CASES = {
+    "bfs": (["--source", "3"], {"source": 3}),
+    "sssp": (["--source", "3"], {"source": 3}),
+    "bellman-ford": (["--source", "3"], {"source": 3}),
+    "cc": ([], {}),
+    "pagerank": (["--tolerance", "1e-10"], {"tolerance": 1e-10}),
+    "bc": (["--source", "3"], {"source": 3}),
+    "kcore": ([], {}),
+    "tc": (["--per-vertex"], {"per_vertex": True}),
+    "widest": (["--source", "3"], {"source": 3}),
+    "ldd": (["--seed", "5"], {"seed": 5}),
+    "spanner": (["--seed", "5"], {"seed": 5}),
+    "spanning-forest": ([], {}),
+    "coloring": (["--seed", "5"], {"seed": 5}),
+    "mis": (["--seed", "5"], {"seed": 5}),
+    "densest": ([], {}),
+    "label-propagation": ([], {}),
+    "random-walk": (["--sources", "1,2,3", "--walk-length", "6", "--seed", "5"], {"sources": [1, 2, 3], "walk_length": 6, "seed": 5}),
+    "delta-pagerank": ([], {}),
+    "personalized-pagerank": (["--sources", "1,2"], {"sources": [1, 2]}),
+}
+FLOAT_RESULTS = {"pagerank", "delta-pagerank", "personalized-pagerank", "bc"}
+
+
+def test_every_registry_algorithm_has_a_python_function():
+    registry = {name for name, _ in vg.algorithms()}
+    assert set(vg.REGISTRY_NAMES.values()) == registry
+    assert set(CLI_CASES) == registry
+    for function in vg.REGISTRY_NAMES:
+        assert callable(getattr(vg, function)), function
+
+
+@pytest.fixture(scope="module")
+def weighted_symmetric_store(tmp_path_factory, vastgraph, random_edges):
+    """The random edges as a symmetric weighted store, built by the CLI."""
+    src, dst, weights = random_edges
+    directory = tmp_path_factory.mktemp("cli-algos")
+    edges = directory / "edges.tsv"
+    write_tsv(edges, src, dst, weights)
+    vastgraph("convert", edges, "-o", directory / "store", "--symmetrize")
+    return directory / "store"
+
+
+@pytest.mark.parametrize("algorithm", sorted(CLI_CASES))
+def test_algorithms_equal_cli_run(vastgraph, tmp_path, weighted_symmetric_store, algorithm):
+    cli_args, params = CLI_CASES[algorithm]
+    want, cli_stats = run_algorithm(vastgraph, tmp_path, algorithm, weighted_symmetric_store, *cli_args)
+    g = vg.open(weighted_symmetric_store)
+    result = vg.run(g, algorithm, verify=True, **params)
+    assert result.stats["verified"]
+    got = result.values
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if algorithm in FLOAT_RESULTS:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    else:
+        np.testing.assert_array_equal(got, want)
+    assert result.stats["iterations"] == cli_stats["iterations"]
+
+
+def test_named_functions_map_to_the_registry(weighted_symmetric_store):
+    g = vg.open(weighted_symmetric_store)
+    np.testing.assert_array_equal(vg.bfs(g, 3), vg.run(g, "bfs", source=3).values)
+    np.testing.assert_array_equal(vg.bfs(g, 3, parents=True), vg.run(g, "bfs", source=3, parents=True).values)
+    np.testing.assert_array_equal(vg.sssp(g, 3), vg.run(g, "sssp", source=3).values)
+    pr = vg.pagerank(g, alpha=0.5, tol=1e-9, max_iter=7)
+    np.testing.assert_array_equal(pr, vg.run(g, "pagerank", damping=0.5, tolerance=1e-9, max_iters=7).values)
+    assert abs(pr.sum() - 1) < 1e-9
+    np.testing.assert_array_equal(vg.core_number(g), vg.run(g, "kcore").values)
+    tri = vg.triangles(g)
+    assert tri.dtype == np.uint64 and vg.triangle_count(g) == tri.sum() // 3
+    mis = vg.maximal_independent_set(g, seed=5)
+    assert mis.dtype == np.bool_ and np.array_equal(mis, vg.run(g, "mis", seed=5).values.astype(bool))
+    walks = vg.random_walks(g, [1, 2], walk_length=4, seed=1)
+    assert walks.shape == (2, 5) and walks.dtype == np.uint32 and list(walks[:, 0]) == [1, 2]
+    assert vg.spanning_forest(g).shape[1] == 2
+
+
+def test_algorithm_arguments_are_checked(weighted_symmetric_store, tmp_path):
+    g = vg.open(weighted_symmetric_store)
+    with pytest.raises(ValueError, match="out of range"):
+        vg.bfs(g, g.num_vertices)
+    with pytest.raises(ValueError, match="out of range"):
+        vg.bfs(g, -1)
+    with pytest.raises(TypeError, match="unknown parameter"):
+        vg.run(g, "bfs", sorce=1)
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        vg.run(g, "nope")
+    with pytest.raises(ValueError, match="unknown method"):
+        vg.connected_components(g, method="nope")
+    with pytest.raises(TypeError, match="vastgraph.Graph"):
+        vg.pagerank("not a graph")
+    directed = vg.from_edges([0, 1], [1, 2], path=tmp_path / "d")
+    with pytest.raises(ValueError, match="symmetric"):
+        vg.core_number(directed)
+    with pytest.raises(ValueError, match="weights"):
+        vg.sssp(directed, 0)
+
+
+def test_threads_keyword_runs_in_a_pool_of_that_size(weighted_symmetric_store):
+    g = vg.open(weighted_symmetric_store)
+    one = vg.run(g, "pagerank", threads=1)
+    two = vg.run(g, "pagerank", threads=2)
+    assert (one.stats["threads"], two.stats["threads"]) == (1, 2)
+    # Pull PageRank is bit-identical for any thread count.
+    np.testing.assert_array_equal(one.values, two.values)
+    assert vg.run(g, "pagerank", memory="1GiB").stats["memory_budget"] == 1 << 30
+
+
+def test_progress_callback_sees_both_phases(tmp_path):
+    seen = []
+    src = np.arange(3_000_000, dtype=np.uint32) % 1000
+    vg.from_edges(src, src[::-1].copy(), path=tmp_path / "g", progress=lambda *report: seen.append(report))
+    phases = [phase for phase, _, _ in seen]
+    assert phases[-1] == "building" or phases[-1] == "reading"
+    reading = [(done, total) for phase, done, total in seen if phase == "reading"]
+    assert all(total == 3_000_000 for _, total in reading)
+    assert all(0 <= done <= total for done, total in reading)
+    # A progress bar needs tqdm; the bar writes to stderr and must not fail.
+    pytest.importorskip("tqdm")
+    vg.from_edges([0], [1], path=tmp_path / "h", progress=True)
+    vg.convert(FIXTURES / "tiny.tsv", tmp_path / "i", progress=True)
+
+
+def test_real_graph_pagerank_equals_cli(vastgraph, real_store, tmp_path):
+    store = real_store("web-cnr-2000.tsv.zst", symmetrize=False)
+    want, _ = run_algorithm(vastgraph, tmp_path, "pagerank", store)
+    got = vg.pagerank(vg.open(store))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    labels_free = vg.open(store)
+    cc = vg.connected_components(labels_free)
+    want_cc, _ = run_algorithm(vastgraph, tmp_path, "cc", store)
+    np.testing.assert_array_equal(cc, want_cc)
+    assert json.loads(json.dumps(labels_free.manifest))["vertices"] == labels_free.num_vertices

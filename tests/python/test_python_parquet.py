@@ -1,0 +1,121 @@
+"""Parquet export of stores and results, read back with pyarrow."""
+
+import numpy as np
+import pytest
+
+import vastgraph as vg
+from conftest import FIXTURES
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def read_dir(directory):
+    files = sorted(directory.glob("*.parquet"))
+    assert files, f"no Parquet files in {directory}"
+    return pa.concat_tables([pq.read_table(f) for f in files]), files
+
+
+def arcs_of(g):
+    """All arcs (src, dst[, weight]) of a store, from its CSR arrays."""
+    src = np.repeat(np.arange(g.num_vertices), np.diff(g.offsets).astype(np.int64))
+    return src, np.asarray(g.neighbors), None if g.weights is None else np.asarray(g.weights)
+
+
+@pytest.mark.parametrize("chunk_rows,rows_per_file", [(7, 20), (1 << 22, 1 << 26)])
+def test_export_round_trips_through_pyarrow(tmp_path, chunk_rows, rows_per_file):
+    rng = np.random.default_rng(4)
+    n = 500
+    src, dst = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
+    weights = rng.random(3000)
+    # Isolated vertices at both ends and a high-degree vertex spanning several chunks.
+    src, dst, weights = np.r_[src + 3, np.full(40, 9)], np.r_[dst + 3, np.arange(40) + 100], np.r_[weights, np.ones(40)]
+    g = vg.from_edges(src, dst, weights, path=tmp_path / "g", num_vertices=n + 10)
+    g.export_parquet(tmp_path / "out", chunk_rows=chunk_rows, rows_per_file=rows_per_file)
+
+    edges, edge_files = read_dir(tmp_path / "out" / "edges")
+    assert edges.schema.names == ["src", "dst", "weight"]
+    assert edges.schema.field("src").type == pa.int64()
+    assert edges.schema.field("weight").type == pa.float32()
+    want_src, want_dst, want_w = arcs_of(g)
+    np.testing.assert_array_equal(edges["src"].to_numpy(), want_src)
+    np.testing.assert_array_equal(edges["dst"].to_numpy(), want_dst)
+    np.testing.assert_array_equal(edges["weight"].to_numpy(), want_w)
+    if chunk_rows == 7:
+        assert len(edge_files) == -(-g.num_arcs // 21)  # files of 3 chunks of 7 rows
+        assert pq.ParquetFile(edge_files[0]).metadata.num_row_groups == 3
+
+    vertices, _ = read_dir(tmp_path / "out" / "vertices")
+    assert vertices.schema.names == ["id"]
+    np.testing.assert_array_equal(vertices["id"].to_numpy(), np.arange(n + 10))
+
+
+def test_export_of_a_labelled_unweighted_store(tmp_path):
+    g = vg.convert(FIXTURES / "labels.tsv", tmp_path / "g")
+    vg.export_parquet(g, tmp_path / "out")
+    edges, _ = read_dir(tmp_path / "out" / "edges")
+    assert edges.schema.names == ["src", "dst"]
+    vertices, _ = read_dir(tmp_path / "out" / "vertices")
+    assert vertices.to_pydict() == {"id": [0, 1, 2, 3], "label": ["alice", "bob", "carol", "dave"]}
+    pairs = {(g.labels()[s], g.labels()[d]) for s, d in zip(edges["src"].to_pylist(), edges["dst"].to_pylist())}
+    assert pairs == {("alice", "bob"), ("bob", "carol"), ("carol", "alice"), ("dave", "alice")}
+
+
+def test_export_refuses_to_mix_with_an_existing_export(tmp_path):
+    g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g")
+    g.export_parquet(tmp_path / "out")
+    with pytest.raises(FileExistsError, match="not empty"):
+        g.export_parquet(tmp_path / "out")
+    h = vg.from_edges([0], [1], path=tmp_path / "h")
+    h.export_parquet(tmp_path / "out", overwrite=True, chunk_rows=1, rows_per_file=1)
+    edges, files = read_dir(tmp_path / "out" / "edges")
+    assert edges.num_rows == 1 and len(files) == 1
+
+
+def test_empty_graph_exports_schema_only_files(tmp_path):
+    g = vg.from_edges([], [], path=tmp_path / "g", num_vertices=3)
+    g.export_parquet(tmp_path / "out")
+    edges, _ = read_dir(tmp_path / "out" / "edges")
+    assert edges.num_rows == 0 and edges.schema.names == ["src", "dst"]
+
+
+def test_results_are_written_per_vertex_and_join_on_id(tmp_path):
+    g = vg.convert(FIXTURES / "labels.tsv", tmp_path / "g", symmetrize=True)
+    pr, cc = vg.pagerank(g), vg.connected_components(g)
+    vg.write_parquet({"pagerank": pr, "component": cc}, tmp_path / "res", g, chunk_rows=3)
+    table, files = read_dir(tmp_path / "res")
+    assert len(files) == 1 and pq.ParquetFile(files[0]).metadata.num_row_groups == 2
+    assert table.schema.names == ["id", "label", "pagerank", "component"]
+    assert table.schema.field("component").type == pa.uint32()
+    np.testing.assert_array_equal(table["pagerank"].to_numpy(), pr)
+    np.testing.assert_array_equal(table["component"].to_numpy(), cc)
+    vg.write_parquet(pr, tmp_path / "single", g, name="score")
+    single, _ = read_dir(tmp_path / "single")
+    assert single.schema.names == ["id", "label", "score"]
+    with pytest.raises(ValueError, match="clash"):
+        vg.write_parquet({"id": pr}, tmp_path / "bad", g)
+    with pytest.raises(ValueError, match="shape"):
+        vg.write_parquet(pr[:2], tmp_path / "bad2", g)
+
+
+def test_graphframes_reads_the_export(tmp_path):
+    """Optional and slow (starts Spark): skipped without pyspark and graphframes."""
+    try:
+        from graphframes import GraphFrame
+        from pyspark.sql import SparkSession
+    except ImportError:
+        pytest.skip("pyspark and graphframes are not installed; skipping the GraphFrames check")
+    g = vg.from_edges([0, 1, 2, 3], [1, 2, 0, 4], path=tmp_path / "g", symmetrize=True)
+    g.export_parquet(tmp_path / "out")
+    spark = SparkSession.builder.master("local[1]").appName("vastgraph-test").getOrCreate()
+    try:
+        frame = GraphFrame(
+            spark.read.parquet(str(tmp_path / "out" / "vertices")), spark.read.parquet(str(tmp_path / "out" / "edges"))
+        )
+        spark.sparkContext.setCheckpointDir(str(tmp_path / "checkpoints"))
+        components = {row["id"]: row["component"] for row in frame.connectedComponents().collect()}
+        cc = vg.connected_components(g)
+        assert len(set(components.values())) == len(set(cc.tolist()))
+        assert frame.edges.count() == g.num_arcs
+    finally:
+        spark.stop()

@@ -1,0 +1,158 @@
+"""How the Python package behaves while Rust works: the GIL is released during kernels and
+builds, and Ctrl-C (SIGINT) ends a long kernel or build within about a second."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import vastgraph as vg
+
+
+@pytest.fixture(scope="module")
+def long_graph(tmp_path_factory):
+    """A random graph on which PageRank without a tolerance runs as long as asked."""
+    rng = np.random.default_rng(11)
+    n, m = 200_000, 2_000_000
+    path = tmp_path_factory.mktemp("runtime") / "g"
+    return vg.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), path=path, symmetrize=True)
+
+
+def iterations_for(g, seconds):
+    """PageRank iterations that take about `seconds` on this machine."""
+    stats = vg.run(g, "pagerank", tolerance=0.0, max_iters=10).stats
+    per_iteration = max(stats["wall_seconds"] / 10, 1e-4)
+    return int(seconds / per_iteration) + 1
+
+
+def test_gil_is_released_while_a_kernel_runs(long_graph):
+    iterations = iterations_for(long_graph, 1.5)
+    done = {}
+
+    def kernel():
+        start = time.perf_counter()
+        vg.pagerank(long_graph, tol=0.0, max_iter=iterations)
+        done["seconds"] = time.perf_counter() - start
+
+    worker = threading.Thread(target=kernel)
+    worker.start()
+    # Pure-Python work on this thread: with the GIL held by the kernel it would stall until
+    # the kernel ends.
+    gaps, last, ticks = [], time.perf_counter(), 0
+    while worker.is_alive():
+        sum(range(1000))
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+        ticks += 1
+    worker.join()
+    assert done["seconds"] > 0.5, "the kernel was too short to show anything"
+    # Python's switch interval is 5 ms; allow for a busy machine.
+    assert max(gaps) < 0.25, f"this thread stalled for {max(gaps):.2f} s while the kernel ran"
+    assert ticks > 100
+
+
+def test_gil_is_released_during_a_build(tmp_path):
+    rng = np.random.default_rng(5)
+    src, dst = rng.integers(0, 1 << 20, 4_000_000), rng.integers(0, 1 << 20, 4_000_000)
+    done = {}
+    worker = threading.Thread(target=lambda: done.setdefault("g", vg.from_edges(src, dst, path=tmp_path / "g")))
+    worker.start()
+    gaps, last = [], time.perf_counter()
+    while worker.is_alive():
+        sum(range(1000))
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+    worker.join()
+    assert done["g"].num_arcs > 0
+    assert max(gaps) < 0.25, f"this thread stalled for {max(gaps):.2f} s during the build"
+
+
+def interrupt_after_ready(script, tmp_path, *, wait_ready=120):
+    """Runs `script` in a child Python; once it prints READY, sends SIGINT after 0.5 s and
+    returns (seconds from SIGINT to exit, return code, stderr)."""
+    path = tmp_path / "child.py"
+    path.write_text(textwrap.dedent(script))
+    child = subprocess.Popen(
+        [sys.executable, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + wait_ready
+        line = ""
+        while "READY" not in line:
+            line = child.stdout.readline()
+            if not line and child.poll() is not None:
+                raise AssertionError(f"child ended early: {child.stderr.read()}")
+            assert time.monotonic() < deadline, "child never got ready"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            raise AssertionError("the child did not stop within 10 s of SIGINT")
+        return time.monotonic() - sent, child.returncode, child.stderr.read()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def test_ctrl_c_stops_a_long_pagerank_within_a_second(long_graph, tmp_path):
+    script = f"""
+        import time, vastgraph as vg
+        g = vg.open({long_graph.path!r})
+        print("READY", flush=True)
+        start = time.perf_counter()
+        try:
+            vg.pagerank(g, tol=0.0, max_iter=10**7)
+        except KeyboardInterrupt:
+            print("interrupted after", time.perf_counter() - start, flush=True)
+            raise
+        print("finished?!", flush=True)
+    """
+    seconds, code, stderr = interrupt_after_ready(script, tmp_path)
+    assert "KeyboardInterrupt" in stderr
+    assert code != 0
+    assert seconds < 2.0, f"exit took {seconds:.2f} s after SIGINT"
+
+
+def test_ctrl_c_cancels_a_build_and_leaves_nothing_behind(tmp_path):
+    target = tmp_path / "big"
+    script = f"""
+        import numpy as np, vastgraph as vg
+        rng = np.random.default_rng(1)
+        src = rng.integers(0, 1 << 26, 150_000_000, dtype=np.uint32)
+        dst = rng.integers(0, 1 << 26, 150_000_000, dtype=np.uint32)
+        print("READY", flush=True)
+        vg.from_edges(src, dst, path={str(target)!r}, memory="256MiB")
+        print("finished?!", flush=True)
+    """
+    seconds, code, stderr = interrupt_after_ready(script, tmp_path)
+    assert "KeyboardInterrupt" in stderr, stderr
+    assert seconds < 2.0, f"exit took {seconds:.2f} s after SIGINT"
+    assert not target.exists()
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.startswith(".big") or p.name.startswith("big")]
+    assert leftovers == [], leftovers
+
+
+def test_a_failing_progress_callback_cancels_the_build_and_the_next_build_runs(tmp_path):
+    def stop(phase, done, total):
+        raise KeyboardInterrupt
+
+    rng = np.random.default_rng(2)
+    src = rng.integers(0, 1 << 24, 30_000_000, dtype=np.uint32)
+    with pytest.raises(KeyboardInterrupt):
+        vg.from_edges(src, src[::-1].copy(), path=tmp_path / "a", progress=stop)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    # The process-wide cancellation request must not outlive the cancelled build.
+    g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "b")
+    assert g.num_arcs == 2

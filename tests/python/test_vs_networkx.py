@@ -1,0 +1,167 @@
+"""Every algorithm of the engine issue against NetworkX / SciPy on the real graphs in
+../shared/data (skipped with a message when absent). The references read the original edge
+files themselves, so a bug in `convert` shows up here too. Self-loops are dropped on both sides
+(vastgraph's default, like GAPBS)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.csgraph as csgraph
+
+from conftest import read_edges, run_algorithm, shared_graph
+
+CNR = "web-cnr-2000.tsv.zst"
+ROAD = "road-luxembourg-osm.tsv.zst"
+TWITTER = "social-ego-twitter-undirected.tsv.zst"
+CORNELL = "social-fb100-cornell5.tsv.zst"
+SLASHDOT = "social-soc-slashdot0902.tsv.zst"
+
+
+def adjacency(name, symmetrize, weights=None):
+    """The graph as a SciPy CSR matrix, self-loops and duplicates removed."""
+    src, dst = read_edges(shared_graph(name))
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    w = np.ones(len(src)) if weights is None else weights(src, dst)
+    if symmetrize:
+        src, dst, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w])
+    n = int(max(src.max(), dst.max())) + 1
+    m = sp.coo_matrix((w, (src, dst)), shape=(n, n)).tocsr()
+    m.sum_duplicates()
+    return m
+
+
+def nx_graph(name, symmetrize):
+    import networkx as nx
+
+    a = adjacency(name, symmetrize)
+    return nx.from_scipy_sparse_array(a, create_using=nx.Graph if symmetrize else nx.DiGraph)
+
+
+def first_source(a):
+    """A deterministic source with out-edges: the vertex with the largest out-degree."""
+    return int(np.argmax(np.diff(a.indptr)))
+
+
+@pytest.mark.parametrize("name,symmetrize", [(ROAD, True), (CNR, False), (SLASHDOT, False)])
+def test_bfs_hop_distances_match_scipy(vastgraph, real_store, tmp_path, name, symmetrize):
+    a = adjacency(name, symmetrize)
+    s = first_source(a)
+    dist, stats = run_algorithm(vastgraph, tmp_path, "bfs", real_store(name, symmetrize), "--source", s)
+    want = csgraph.shortest_path(a, indices=s, unweighted=True, directed=True)
+    want = np.where(np.isinf(want), -1, want).astype(np.int64)
+    assert dist.dtype == np.int64 and len(dist) == a.shape[0]
+    np.testing.assert_array_equal(dist, want)
+    assert stats["edges_traversed"] > 0
+
+
+def road_weight(src, dst):
+    """Deterministic integer weights in [1, 100], the same for both directions of an edge."""
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    return ((lo * 2654435761 + hi * 40503) % 100 + 1).astype(np.float64)
+
+
+def test_sssp_matches_scipy_dijkstra(vastgraph, tmp_path):
+    src, dst = read_edges(shared_graph(ROAD))
+    w = road_weight(src, dst).astype(np.int64)
+    edges = tmp_path / "road-weighted.tsv"
+    np.savetxt(edges, np.stack([src, dst, w], axis=1), fmt="%d", delimiter="\t")
+    store = tmp_path / "road-weighted"
+    vastgraph("convert", edges, "-o", store, "--symmetrize")
+    a = adjacency(ROAD, True, road_weight)
+    s = first_source(a)
+    dist, _ = run_algorithm(vastgraph, tmp_path, "sssp", store, "--source", s)
+    want = csgraph.dijkstra(a, indices=s, directed=True)
+    np.testing.assert_array_equal(dist, want)
+
+
+@pytest.mark.parametrize("name,symmetrize", [(CNR, False), (ROAD, True), (SLASHDOT, False)])
+def test_cc_matches_scipy_with_min_id_labels(vastgraph, real_store, tmp_path, name, symmetrize):
+    a = adjacency(name, symmetrize)
+    labels, stats = run_algorithm(vastgraph, tmp_path, "cc", real_store(name, symmetrize))
+    count, comp = csgraph.connected_components(a, directed=True, connection="weak")
+    # The smallest vertex id of each SciPy component is the label vastgraph must give.
+    min_id = np.full(count, a.shape[0], dtype=np.int64)
+    np.minimum.at(min_id, comp, np.arange(a.shape[0]))
+    np.testing.assert_array_equal(labels.astype(np.int64), min_id[comp])
+
+
+def reference_pagerank(a, alpha=0.85, tol=1e-13, max_iter=10_000):
+    """Power iteration with uniform dangling redistribution, converged far tighter than 1e-6."""
+    n = a.shape[0]
+    out_deg = np.asarray(a.sum(axis=1)).ravel()
+    a = sp.csr_matrix((np.ones(a.nnz), a.indices, a.indptr), shape=a.shape)
+    out_deg = np.diff(a.indptr).astype(np.float64)
+    dangling = out_deg == 0
+    inv = np.where(dangling, 0.0, 1.0 / np.maximum(out_deg, 1))
+    at = a.T.tocsr()
+    p = np.full(n, 1.0 / n)
+    for _ in range(max_iter):
+        nxt = (1 - alpha) / n + alpha * (at @ (p * inv) + p[dangling].sum() / n)
+        if np.abs(nxt - p).sum() < tol:
+            return nxt
+        p = nxt
+    return p
+
+
+@pytest.mark.parametrize("name,symmetrize", [(CNR, False), (TWITTER, True)])
+def test_pagerank_close_to_tightly_converged_reference(vastgraph, real_store, tmp_path, name, symmetrize):
+    a = adjacency(name, symmetrize)
+    scores, stats = run_algorithm(vastgraph, tmp_path, "pagerank", real_store(name, symmetrize))
+    want = reference_pagerank(a)
+    assert abs(scores.sum() - 1.0) < 1e-9
+    assert np.abs(scores - want).sum() < 1e-4
+    assert stats["iterations"] > 1
+
+
+def test_pagerank_matches_networkx(vastgraph, real_store, tmp_path):
+    import networkx as nx
+
+    g = nx_graph(SLASHDOT, False)
+    want = nx.pagerank(g, alpha=0.85, tol=1e-12, max_iter=1000)
+    scores, _ = run_algorithm(vastgraph, tmp_path, "pagerank", real_store(SLASHDOT, False))
+    want = np.array([want[v] for v in range(len(scores))])
+    assert np.abs(scores - want).sum() < 1e-4
+
+
+@pytest.mark.parametrize("name,symmetrize", [(TWITTER, True), (SLASHDOT, False)])
+def test_single_source_betweenness_matches_networkx_brandes(vastgraph, real_store, tmp_path, name, symmetrize):
+    from networkx.algorithms.centrality.betweenness import _single_source_shortest_path_basic
+
+    g = nx_graph(name, symmetrize)
+    a = adjacency(name, symmetrize)
+    s = first_source(a)
+    # NetworkX's own Brandes forward phase, then the dependency accumulation for this one source.
+    order, preds, sigma, _ = _single_source_shortest_path_basic(g, s)
+    delta = dict.fromkeys(order, 0.0)
+    for w in reversed(order):
+        for v in preds[w]:
+            delta[v] += sigma[v] / sigma[w] * (1 + delta[w])
+    delta[s] = 0.0
+    want = np.zeros(a.shape[0])
+    for v, d in delta.items():
+        want[v] = d
+    got, _ = run_algorithm(vastgraph, tmp_path, "bc", real_store(name, symmetrize), "--source", s)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", [CORNELL, ROAD, TWITTER])
+def test_core_numbers_match_networkx(vastgraph, real_store, tmp_path, name):
+    import networkx as nx
+
+    g = nx_graph(name, True)
+    want = nx.core_number(g)
+    got, stats = run_algorithm(vastgraph, tmp_path, "kcore", real_store(name, True))
+    np.testing.assert_array_equal(got, np.array([want.get(v, 0) for v in range(len(got))]))
+
+
+@pytest.mark.parametrize("name", [CORNELL, ROAD])
+def test_triangles_match_networkx(vastgraph, real_store, tmp_path, name):
+    import networkx as nx
+
+    g = nx_graph(name, True)
+    want = nx.triangles(g)
+    got, stats = run_algorithm(vastgraph, tmp_path, "tc", real_store(name, True), "--per-vertex")
+    want = np.array([want.get(v, 0) for v in range(len(got))])
+    np.testing.assert_array_equal(got, want)
+    assert stats["extra"]["triangles"] == want.sum() // 3
