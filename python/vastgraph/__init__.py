@@ -16,7 +16,7 @@ here; :func:`run` reaches them by registry name and returns the run statistics a
 """
 
 from ._native import __version__
-from .algorithms import (
+from .kernels import (
     REGISTRY_NAMES,
     RunResult,
     algorithms,

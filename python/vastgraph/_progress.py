@@ -29,7 +29,11 @@ class TqdmProgress:
             if phase == "reading":
                 byte_unit = self._unit == "B"
                 self._bar = self._tqdm(
-                    total=total, desc="reading", unit=self._unit, unit_scale=byte_unit, unit_divisor=1024 if byte_unit else 1000
+                    total=total,
+                    desc="reading",
+                    unit=self._unit,
+                    unit_scale=byte_unit,
+                    unit_divisor=1024 if byte_unit else 1000,
                 )
             else:
                 self._bar = self._tqdm(total=None, desc=phase, bar_format="{desc}: {elapsed}")

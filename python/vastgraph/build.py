@@ -198,7 +198,9 @@ def from_edges(
         raise ValueError(f"src and dst must have equal lengths, got {len(src_ids)} and {len(dst_ids)}")
     weight_values = None if weights is None else _as_weights(weights)
     if weight_values is not None and len(weight_values) != len(src_ids):
-        raise ValueError(f"weights must have one value per edge: {len(weight_values)} weights for {len(src_ids)} edges")
+        raise ValueError(
+            f"weights must have one value per edge: {len(weight_values)} weights for {len(src_ids)} edges"
+        )
     if num_vertices is not None:
         num_vertices = int(num_vertices)
         if not 0 <= num_vertices <= _native.MAX_VERTICES:

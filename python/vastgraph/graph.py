@@ -32,7 +32,13 @@ class Graph:
 
     __networkx_backend__ = "vastgraph"
 
-    def __init__(self, native: _native.Store, *, nodes: Optional[Sequence[Any]] = None, cleanup: Optional[Callable[[], None]] = None):
+    def __init__(
+        self,
+        native: _native.Store,
+        *,
+        nodes: Optional[Sequence[Any]] = None,
+        cleanup: Optional[Callable[[], None]] = None,
+    ):
         self._native = native
         self._nodes = None if nodes is None else list(nodes)
         self._node_index: Optional[Dict[Any, int]] = None
@@ -42,6 +48,9 @@ class Graph:
         self._finalizer = weakref.finalize(self, cleanup) if cleanup is not None else None
         # NetworkX keeps converted graphs in this cache; vastgraph graphs are read-only.
         self.__networkx_cache__: Dict[str, Any] = {}
+        # Set by the NetworkX backend: whether the converted graph's weights were Python ints
+        # (NetworkX's path lengths are then ints). None: decide from the store's weight type.
+        self._int_weights: Optional[bool] = None
 
     # ----------------------------------------------------------------------------------
     # What the store is

@@ -17,7 +17,7 @@ NetworkX falls back to its own implementation when ``nx.config.fallback_to_nx`` 
 - ``connected_components``, ``number_connected_components``, ``is_connected``,
   ``node_connected_component``.
 - ``core_number``: undirected, no self-loops (NetworkX refuses those).
-- ``triangles``.
+- ``triangles`` (self-loops ignored, as in NetworkX).
 - ``single_source_shortest_path_length`` and ``bfs_layers`` (one source).
 - ``single_source_dijkstra_path_length``: a string weight, non-negative weights that float32
   holds exactly (the store keeps integer weights as int32, others as float32).
@@ -38,8 +38,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set
 
 import numpy as np
 
-from . import algorithms as _algorithms
-from ._native import Store as _Store
+from . import kernels as _algorithms
 from .build import from_edges
 from .graph import Graph
 
@@ -63,7 +62,11 @@ def _edge_weights(G: Any, attribute: str, default: Any) -> Optional[np.ndarray]:
             return None
     if default is None and not all(attribute in data for _, _, data in G.edges(data=True)):
         raise NotImplementedError(f"some edges have no {attribute!r} attribute and there is no default")
-    return np.fromiter((data.get(attribute, default) for _, _, data in G.edges(data=True)), dtype=np.float64, count=G.number_of_edges())
+    return np.fromiter(
+        (data.get(attribute, default) for _, _, data in G.edges(data=True)),
+        dtype=np.float64,
+        count=G.number_of_edges(),
+    )
 
 
 def convert_from_nx(
@@ -98,6 +101,10 @@ def convert_from_nx(
     if attrs:
         ((attribute, default),) = attrs.items()
         weights = _edge_weights(G, attribute, default)
+    # NetworkX's Dijkstra returns ints when every weight is a Python int, floats otherwise.
+    int_weights = weights is None or all(
+        isinstance(data.get(attribute, default), (int, np.integer)) for _, _, data in G.edges(data=True)
+    )
     workdir = tempfile.mkdtemp(prefix="vastgraph-nx-")
     try:
         built = from_edges(
@@ -115,7 +122,9 @@ def convert_from_nx(
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    return Graph(built._native, nodes=nodes, cleanup=lambda: shutil.rmtree(workdir, ignore_errors=True))
+    converted = Graph(built._native, nodes=nodes, cleanup=lambda: shutil.rmtree(workdir, ignore_errors=True))
+    converted._int_weights = int_weights
+    return converted
 
 
 def convert_to_nx(obj: Any, *, name: Optional[str] = None) -> Any:
@@ -135,7 +144,8 @@ def convert_to_nx(obj: Any, *, name: Optional[str] = None) -> Any:
         H.add_edges_from((names[u], names[v]) for u, v in zip(src.tolist(), dst.tolist()))
     else:
         H.add_edges_from(
-            (names[u], names[v], {"weight": w}) for u, v, w in zip(src.tolist(), dst.tolist(), weights.tolist())
+            (names[u], names[v], {"weight": w})
+            for u, v, w in zip(src.tolist(), dst.tolist(), weights.tolist())
         )
     return H
 
@@ -162,13 +172,17 @@ def _source_id(g: Graph, source: Any, missing: Callable[[], Exception]) -> int:
 # Algorithms: each returns what the NetworkX function returns
 
 
-def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight", dangling=None):
+def pagerank(
+    G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight", dangling=None
+):
     g = _graph_of(G)
     n = g.num_vertices
     if n == 0:
         return {}
     # NetworkX stops when the L1 change is below n * tol; vastgraph's tolerance is the bound.
-    result = _algorithms.run(g, "pagerank", damping=float(alpha), tolerance=n * float(tol), max_iters=int(max_iter))
+    result = _algorithms.run(
+        g, "pagerank", damping=float(alpha), tolerance=n * float(tol), max_iters=int(max_iter)
+    )
     if not result.stats["extra"].get("converged", False):
         raise _nx().PowerIterationFailedConvergence(max_iter)
     return dict(zip(_names(g), result.values.tolist()))
@@ -184,7 +198,11 @@ def _components(g: Graph) -> Iterator[Set[Any]]:
     labels = _component_labels(g)
     order = np.argsort(labels, kind="stable")
     sorted_labels = labels[order]
-    starts = np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]]) if len(labels) else np.zeros(0, dtype=np.int64)
+    starts = (
+        np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
+        if len(labels)
+        else np.zeros(0, dtype=np.int64)
+    )
     ends = np.r_[starts[1:], len(labels)]
     names = _names(g)
     for lo, hi in zip(starts.tolist(), ends.tolist()):
@@ -291,7 +309,7 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     if g.weighted:
         dist = _algorithms.sssp(g, s)
         reachable = np.isfinite(dist)
-        integral = g.manifest.get("weight_type") == "i32"
+        integral = g._int_weights if g._int_weights is not None else g.manifest.get("weight_type") == "i32"
     else:
         hops = _hop_distances(g, s)
         dist, reachable, integral = hops.astype(np.float64), hops >= 0, True
@@ -301,7 +319,9 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     reached = reached[np.argsort(dist[reached], kind="stable")]
     names = _names(g)
     convert = int if integral else float
-    return {names[i]: convert(dist[i]) for i in reached.tolist()}
+    lengths = {names[i]: convert(dist[i]) for i in reached.tolist()}
+    lengths[names[s]] = 0  # an int, as NetworkX starts from 0
+    return lengths
 
 
 def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=None):
@@ -367,7 +387,17 @@ def can_run(name: str, args: tuple, kwargs: dict) -> Any:
         return f"arguments not understood: {exc}"
 
 
-def _pagerank_ok(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight", dangling=None, **_):
+def _pagerank_ok(
+    G,
+    alpha=0.85,
+    personalization=None,
+    max_iter=100,
+    tol=1.0e-6,
+    nstart=None,
+    weight="weight",
+    dangling=None,
+    **_,
+):
     if G.is_multigraph():
         return "multigraphs are not supported"
     for what, value in (("personalization", personalization), ("nstart", nstart), ("dangling", dangling)):
@@ -395,10 +425,9 @@ def _core_number_ok(G, **_):
 
 
 def _triangles_ok(G, nodes=None, **_):
+    # Self-loops are fine: vastgraph's triangle counting ignores them, as NetworkX does.
     if G.is_multigraph():
         return "multigraphs are not supported"
-    if not isinstance(G, Graph) and _nx().number_of_selfloops(G) > 0:
-        return "self-loops are counted differently"
     return True
 
 
@@ -491,6 +520,16 @@ class BackendInterface:
 backend_interface = BackendInterface()
 
 
+# Shown in the "Backends" section of the NetworkX docstrings.
+_LIMITS = {
+    "pagerank": "Unweighted only (weight=None or no weights in G); personalization, nstart and dangling are not supported.",
+    "core_number": "Undirected graphs without self-loops.",
+    "bfs_layers": "One source; within a layer, nodes come in G's node order.",
+    "single_source_dijkstra_path_length": "String weight attribute; non-negative weights that float32 represents exactly.",
+    "betweenness_centrality_subset": "One source, all nodes as targets, weight=None (single-source Brandes).",
+}
+
+
 def get_info() -> Dict[str, Any]:
     """The ``networkx.backend_info`` entry point: which functions dispatch here."""
     return {
@@ -498,6 +537,8 @@ def get_info() -> Dict[str, Any]:
         "project": "vastgraph",
         "package": "vastgraph",
         "short_summary": "Parallel graph analytics on memory-mapped graph stores (Rust).",
-        "functions": {name: {} for name in _CAN_RUN},
+        "functions": {
+            name: ({"additional_docs": _LIMITS[name]} if name in _LIMITS else {}) for name in _CAN_RUN
+        },
         "default_config": {},
     }

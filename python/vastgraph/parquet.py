@@ -141,7 +141,12 @@ def export_parquet(
 
 
 def _write_vertex_table(
-    g: Graph, directory: Path, columns: "dict[str, np.ndarray]", chunk_rows: int, rows_per_file: int, compression: str
+    g: Graph,
+    directory: Path,
+    columns: "dict[str, np.ndarray]",
+    chunk_rows: int,
+    rows_per_file: int,
+    compression: str,
 ) -> None:
     """id [, label], then ``columns`` (per-vertex arrays), in chunks of vertices."""
     import pyarrow as pa

@@ -28,7 +28,9 @@ def graphs():
     strings = nx.relabel_nodes(nx.les_miserables_graph(), {n: f"<{n}>" for n in nx.les_miserables_graph()})
     for u, v in strings.edges:
         strings[u][v].clear()
-    forest = nx.disjoint_union_all([nx.path_graph(4), nx.cycle_graph(5), nx.complete_graph(4), nx.empty_graph(3)])
+    forest = nx.disjoint_union_all(
+        [nx.path_graph(4), nx.cycle_graph(5), nx.complete_graph(4), nx.empty_graph(3)]
+    )
     loops = nx.gnp_random_graph(40, 0.15, seed=3)
     loops.add_edges_from([(0, 0), (7, 7)])
     directed = nx.gnp_random_graph(60, 0.06, seed=5, directed=True)
@@ -36,6 +38,7 @@ def graphs():
     return {"karate": karate, "strings": strings, "forest": forest, "loops": loops, "directed": directed}
 
 
+nx.config.warnings_to_ignore.add("cache")  # the tests reuse graphs on purpose
 GRAPHS = graphs()
 UNDIRECTED = [name for name, G in GRAPHS.items() if not G.is_directed()]
 
@@ -85,6 +88,12 @@ def test_core_number_and_triangles(name):
     assert nx.triangles(G, some, backend="vastgraph") == nx.triangles(G, some)
 
 
+def test_triangles_ignore_self_loops_as_networkx_does():
+    G = GRAPHS["loops"]
+    assert nx.number_of_selfloops(G) == 2
+    assert nx.triangles(G, backend="vastgraph") == nx.triangles(G)
+
+
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_shortest_path_lengths(name):
     G = GRAPHS[name]
@@ -92,9 +101,9 @@ def test_shortest_path_lengths(name):
     want = nx.single_source_shortest_path_length(G, source)
     got = nx.single_source_shortest_path_length(G, source, backend="vastgraph")
     assert got == want and list(got.values()) == sorted(got.values())
-    assert nx.single_source_shortest_path_length(G, source, cutoff=2, backend="vastgraph") == nx.single_source_shortest_path_length(
-        G, source, cutoff=2
-    )
+    assert nx.single_source_shortest_path_length(
+        G, source, cutoff=2, backend="vastgraph"
+    ) == nx.single_source_shortest_path_length(G, source, cutoff=2)
     layers = list(nx.bfs_layers(G, source, backend="vastgraph"))
     assert [set(layer) for layer in layers] == [set(layer) for layer in nx.bfs_layers(G, source)]
     with pytest.raises(nx.NodeNotFound):
@@ -112,7 +121,9 @@ def test_dijkstra_lengths_with_integer_and_float_weights():
     for u, v in G.edges:
         G[u][v]["cost"] = G[u][v]["weight"] / 4  # exact in float32
     want = nx.single_source_dijkstra_path_length(G, 0, weight="cost")
-    assert_close_dicts(nx.single_source_dijkstra_path_length(G, 0, weight="cost", backend="vastgraph"), want, rel=0)
+    assert_close_dicts(
+        nx.single_source_dijkstra_path_length(G, 0, weight="cost", backend="vastgraph"), want, rel=0
+    )
 
 
 def test_betweenness_from_one_source():
@@ -120,7 +131,9 @@ def test_betweenness_from_one_source():
         source = list(G)[0]
         for normalized in (False, True):
             want = nx.betweenness_centrality_subset(G, [source], list(G), normalized=normalized)
-            got = nx.betweenness_centrality_subset(G, [source], list(G), normalized=normalized, backend="vastgraph")
+            got = nx.betweenness_centrality_subset(
+                G, [source], list(G), normalized=normalized, backend="vastgraph"
+            )
             assert_close_dicts(got, want)
 
 
@@ -131,6 +144,7 @@ def test_unsupported_arguments_are_declined_not_miscomputed():
     assert isinstance(backend.can_run("pagerank", (G,), {"personalization": {0: 1}}), str)
     assert isinstance(backend.can_run("bfs_layers", (G, [0, 1]), {}), str)
     assert isinstance(backend.can_run("core_number", (GRAPHS["loops"],), {}), str)
+    assert isinstance(backend.can_run("core_number", (GRAPHS["directed"],), {}), str)
     weighted = nx.Graph([(0, 1, {"weight": 0.1})])
     assert "float32" in backend.can_run("single_source_dijkstra_path_length", (weighted, 0), {})
     assert backend.can_run("not_an_algorithm", (G,), {}) is False
@@ -149,10 +163,22 @@ def test_vastgraph_graphs_dispatch_without_conversion(tmp_path):
     assert nx.core_number(store) == nx.core_number(G)
     assert list(nx.connected_components(store)) == list(nx.connected_components(G))
     # Labelled stores speak in labels.
-    labelled = vg.convert(Path(__file__).parents[1] / "fixtures" / "labels.tsv", tmp_path / "labels", symmetrize=True)
-    assert nx.single_source_shortest_path_length(labelled, "dave") == {"dave": 0, "alice": 1, "bob": 2, "carol": 2}
+    labelled = vg.convert(
+        Path(__file__).parents[1] / "fixtures" / "labels.tsv", tmp_path / "labels", symmetrize=True
+    )
+    assert nx.single_source_shortest_path_length(labelled, "dave") == {
+        "dave": 0,
+        "alice": 1,
+        "bob": 2,
+        "carol": 2,
+    }
     H = nx.utils.backends._load_backend("vastgraph").convert_to_nx(labelled)
-    assert set(H.edges) == {("alice", "bob"), ("bob", "carol"), ("carol", "alice"), ("dave", "alice")} or nx.utils.edges_equal(
+    assert set(H.edges) == {
+        ("alice", "bob"),
+        ("bob", "carol"),
+        ("carol", "alice"),
+        ("dave", "alice"),
+    } or nx.utils.edges_equal(
         H.edges, [("alice", "bob"), ("bob", "carol"), ("alice", "carol"), ("alice", "dave")]
     )
 
@@ -185,7 +211,17 @@ def test_networkx_own_tests_pass_with_the_backend(test_path, tmp_path):
     root = Path(nx.__file__).parent
     env = dict(os.environ, NETWORKX_TEST_BACKEND="vastgraph", NETWORKX_FALLBACK_TO_NX="True")
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(root), str(root / test_path)],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(root),
+            str(root / test_path),
+        ],
         capture_output=True,
         text=True,
         cwd=tmp_path,

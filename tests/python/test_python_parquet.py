@@ -29,7 +29,11 @@ def test_export_round_trips_through_pyarrow(tmp_path, chunk_rows, rows_per_file)
     src, dst = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
     weights = rng.random(3000)
     # Isolated vertices at both ends and a high-degree vertex spanning several chunks.
-    src, dst, weights = np.r_[src + 3, np.full(40, 9)], np.r_[dst + 3, np.arange(40) + 100], np.r_[weights, np.ones(40)]
+    src, dst, weights = (
+        np.r_[src + 3, np.full(40, 9)],
+        np.r_[dst + 3, np.arange(40) + 100],
+        np.r_[weights, np.ones(40)],
+    )
     g = vg.from_edges(src, dst, weights, path=tmp_path / "g", num_vertices=n + 10)
     g.export_parquet(tmp_path / "out", chunk_rows=chunk_rows, rows_per_file=rows_per_file)
 
@@ -57,7 +61,9 @@ def test_export_of_a_labelled_unweighted_store(tmp_path):
     assert edges.schema.names == ["src", "dst"]
     vertices, _ = read_dir(tmp_path / "out" / "vertices")
     assert vertices.to_pydict() == {"id": [0, 1, 2, 3], "label": ["alice", "bob", "carol", "dave"]}
-    pairs = {(g.labels()[s], g.labels()[d]) for s, d in zip(edges["src"].to_pylist(), edges["dst"].to_pylist())}
+    pairs = {
+        (g.labels()[s], g.labels()[d]) for s, d in zip(edges["src"].to_pylist(), edges["dst"].to_pylist())
+    }
     assert pairs == {("alice", "bob"), ("bob", "carol"), ("carol", "alice"), ("dave", "alice")}
 
 
@@ -110,7 +116,8 @@ def test_graphframes_reads_the_export(tmp_path):
     spark = SparkSession.builder.master("local[1]").appName("vastgraph-test").getOrCreate()
     try:
         frame = GraphFrame(
-            spark.read.parquet(str(tmp_path / "out" / "vertices")), spark.read.parquet(str(tmp_path / "out" / "edges"))
+            spark.read.parquet(str(tmp_path / "out" / "vertices")),
+            spark.read.parquet(str(tmp_path / "out" / "edges")),
         )
         spark.sparkContext.setCheckpointDir(str(tmp_path / "checkpoints"))
         components = {row["id"]: row["component"] for row in frame.connectedComponents().collect()}

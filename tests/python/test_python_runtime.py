@@ -1,7 +1,6 @@
 """How the Python package behaves while Rust works: the GIL is released during kernels and
 builds, and Ctrl-C (SIGINT) ends a long kernel or build within about a second."""
 
-import os
 import signal
 import subprocess
 import sys
@@ -62,7 +61,9 @@ def test_gil_is_released_during_a_build(tmp_path):
     rng = np.random.default_rng(5)
     src, dst = rng.integers(0, 1 << 20, 4_000_000), rng.integers(0, 1 << 20, 4_000_000)
     done = {}
-    worker = threading.Thread(target=lambda: done.setdefault("g", vg.from_edges(src, dst, path=tmp_path / "g")))
+    worker = threading.Thread(
+        target=lambda: done.setdefault("g", vg.from_edges(src, dst, path=tmp_path / "g"))
+    )
     worker.start()
     gaps, last = [], time.perf_counter()
     while worker.is_alive():
@@ -98,7 +99,7 @@ def interrupt_after_ready(script, tmp_path, *, wait_ready=120):
             child.wait(timeout=10)
         except subprocess.TimeoutExpired:
             child.kill()
-            raise AssertionError("the child did not stop within 10 s of SIGINT")
+            raise AssertionError("the child did not stop within 10 s of SIGINT") from None
         return time.monotonic() - sent, child.returncode, child.stderr.read()
     finally:
         if child.poll() is None:

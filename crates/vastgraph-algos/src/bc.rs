@@ -17,7 +17,8 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
 use vastgraph_engine::{
-    edge_map, Adjacency, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset,
+    edge_map, Adjacency, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex,
+    VertexSubset,
 };
 
 use crate::common::{check_source, AlgoError, RunStats, VerifyError};
@@ -39,7 +40,10 @@ pub struct BcParams {
 
 impl Default for BcParams {
     fn default() -> Self {
-        BcParams { source: 0, direction: Direction::Auto }
+        BcParams {
+            source: 0,
+            direction: Direction::Auto,
+        }
     }
 }
 
@@ -81,8 +85,14 @@ impl EdgeMapFn for CountPaths<'_> {
 pub fn bc<A: Adjacency>(g: &Graph<A>, params: &BcParams) -> Result<BcResult, AlgoError> {
     let source = check_source(g, params.source)?;
     let n = g.num_vertices();
-    let sigma: Vec<AtomicF64> = (0..n).into_par_iter().map(|_| AtomicF64::new(0.0)).collect();
-    let level: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNVISITED)).collect();
+    let sigma: Vec<AtomicF64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicF64::new(0.0))
+        .collect();
+    let level: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU32::new(UNVISITED))
+        .collect();
     sigma[source as usize].store(1.0);
     level[source as usize].store(0, Relaxed);
 
@@ -91,8 +101,14 @@ pub fn bc<A: Adjacency>(g: &Graph<A>, params: &BcParams) -> Result<BcResult, Alg
     order.push(source);
     let mut level_start: Vec<usize> = vec![0, 1];
     let counters = EdgeMapCounters::default();
-    let opts = EdgeMapOptions { direction: params.direction, ..EdgeMapOptions::with_counters(&counters) };
-    let step = CountPaths { sigma: &sigma, level: &level };
+    let opts = EdgeMapOptions {
+        direction: params.direction,
+        ..EdgeMapOptions::with_counters(&counters)
+    };
+    let step = CountPaths {
+        sigma: &sigma,
+        level: &level,
+    };
     let mut frontier = VertexSubset::single(n, source);
     let mut depth = 0u32;
     loop {
@@ -110,9 +126,21 @@ pub fn bc<A: Adjacency>(g: &Graph<A>, params: &BcParams) -> Result<BcResult, Alg
     }
     let forward_edges = counters.edges();
 
-    let dependency: Vec<AtomicF64> = (0..n).into_par_iter().map(|_| AtomicF64::new(0.0)).collect();
+    // Once a level is done, each of its vertices w only ever contributes (1 + δ(w)) / σ(w) to
+    // its predecessors, so that ratio replaces σ(w) in place: a successor costs one read of
+    // `sigma` and no division.
+    let ratio = &sigma;
+    let dependency: Vec<AtomicF64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicF64::new(0.0))
+        .collect();
     let out = g.out();
-    // Level 0 is the source, whose dependency stays 0; the deepest level has no successors.
+    let deepest = &order[level_start[depth as usize]..level_start[depth as usize + 1]];
+    deepest
+        .par_iter()
+        .with_min_len(1024)
+        .for_each(|&w| ratio[w as usize].store(1.0 / sigma[w as usize].load()));
+    // Level 0 is the source, whose dependency stays 0.
     let backward_edges: u64 = (1..depth as usize)
         .rev()
         .map(|d| {
@@ -124,10 +152,14 @@ pub fn bc<A: Adjacency>(g: &Graph<A>, params: &BcParams) -> Result<BcResult, Alg
                     let mut sum = 0.0;
                     out.for_each_neighbor(v, |w| {
                         if level[w as usize].load(Relaxed) == succ_level {
-                            sum += (1.0 + dependency[w as usize].load()) / sigma[w as usize].load();
+                            sum += ratio[w as usize].load();
                         }
                     });
-                    dependency[v as usize].store(sigma[v as usize].load() * sum);
+                    // Only level d - 1 reads v's slot, and it waits for this level to finish.
+                    let paths = sigma[v as usize].load();
+                    let delta = paths * sum;
+                    dependency[v as usize].store(delta);
+                    ratio[v as usize].store((1.0 + delta) / paths);
                     out.degree(v) as u64
                 })
                 .sum::<u64>()
@@ -147,25 +179,41 @@ pub fn bc<A: Adjacency>(g: &Graph<A>, params: &BcParams) -> Result<BcResult, Alg
     }
     .with("reached", reached)
     .with("max_dependency", max_dependency);
-    Ok(BcResult { dependencies, stats })
+    Ok(BcResult {
+        dependencies,
+        stats,
+    })
 }
 
 /// Checks `result` against serial Brandes from `params.source`.
-pub fn verify_bc<A: Adjacency>(g: &Graph<A>, params: &BcParams, result: &BcResult) -> Result<(), VerifyError> {
+pub fn verify_bc<A: Adjacency>(
+    g: &Graph<A>,
+    params: &BcParams,
+    result: &BcResult,
+) -> Result<(), VerifyError> {
     let n = g.num_vertices();
     if params.source >= n as u64 {
-        return Err(VerifyError::new(ALGORITHM, format!("source {} is out of range (n = {n})", params.source)));
+        return Err(VerifyError::new(
+            ALGORITHM,
+            format!("source {} is out of range (n = {n})", params.source),
+        ));
     }
     if result.dependencies.len() != n {
         return Err(VerifyError::new(
             ALGORITHM,
-            format!("{} dependencies for {n} vertices", result.dependencies.len()),
+            format!(
+                "{} dependencies for {n} vertices",
+                result.dependencies.len()
+            ),
         ));
     }
     let reference = serial_brandes(g.out(), params.source as Vertex);
     for (v, (&got, &want)) in result.dependencies.iter().zip(&reference).enumerate() {
         if (got - want).abs() > VERIFY_TOLERANCE * got.abs().max(want.abs()) || got.is_nan() {
-            return Err(VerifyError::new(ALGORITHM, format!("vertex {v}: dependency {got}, expected {want}")));
+            return Err(VerifyError::new(
+                ALGORITHM,
+                format!("vertex {v}: dependency {got}, expected {want}"),
+            ));
         }
     }
     Ok(())

@@ -12,7 +12,9 @@
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::{edge_map, Adjacency, EdgeMapCounters, EdgeMapOptions, Graph, Vertex, VertexSubset};
+use vastgraph_engine::{
+    edge_map, Adjacency, EdgeMapCounters, EdgeMapOptions, Graph, Vertex, VertexSubset,
+};
 
 use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
 use crate::priority::{ReleaseLower, VertexPriority};
@@ -41,37 +43,54 @@ pub struct ColoringResult {
     pub stats: RunStats,
 }
 
-pub fn coloring<A: Adjacency>(g: &Graph<A>, params: &ColoringParams) -> Result<ColoringResult, AlgoError> {
+pub fn coloring<A: Adjacency>(
+    g: &Graph<A>,
+    params: &ColoringParams,
+) -> Result<ColoringResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
     let out = g.out();
     let priority = VertexPriority::largest_log_degree_first(out, params.seed);
     let waiting = priority.count_higher_neighbors(out);
-    let colors: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(UNCOLORED)).collect();
-    let release = ReleaseLower { priority: &priority, waiting: &waiting, open: |_| true };
+    let colors: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU32::new(UNCOLORED))
+        .collect();
+    let release = ReleaseLower {
+        priority: &priority,
+        waiting: &waiting,
+        open: |_| true,
+    };
     let counters = EdgeMapCounters::default();
     let opts = EdgeMapOptions::with_counters(&counters);
 
-    let mut ready: Vec<Vertex> =
-        (0..n as Vertex).into_par_iter().filter(|&v| waiting[v as usize].load(Relaxed) == 0).collect();
+    let mut ready: Vec<Vertex> = (0..n as Vertex)
+        .into_par_iter()
+        .filter(|&v| waiting[v as usize].load(Relaxed) == 0)
+        .collect();
     let mut rounds = 0u64;
     while !ready.is_empty() {
         rounds += 1;
         // `taken[c]`: some higher-priority neighbour has colour c (scratch reused per task).
-        ready.par_iter().for_each_init(Vec::new, |taken: &mut Vec<bool>, &v| {
-            taken.clear();
-            taken.resize(out.degree(v) + 1, false);
-            out.for_each_neighbor(v, |u| {
-                if u != v && priority.outranks(u, v) {
-                    let c = colors[u as usize].load(Relaxed) as usize;
-                    if c < taken.len() {
-                        taken[c] = true;
+        ready
+            .par_iter()
+            .for_each_init(Vec::new, |taken: &mut Vec<bool>, &v| {
+                taken.clear();
+                taken.resize(out.degree(v) + 1, false);
+                out.for_each_neighbor(v, |u| {
+                    if u != v && priority.outranks(u, v) {
+                        let c = colors[u as usize].load(Relaxed) as usize;
+                        if c < taken.len() {
+                            taken[c] = true;
+                        }
                     }
-                }
+                });
+                let first_free = taken
+                    .iter()
+                    .position(|&t| !t)
+                    .expect("degree + 1 slots, at most degree taken");
+                colors[v as usize].store(first_free as u32, Relaxed);
             });
-            let first_free = taken.iter().position(|&t| !t).expect("degree + 1 slots, at most degree taken");
-            colors[v as usize].store(first_free as u32, Relaxed);
-        });
         let frontier = VertexSubset::from_ids(n, std::mem::take(&mut ready));
         ready = match edge_map(g, &frontier, &release, &opts).into_sparse() {
             VertexSubset::Sparse { ids, .. } => ids,
@@ -81,27 +100,43 @@ pub fn coloring<A: Adjacency>(g: &Graph<A>, params: &ColoringParams) -> Result<C
 
     let colors: Vec<u32> = colors.into_par_iter().map(AtomicU32::into_inner).collect();
     let used = colors.par_iter().copied().max().map_or(0, |c| c as u64 + 1);
-    let max_degree = (0..n as Vertex).into_par_iter().map(|v| out.degree(v) as u64).max().unwrap_or(0);
-    let stats = RunStats { iterations: rounds, edges_traversed: counters.edges() + 2 * g.num_arcs(), ..Default::default() }
-        .with("colors_used", used)
-        .with("max_degree", max_degree);
+    let max_degree = (0..n as Vertex)
+        .into_par_iter()
+        .map(|v| out.degree(v) as u64)
+        .max()
+        .unwrap_or(0);
+    let stats = RunStats {
+        iterations: rounds,
+        edges_traversed: counters.edges() + 2 * g.num_arcs(),
+        ..Default::default()
+    }
+    .with("colors_used", used)
+    .with("max_degree", max_degree);
     Ok(ColoringResult { colors, stats })
 }
 
 /// Checks that every vertex has a colour, no edge joins two vertices of one colour (self-loops
 /// aside), and no colour exceeds Δ (so at most Δ+1 colours).
-pub fn verify_coloring<A: Adjacency>(g: &Graph<A>, result: &ColoringResult) -> Result<(), VerifyError> {
+pub fn verify_coloring<A: Adjacency>(
+    g: &Graph<A>,
+    result: &ColoringResult,
+) -> Result<(), VerifyError> {
     let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
     let n = g.num_vertices();
     let colors = &result.colors;
     if colors.len() != n {
         return fail(format!("{} colours for {n} vertices", colors.len()));
     }
-    let max_degree = (0..n as Vertex).map(|v| g.out().degree(v)).max().unwrap_or(0);
+    let max_degree = (0..n as Vertex)
+        .map(|v| g.out().degree(v))
+        .max()
+        .unwrap_or(0);
     for u in 0..n as Vertex {
         let cu = colors[u as usize];
         if cu as usize > max_degree {
-            return fail(format!("vertex {u} has colour {cu}, above the maximum degree {max_degree}"));
+            return fail(format!(
+                "vertex {u} has colour {cu}, above the maximum degree {max_degree}"
+            ));
         }
         let mut clash = None;
         g.out().for_each_neighbor(u, |v| {
@@ -110,7 +145,9 @@ pub fn verify_coloring<A: Adjacency>(g: &Graph<A>, result: &ColoringResult) -> R
             }
         });
         if let Some(v) = clash {
-            return fail(format!("adjacent vertices {u} and {v} both have colour {cu}"));
+            return fail(format!(
+                "adjacent vertices {u} and {v} both have colour {cu}"
+            ));
         }
     }
     Ok(())

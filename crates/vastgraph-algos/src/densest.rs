@@ -49,7 +49,10 @@ pub struct DensestResult {
     pub stats: RunStats,
 }
 
-pub fn densest_subgraph<A: Adjacency>(g: &Graph<A>, params: &DensestParams) -> Result<DensestResult, AlgoError> {
+pub fn densest_subgraph<A: Adjacency>(
+    g: &Graph<A>,
+    params: &DensestParams,
+) -> Result<DensestResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let epsilon = params.epsilon;
     if !(epsilon >= 0.0 && epsilon.is_finite()) {
@@ -68,8 +71,16 @@ pub fn densest_subgraph<A: Adjacency>(g: &Graph<A>, params: &DensestParams) -> R
             AtomicU32::new(d)
         })
         .collect();
-    let removed_in: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(ALIVE)).collect();
-    let edges_among = |vs: &[Vertex]| vs.par_iter().map(|&v| degree[v as usize].load(Relaxed) as u64).sum::<u64>() / 2;
+    let removed_in: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU32::new(ALIVE))
+        .collect();
+    let edges_among = |vs: &[Vertex]| {
+        vs.par_iter()
+            .map(|&v| degree[v as usize].load(Relaxed) as u64)
+            .sum::<u64>()
+            / 2
+    };
 
     let mut alive: Vec<Vertex> = (0..n as Vertex).collect();
     let mut edges = edges_among(&alive);
@@ -82,9 +93,11 @@ pub fn densest_subgraph<A: Adjacency>(g: &Graph<A>, params: &DensestParams) -> R
             best = (density, edges, alive.len() as u64, round);
         }
         let threshold = 2.0 * (1.0 + epsilon) * density;
-        let (peel, keep): (Vec<Vertex>, Vec<Vertex>) =
-            alive.par_iter().partition(|&&v| degree[v as usize].load(Relaxed) as f64 <= threshold);
-        peel.par_iter().for_each(|&u| removed_in[u as usize].store(round, Relaxed));
+        let (peel, keep): (Vec<Vertex>, Vec<Vertex>) = alive
+            .par_iter()
+            .partition(|&&v| degree[v as usize].load(Relaxed) as f64 <= threshold);
+        peel.par_iter()
+            .for_each(|&u| removed_in[u as usize].store(round, Relaxed));
         scanned += peel.par_iter().map(|&u| out.degree(u) as u64).sum::<u64>();
         peel.par_iter().for_each(|&u| {
             out.for_each_neighbor(u, |v| {
@@ -99,12 +112,18 @@ pub fn densest_subgraph<A: Adjacency>(g: &Graph<A>, params: &DensestParams) -> R
     }
 
     let best_round = best.3;
-    let in_subgraph: Vec<u8> =
-        removed_in.into_par_iter().map(|r| (r.into_inner() >= best_round) as u8).collect();
-    let stats = RunStats { iterations: round as u64, edges_traversed: scanned, ..Default::default() }
-        .with("density", if n == 0 { 0.0 } else { best.0 })
-        .with("vertices", best.2)
-        .with("edges", best.1);
+    let in_subgraph: Vec<u8> = removed_in
+        .into_par_iter()
+        .map(|r| (r.into_inner() >= best_round) as u8)
+        .collect();
+    let stats = RunStats {
+        iterations: round as u64,
+        edges_traversed: scanned,
+        ..Default::default()
+    }
+    .with("density", if n == 0 { 0.0 } else { best.0 })
+    .with("vertices", best.2)
+    .with("edges", best.1);
     Ok(DensestResult { in_subgraph, stats })
 }
 
@@ -135,24 +154,32 @@ pub fn verify_densest_subgraph<A: Adjacency>(
     }
     let mut arcs_inside = 0u64;
     for u in (0..n as Vertex).filter(|&u| chosen[u as usize] == 1) {
-        g.out().for_each_neighbor(u, |v| arcs_inside += (v != u && chosen[v as usize] == 1) as u64);
+        g.out().for_each_neighbor(u, |v| {
+            arcs_inside += (v != u && chosen[v as usize] == 1) as u64
+        });
     }
     let density = (arcs_inside / 2) as f64 / size as f64;
     let Some(reported) = result.stats.extra.get("density").and_then(|d| d.as_f64()) else {
         return fail("the stats do not report the density".into());
     };
     if (reported - density).abs() > 1e-9 * density.max(1.0) {
-        return fail(format!("reported density {reported}, but the chosen set has density {density}"));
+        return fail(format!(
+            "reported density {reported}, but the chosen set has density {density}"
+        ));
     }
     let factor = 2.0 * (1.0 + params.epsilon);
     let k_max = degeneracy(g.out());
     if density * factor < k_max as f64 * (1.0 - 1e-12) {
-        return fail(format!("density {density} is below k_max / (2(1+ε)) = {k_max} / {factor}"));
+        return fail(format!(
+            "density {density} is below k_max / (2(1+ε)) = {k_max} / {factor}"
+        ));
     }
     if n <= BRUTE_FORCE_MAX_VERTICES {
         let exact = brute_force_max_density(g.out());
         if density * factor < exact * (1.0 - 1e-12) || density > exact * (1.0 + 1e-12) {
-            return fail(format!("density {density}, but the exact maximum is {exact} (factor {factor} allowed)"));
+            return fail(format!(
+                "density {density}, but the exact maximum is {exact} (factor {factor} allowed)"
+            ));
         }
     }
     Ok(())
@@ -213,7 +240,10 @@ fn brute_force_max_density<A: Adjacency>(adj: &A) -> f64 {
         .collect();
     (1u32..1 << n)
         .map(|set| {
-            let arcs: u32 = (0..n).filter(|&v| set >> v & 1 == 1).map(|v| (masks[v] & set).count_ones()).sum();
+            let arcs: u32 = (0..n)
+                .filter(|&v| set >> v & 1 == 1)
+                .map(|v| (masks[v] & set).count_ones())
+                .sum();
             (arcs / 2) as f64 / set.count_ones() as f64
         })
         .fold(0.0, f64::max)
@@ -227,7 +257,9 @@ mod tests {
     #[test]
     fn finds_the_clique_behind_a_long_tail() {
         // K6 (density 2.5) plus a path of 30 vertices hanging off it (density → 1).
-        let mut edges: Vec<(u32, u32)> = (0..6).flat_map(|u| (u + 1..6).map(move |v| (u, v))).collect();
+        let mut edges: Vec<(u32, u32)> = (0..6)
+            .flat_map(|u| (u + 1..6).map(move |v| (u, v)))
+            .collect();
         edges.extend((5..35).map(|i| (i, i + 1)));
         let g = InMemoryGraph::from_edges(36, &edges, true);
         let params = DensestParams::default();
@@ -240,7 +272,10 @@ mod tests {
 
     #[test]
     fn verifier_catches_a_wrong_density_and_a_poor_set() {
-        let edges: Vec<(u32, u32)> = (0..5).flat_map(|u| (u + 1..5).map(move |v| (u, v))).chain([(5, 6)]).collect();
+        let edges: Vec<(u32, u32)> = (0..5)
+            .flat_map(|u| (u + 1..5).map(move |v| (u, v)))
+            .chain([(5, 6)])
+            .collect();
         let g = InMemoryGraph::from_edges(7, &edges, true);
         let params = DensestParams::default();
         let mut r = densest_subgraph(&g.view(), &params).unwrap();

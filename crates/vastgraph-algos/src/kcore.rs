@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
 use rayon::prelude::*;
 use vastgraph_engine::bucket::NO_BUCKET;
 use vastgraph_engine::{
-    edge_map, Adjacency, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex,
-    VertexSubset,
+    edge_map, Adjacency, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn,
+    EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
 use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
@@ -30,7 +30,9 @@ pub struct KcoreParams {
 
 impl Default for KcoreParams {
     fn default() -> Self {
-        KcoreParams { direction: Direction::Auto }
+        KcoreParams {
+            direction: Direction::Auto,
+        }
     }
 }
 
@@ -73,7 +75,8 @@ impl EdgeMapFn for Peel<'_> {
 
     #[inline(always)]
     fn cond(&self, d: Vertex) -> bool {
-        self.flags[d as usize].load(Relaxed) & PEELED == 0 && self.degree[d as usize].load(Relaxed) > self.k
+        self.flags[d as usize].load(Relaxed) & PEELED == 0
+            && self.degree[d as usize].load(Relaxed) > self.k
     }
 }
 
@@ -89,7 +92,10 @@ pub fn kcore<A: Adjacency>(g: &Graph<A>, params: &KcoreParams) -> Result<KcoreRe
         .collect();
     let flags: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
     let counters = EdgeMapCounters::default();
-    let opts = EdgeMapOptions { direction: params.direction, ..EdgeMapOptions::with_counters(&counters) };
+    let opts = EdgeMapOptions {
+        direction: params.direction,
+        ..EdgeMapOptions::with_counters(&counters)
+    };
     let key = |v: Vertex| {
         if flags[v as usize].load(Relaxed) & PEELED != 0 {
             NO_BUCKET
@@ -109,7 +115,17 @@ pub fn kcore<A: Adjacency>(g: &Graph<A>, params: &KcoreParams) -> Result<KcoreRe
             degree[v as usize].store(k, Relaxed);
         });
         let frontier = VertexSubset::from_ids(n, ids);
-        let moved = edge_map(g, &frontier, &Peel { degree: &degree, flags: &flags, k }, &opts).into_sparse();
+        let moved = edge_map(
+            g,
+            &frontier,
+            &Peel {
+                degree: &degree,
+                flags: &flags,
+                k,
+            },
+            &opts,
+        )
+        .into_sparse();
         let moved = moved.sparse_ids().expect("converted to sparse");
         moved.par_iter().with_min_len(1024).for_each(|&v| {
             flags[v as usize].fetch_and(!MOVED, Relaxed);
@@ -122,8 +138,12 @@ pub fn kcore<A: Adjacency>(g: &Graph<A>, params: &KcoreParams) -> Result<KcoreRe
     // Sequential on purpose: std collects a Vec's own iterator in place, so the output reuses
     // the atomics' allocation instead of doubling the peak.
     let coreness: Vec<u32> = degree.into_iter().map(AtomicU32::into_inner).collect();
-    let stats = RunStats { iterations: rounds, edges_traversed: counters.edges(), ..Default::default() }
-        .with("max_core", max_core);
+    let stats = RunStats {
+        iterations: rounds,
+        edges_traversed: counters.edges(),
+        ..Default::default()
+    }
+    .with("max_core", max_core);
     Ok(KcoreResult { coreness, stats })
 }
 
@@ -134,12 +154,18 @@ pub fn verify_kcore<A: Adjacency>(g: &Graph<A>, result: &KcoreResult) -> Result<
         return Err(VerifyError::new(ALGORITHM, "the graph is not symmetric"));
     }
     if result.coreness.len() != n {
-        return Err(VerifyError::new(ALGORITHM, format!("{} values for {n} vertices", result.coreness.len())));
+        return Err(VerifyError::new(
+            ALGORITHM,
+            format!("{} values for {n} vertices", result.coreness.len()),
+        ));
     }
     let reference = batagelj_zaversnik(g.out());
     for (v, (&got, &want)) in result.coreness.iter().zip(&reference).enumerate() {
         if got != want {
-            return Err(VerifyError::new(ALGORITHM, format!("vertex {v}: coreness {got}, expected {want}")));
+            return Err(VerifyError::new(
+                ALGORITHM,
+                format!("vertex {v}: coreness {got}, expected {want}"),
+            ));
         }
     }
     Ok(())

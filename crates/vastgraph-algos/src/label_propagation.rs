@@ -55,7 +55,9 @@ pub fn label_propagation<A: Adjacency>(
     g: &Graph<A>,
     params: &LabelPropagationParams,
 ) -> Result<LabelPropagationResult, AlgoError> {
-    let incoming = g.incoming().ok_or(AlgoError::NeedsTranspose { algorithm: ALGORITHM })?;
+    let incoming = g.incoming().ok_or(AlgoError::NeedsTranspose {
+        algorithm: ALGORITHM,
+    })?;
     let n = g.num_vertices();
     let mut labels: Vec<u32> = (0..n as u32).collect();
     let mut next = vec![0u32; n];
@@ -82,10 +84,14 @@ pub fn label_propagation<A: Adjacency>(
     labels.par_iter().for_each(|&l| {
         used.set_atomic(l as usize);
     });
-    let stats = RunStats { iterations: rounds, edges_traversed: rounds * g.num_arcs(), ..Default::default() }
-        .with("converged", (changed == 0 && rounds > 0) || n == 0)
-        .with("changed_last_round", changed)
-        .with("communities", used.count_ones() as u64);
+    let stats = RunStats {
+        iterations: rounds,
+        edges_traversed: rounds * g.num_arcs(),
+        ..Default::default()
+    }
+    .with("converged", (changed == 0 && rounds > 0) || n == 0)
+    .with("changed_last_round", changed)
+    .with("communities", used.count_ones() as u64);
     Ok(LabelPropagationResult { labels, stats })
 }
 
@@ -116,7 +122,12 @@ pub fn verify_label_propagation<A: Adjacency>(
             .map(|v| {
                 let counts = counts_around(v, &labels);
                 let top = counts.values().copied().max();
-                counts.iter().filter(|&(_, &c)| Some(c) == top).map(|(&l, _)| l).min().unwrap_or(labels[v as usize])
+                counts
+                    .iter()
+                    .filter(|&(_, &c)| Some(c) == top)
+                    .map(|(&l, _)| l)
+                    .min()
+                    .unwrap_or(labels[v as usize])
             })
             .collect();
         let same = next == labels;
@@ -126,14 +137,25 @@ pub fn verify_label_propagation<A: Adjacency>(
         }
     }
     if let Some(v) = (0..n).find(|&v| labels[v] != result.labels[v]) {
-        return fail(format!("vertex {v}: label {}, a serial re-run gives {}", result.labels[v], labels[v]));
+        return fail(format!(
+            "vertex {v}: label {}, a serial re-run gives {}",
+            result.labels[v], labels[v]
+        ));
     }
-    if result.stats.extra.get("converged").and_then(|c| c.as_bool()) == Some(true) {
+    if result
+        .stats
+        .extra
+        .get("converged")
+        .and_then(|c| c.as_bool())
+        == Some(true)
+    {
         for v in 0..n as Vertex {
             let counts = counts_around(v, &result.labels);
             let top = counts.values().copied().max();
             if top.is_some() && counts.get(&result.labels[v as usize]).copied() != top {
-                return fail(format!("converged, but vertex {v}'s label is not among its neighbours' most frequent"));
+                return fail(format!(
+                    "converged, but vertex {v}'s label is not among its neighbours' most frequent"
+                ));
             }
         }
     }
@@ -147,7 +169,8 @@ mod tests {
 
     #[test]
     fn two_cliques_with_a_bridge_settle_on_two_labels() {
-        let clique = |base: u32| (0..5u32).flat_map(move |u| (u + 1..5).map(move |v| (base + u, base + v)));
+        let clique =
+            |base: u32| (0..5u32).flat_map(move |u| (u + 1..5).map(move |v| (base + u, base + v)));
         let edges: Vec<(u32, u32)> = clique(0).chain(clique(5)).chain([(4, 5)]).collect();
         let g = InMemoryGraph::from_edges(10, &edges, true);
         let params = LabelPropagationParams::default();

@@ -1,19 +1,24 @@
-//! Low-diameter decomposition (Miller, Peng, Xu 2013): partitions a symmetric graph into
-//! connected clusters of radius O(log n / β) (w.h.p.) such that about a β fraction of the edges
-//! join two clusters (in expectation at most β per edge).
+//! Low-diameter decomposition (Miller, Peng, Xu 2013): partitions a graph into connected
+//! clusters of radius O(log n / β) w.h.p. such that each edge joins two clusters with
+//! probability at most 1 − e^(−β) < β.
 //!
-//! Every vertex v draws a shift δ_v ~ Exp(β) from a seeded hash of its id, and would start its
-//! own cluster in round `floor(δ_max − δ_v)`. Round r first makes every still-unassigned vertex
-//! whose start round is r a centre, then grows all clusters by one BFS hop with one
-//! [`edge_map`]: an unassigned vertex joins the smallest-id cluster among the frontier vertices
-//! next to it (and records the smallest such neighbour as its BFS parent), so the result
-//! depends on the seed only, never on the thread count. State: one packed word (cluster, parent)
-//! per vertex, the start round per vertex, a settled bitmap and the frontiers: O(n).
+//! Every vertex v draws a shift δ_v ~ Exp(β) from a seeded hash of its id; its start time is
+//! `δ_max − δ_v`. Round r lets every still-unsettled vertex whose start time falls in [r, r+1)
+//! offer itself as a centre, and grows all clusters one BFS hop from the vertices settled in
+//! round r−1 with one [`edge_map`]. A vertex takes the offer that arrives first in real time
+//! (start time of the centre + hops; within a round, the smaller fractional part of the start
+//! time, then the smaller centre id), which is MPX's exact rule, "the centre minimising
+//! distance − δ_c". The result depends on the seed only, never on the thread count. State: one
+//! packed word per vertex, the start round per vertex, a settled bitmap and the frontiers (plus a
+//! parent per vertex when BFS trees are asked for): O(n).
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::{edge_map, Adjacency, Bitmap, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset};
+use vastgraph_engine::{
+    edge_map, Adjacency, Bitmap, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex,
+    VertexSubset,
+};
 
 use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
 use crate::hashing::unit_interval;
@@ -46,10 +51,12 @@ pub struct LddResult {
     pub stats: RunStats,
 }
 
-/// The clusters with their BFS trees, as grown: what [`ldd`] returns and the spanner builds on.
+/// The clusters as grown: what [`ldd`] returns, connectivity and the spanner build on.
 pub(crate) struct ClusterForest {
-    /// (cluster << 32) | parent per vertex; a centre is its own parent.
+    /// (arrival rank << 32) | centre per vertex (see [`Grow`]).
     packed: Vec<u64>,
+    /// The BFS-tree parent of every vertex (a centre is its own), when grown with trees.
+    parents: Option<Vec<u32>>,
     pub rounds: u64,
     pub max_radius: u64,
 }
@@ -57,33 +64,31 @@ pub(crate) struct ClusterForest {
 impl ClusterForest {
     #[inline]
     pub fn cluster(&self, v: Vertex) -> Vertex {
-        (self.packed[v as usize] >> 32) as Vertex
-    }
-    #[inline]
-    pub fn parent(&self, v: Vertex) -> Vertex {
         self.packed[v as usize] as Vertex
     }
+    /// The BFS-tree parent; only for a forest from [`grow_cluster_trees`].
+    #[inline]
+    pub fn parent(&self, v: Vertex) -> Vertex {
+        self.parents.as_ref().expect("grown without trees")[v as usize]
+    }
     pub fn into_clusters(self) -> Vec<u32> {
-        self.packed.into_par_iter().map(|p| (p >> 32) as u32).collect()
+        self.packed.into_par_iter().map(|p| p as u32).collect()
     }
 }
 
-/// One BFS hop: an unsettled vertex takes the smallest (cluster, parent) offered to it.
+/// One BFS hop. A vertex's word is (rank << 32) | centre, the rank being the fractional part
+/// of its centre's start time `δ_max − δ_c` in units of 2^-32: of the clusters reaching a vertex
+/// in the same round, the one whose real-valued arrival time `δ_max − δ_c + distance` is
+/// smallest wins, as in MPX's exact definition (argmin over centres of distance − δ_c), and a
+/// smaller word is exactly that. Vertices settled in earlier rounds take no offers.
 struct Grow<'a> {
     packed: &'a [AtomicU64],
     settled: &'a Bitmap,
 }
 
-impl Grow<'_> {
-    #[inline]
-    fn offer(&self, s: Vertex) -> u64 {
-        (self.packed[s as usize].load(Relaxed) & !(u32::MAX as u64)) | s as u64
-    }
-}
-
 impl EdgeMapFn for Grow<'_> {
     fn update(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
-        let offer = self.offer(s);
+        let offer = self.packed[s as usize].load(Relaxed);
         let slot = &self.packed[d as usize];
         let current = slot.load(Relaxed);
         if offer < current {
@@ -93,87 +98,146 @@ impl EdgeMapFn for Grow<'_> {
     }
 
     fn update_atomic(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
-        let offer = self.offer(s);
+        let offer = self.packed[s as usize].load(Relaxed);
         let slot = &self.packed[d as usize];
         // Only the first offer puts `d` in the output; later smaller ones still lower it.
         offer < slot.load(Relaxed) && slot.fetch_min(offer, Relaxed) == UNASSIGNED
     }
 
     fn cond(&self, d: Vertex) -> bool {
-        // Settled = assigned in an earlier round; vertices reached this round keep taking offers.
         !self.settled.get(d as usize)
     }
 }
 
-/// The start round of every vertex: floor(δ_max − δ_v) with δ_v = −ln(U_v)/β.
-fn start_rounds(n: usize, beta: f64, seed: u64) -> Vec<u32> {
-    let shift = |v: usize| -unit_interval(seed, v as u64).ln() / beta;
+/// Start times `δ_max − δ_v`, δ_v = −ln(U_v)/β: the start round of every vertex (the integer
+/// part) and a function giving a vertex's word as a centre (with the fractional part as rank).
+fn start_times(n: usize, beta: f64, seed: u64) -> (Vec<u32>, impl Fn(Vertex) -> u64 + Sync) {
+    let shift = move |v: usize| -unit_interval(seed, v as u64).ln() / beta;
     let max_shift = (0..n).into_par_iter().map(shift).reduce(|| 0.0, f64::max);
-    (0..n).into_par_iter().map(|v| (max_shift - shift(v)).floor() as u32).collect()
+    let start = (0..n)
+        .into_par_iter()
+        .map(|v| (max_shift - shift(v)).floor() as u32)
+        .collect();
+    let centre_word = move |v: Vertex| {
+        let t = max_shift - shift(v as usize);
+        let rank = ((t - t.floor()) * 4_294_967_296.0).min(u32::MAX as f64) as u64;
+        (rank << 32) | v as u64
+    };
+    (start, centre_word)
 }
 
-/// Grows the clusters. The graph must be symmetric and `beta` positive and finite.
+/// Grows the clusters (β positive and finite). On a directed graph clusters grow along the arcs.
 pub(crate) fn grow_clusters<A: Adjacency>(
     g: &Graph<A>,
     beta: f64,
     seed: u64,
     counters: &EdgeMapCounters,
 ) -> ClusterForest {
+    grow(g, beta, seed, counters, false)
+}
+
+/// Grows the clusters with a BFS tree each (symmetric graph): every reached vertex's parent is
+/// its smallest neighbour in the same cluster from the previous round.
+pub(crate) fn grow_cluster_trees<A: Adjacency>(
+    g: &Graph<A>,
+    beta: f64,
+    seed: u64,
+    counters: &EdgeMapCounters,
+) -> ClusterForest {
+    grow(g, beta, seed, counters, true)
+}
+
+fn grow<A: Adjacency>(
+    g: &Graph<A>,
+    beta: f64,
+    seed: u64,
+    counters: &EdgeMapCounters,
+    trees: bool,
+) -> ClusterForest {
     let n = g.num_vertices();
-    let start = start_rounds(n, beta, seed);
+    let (start, centre_word) = start_times(n, beta, seed);
     // Vertices by start round, so each round's candidate centres are one slice.
     let mut by_start: Vec<Vertex> = (0..n as Vertex).collect();
     by_start.par_sort_unstable_by_key(|&v| (start[v as usize], v));
-    let packed: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(UNASSIGNED)).collect();
+    let packed: Vec<AtomicU64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(UNASSIGNED))
+        .collect();
+    let parents: Option<Vec<AtomicU32>> =
+        trees.then(|| (0..n as u32).into_par_iter().map(AtomicU32::new).collect());
     let settled = Bitmap::new(n);
-    let grow = Grow { packed: &packed, settled: &settled };
+    let grow = Grow {
+        packed: &packed,
+        settled: &settled,
+    };
     let opts = EdgeMapOptions::with_counters(counters);
 
-    let mut reached: Vec<Vertex> = Vec::new();
+    // Vertices settled in the previous round: the frontier.
+    let mut frontier: Vec<Vertex> = Vec::new();
     let mut next_candidate = 0;
     let (mut round, mut max_radius) = (0u32, 0u64);
-    while next_candidate < n || !reached.is_empty() {
-        let end = next_candidate + by_start[next_candidate..].partition_point(|&v| start[v as usize] <= round);
-        let centres: Vec<Vertex> = by_start[next_candidate..end]
+    while next_candidate < n || !frontier.is_empty() {
+        // Unsettled vertices whose start round has come offer themselves as centres...
+        let end = next_candidate
+            + by_start[next_candidate..].partition_point(|&v| start[v as usize] <= round);
+        let mut settling: Vec<Vertex> = by_start[next_candidate..end]
             .par_iter()
             .copied()
-            .filter(|&v| packed[v as usize].load(Relaxed) == UNASSIGNED)
+            .filter(|&v| !settled.get(v as usize))
             .collect();
         next_candidate = end;
-        centres.par_iter().for_each(|&c| {
-            packed[c as usize].store(((c as u64) << 32) | c as u64, Relaxed);
-            settled.set_atomic(c as usize);
-        });
-        reached.extend_from_slice(&centres);
-        drop(centres);
-        let frontier = VertexSubset::from_ids(n, std::mem::take(&mut reached));
-        let grown = edge_map(g, &frontier, &grow, &opts).into_sparse();
-        drop(frontier);
-        round += 1;
-        reached = match grown {
-            VertexSubset::Sparse { ids, .. } => ids,
-            VertexSubset::Dense { .. } => unreachable!("converted to sparse"),
-        };
-        let depth = reached
+        settling
+            .par_iter()
+            .for_each(|&c| packed[c as usize].store(centre_word(c), Relaxed));
+        // ...and compete with the clusters growing one hop from the frontier.
+        let grown = edge_map(g, &VertexSubset::from_ids(n, frontier), &grow, &opts).into_sparse();
+        settling.extend_from_slice(grown.sparse_ids().expect("converted to sparse"));
+        drop(grown);
+        if let Some(parents) = &parents {
+            settling.par_iter().for_each(|&v| {
+                let cluster = packed[v as usize].load(Relaxed) as u32;
+                if cluster != v {
+                    let mut parent = Vertex::MAX;
+                    g.out().for_each_neighbor(v, |s| {
+                        if settled.get(s as usize)
+                            && packed[s as usize].load(Relaxed) as u32 == cluster
+                        {
+                            parent = parent.min(s);
+                        }
+                    });
+                    parents[v as usize].store(parent, Relaxed);
+                }
+            });
+        }
+        let depth = settling
             .par_iter()
             .map(|&v| {
                 settled.set_atomic(v as usize);
-                let centre = packed[v as usize].load(Relaxed) >> 32;
+                let centre = packed[v as usize].load(Relaxed) as u32;
                 (round - start[centre as usize]) as u64
             })
             .max()
             .unwrap_or(0);
         max_radius = max_radius.max(depth);
+        frontier = settling;
+        round += 1;
     }
-    let packed = packed.into_par_iter().map(AtomicU64::into_inner).collect();
-    ClusterForest { packed, rounds: round as u64, max_radius }
+    ClusterForest {
+        packed: packed.into_par_iter().map(AtomicU64::into_inner).collect(),
+        parents: parents.map(|p| p.into_par_iter().map(AtomicU32::into_inner).collect()),
+        rounds: round as u64,
+        max_radius,
+    }
 }
 
 /// The decomposition itself, for reuse (connectivity, spanners): the cluster (centre id) of
 /// every vertex. `g` must be symmetric and `beta` positive and finite; use
 /// [`low_diameter_decomposition`] for checked input and statistics.
 pub fn ldd<A: Adjacency>(g: &Graph<A>, beta: f64, seed: u64) -> Vec<u32> {
-    assert!(beta > 0.0 && beta.is_finite(), "ldd: beta must be positive and finite, got {beta}");
+    assert!(
+        beta > 0.0 && beta.is_finite(),
+        "ldd: beta must be positive and finite, got {beta}"
+    );
     grow_clusters(g, beta, seed, &EdgeMapCounters::default()).into_clusters()
 }
 
@@ -181,7 +245,10 @@ pub(crate) fn check_beta(algorithm: &'static str, beta: f64) -> Result<(), AlgoE
     if beta > 0.0 && beta.is_finite() {
         Ok(())
     } else {
-        Err(AlgoError::InvalidParameter { algorithm, message: format!("beta must be positive and finite, got {beta}") })
+        Err(AlgoError::InvalidParameter {
+            algorithm,
+            message: format!("beta must be positive and finite, got {beta}"),
+        })
     }
 }
 
@@ -191,25 +258,38 @@ fn inter_cluster_arcs<A: Adjacency>(adj: &A, clusters: &[u32]) -> u64 {
         .into_par_iter()
         .map(|u| {
             let mut cut = 0u64;
-            adj.for_each_neighbor(u, |v| cut += (clusters[u as usize] != clusters[v as usize]) as u64);
+            adj.for_each_neighbor(u, |v| {
+                cut += (clusters[u as usize] != clusters[v as usize]) as u64
+            });
             cut
         })
         .sum()
 }
 
-pub fn low_diameter_decomposition<A: Adjacency>(g: &Graph<A>, params: &LddParams) -> Result<LddResult, AlgoError> {
+pub fn low_diameter_decomposition<A: Adjacency>(
+    g: &Graph<A>,
+    params: &LddParams,
+) -> Result<LddResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     check_beta(ALGORITHM, params.beta)?;
     let counters = EdgeMapCounters::default();
     let forest = grow_clusters(g, params.beta, params.seed, &counters);
     let (rounds, max_radius) = (forest.rounds, forest.max_radius);
     let clusters = forest.into_clusters();
-    let centres = clusters.par_iter().enumerate().filter(|&(v, &c)| v == c as usize).count() as u64;
+    let centres = clusters
+        .par_iter()
+        .enumerate()
+        .filter(|&(v, &c)| v == c as usize)
+        .count() as u64;
     let cut = inter_cluster_arcs(g.out(), &clusters);
-    let stats = RunStats { iterations: rounds, edges_traversed: counters.edges() + g.num_arcs(), ..Default::default() }
-        .with("clusters", centres)
-        .with("inter_cluster_arcs", cut)
-        .with("max_radius", max_radius);
+    let stats = RunStats {
+        iterations: rounds,
+        edges_traversed: counters.edges() + g.num_arcs(),
+        ..Default::default()
+    }
+    .with("clusters", centres)
+    .with("inter_cluster_arcs", cut)
+    .with("max_radius", max_radius);
     Ok(LddResult { clusters, stats })
 }
 
@@ -225,7 +305,9 @@ pub fn verify_ldd<A: Adjacency>(g: &Graph<A>, result: &LddResult) -> Result<(), 
     }
     for (v, &c) in clusters.iter().enumerate() {
         if c as usize >= n || clusters[c as usize] != c {
-            return fail(format!("vertex {v} is in cluster {c}, which is not a centre of its own cluster"));
+            return fail(format!(
+                "vertex {v} is in cluster {c}, which is not a centre of its own cluster"
+            ));
         }
     }
     let mut seen = vec![false; n];
@@ -250,14 +332,23 @@ pub fn verify_ldd<A: Adjacency>(g: &Graph<A>, result: &LddResult) -> Result<(), 
         }
     }
     if let Some(v) = seen.iter().position(|&s| !s) {
-        return fail(format!("vertex {v} is not connected to the centre of its cluster {} inside it", clusters[v]));
+        return fail(format!(
+            "vertex {v} is not connected to the centre of its cluster {} inside it",
+            clusters[v]
+        ));
     }
     let reported = |key: &str| result.stats.extra.get(key).and_then(|x| x.as_u64());
     if reported("clusters") != Some(centres) {
-        return fail(format!("{centres} clusters, but the stats report {:?}", reported("clusters")));
+        return fail(format!(
+            "{centres} clusters, but the stats report {:?}",
+            reported("clusters")
+        ));
     }
     if reported("inter_cluster_arcs") != Some(cut) {
-        return fail(format!("{cut} inter-cluster arcs, but the stats report {:?}", reported("inter_cluster_arcs")));
+        return fail(format!(
+            "{cut} inter-cluster arcs, but the stats report {:?}",
+            reported("inter_cluster_arcs")
+        ));
     }
     Ok(())
 }
@@ -276,7 +367,10 @@ mod tests {
         let clusters = r.stats.extra["clusters"].as_u64().unwrap();
         assert!(clusters > 1 && clusters < 200, "{clusters} clusters");
         // Clusters of a path are intervals, so the cut arcs are 2 per boundary.
-        assert_eq!(r.stats.extra["inter_cluster_arcs"].as_u64().unwrap(), 2 * (clusters - 1));
+        assert_eq!(
+            r.stats.extra["inter_cluster_arcs"].as_u64().unwrap(),
+            2 * (clusters - 1)
+        );
     }
 
     #[test]
@@ -287,7 +381,13 @@ mod tests {
             Err(AlgoError::NeedsSymmetric { .. })
         ));
         let g = InMemoryGraph::from_edges(2, &[(0, 1)], true);
-        let bad = LddParams { beta: 0.0, ..Default::default() };
-        assert!(matches!(low_diameter_decomposition(&g.view(), &bad), Err(AlgoError::InvalidParameter { .. })));
+        let bad = LddParams {
+            beta: 0.0,
+            ..Default::default()
+        };
+        assert!(matches!(
+            low_diameter_decomposition(&g.view(), &bad),
+            Err(AlgoError::InvalidParameter { .. })
+        ));
     }
 }

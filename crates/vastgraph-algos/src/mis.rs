@@ -12,7 +12,9 @@
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::{edge_map, Adjacency, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset};
+use vastgraph_engine::{
+    edge_map, Adjacency, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset,
+};
 
 use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
 use crate::priority::{ReleaseLower, VertexPriority};
@@ -52,7 +54,10 @@ impl EdgeMapFn for KnockOut<'_> {
         self.update_atomic(s, d, 1.0)
     }
     fn update_atomic(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
-        s != d && self.state[d as usize].compare_exchange(UNDECIDED, OUT, Relaxed, Relaxed).is_ok()
+        s != d
+            && self.state[d as usize]
+                .compare_exchange(UNDECIDED, OUT, Relaxed, Relaxed)
+                .is_ok()
     }
     fn cond(&self, d: Vertex) -> bool {
         self.state[d as usize].load(Relaxed) == UNDECIDED
@@ -66,12 +71,18 @@ fn into_ids(s: VertexSubset) -> Vec<Vertex> {
     }
 }
 
-pub fn maximal_independent_set<A: Adjacency>(g: &Graph<A>, params: &MisParams) -> Result<MisResult, AlgoError> {
+pub fn maximal_independent_set<A: Adjacency>(
+    g: &Graph<A>,
+    params: &MisParams,
+) -> Result<MisResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
     let priority = VertexPriority::random(n, params.seed);
     let waiting: Vec<AtomicU32> = priority.count_higher_neighbors(g.out());
-    let state: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(UNDECIDED)).collect();
+    let state: Vec<AtomicU8> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU8::new(UNDECIDED))
+        .collect();
     let knock_out = KnockOut { state: &state };
     let release = ReleaseLower {
         priority: &priority,
@@ -81,22 +92,33 @@ pub fn maximal_independent_set<A: Adjacency>(g: &Graph<A>, params: &MisParams) -
     let counters = EdgeMapCounters::default();
     let opts = EdgeMapOptions::with_counters(&counters);
 
-    let mut ready: Vec<Vertex> =
-        (0..n as Vertex).into_par_iter().filter(|&v| waiting[v as usize].load(Relaxed) == 0).collect();
+    let mut ready: Vec<Vertex> = (0..n as Vertex)
+        .into_par_iter()
+        .filter(|&v| waiting[v as usize].load(Relaxed) == 0)
+        .collect();
     let (mut rounds, mut members) = (0u64, 0u64);
     while !ready.is_empty() {
         rounds += 1;
         members += ready.len() as u64;
-        ready.par_iter().for_each(|&v| state[v as usize].store(IN, Relaxed));
+        ready
+            .par_iter()
+            .for_each(|&v| state[v as usize].store(IN, Relaxed));
         let joined = VertexSubset::from_ids(n, std::mem::take(&mut ready));
         let knocked = edge_map(g, &joined, &knock_out, &opts);
         drop(joined);
         ready = into_ids(edge_map(g, &knocked, &release, &opts));
     }
 
-    let in_set: Vec<u8> = state.into_par_iter().map(|s| (s.into_inner() == IN) as u8).collect();
-    let stats = RunStats { iterations: rounds, edges_traversed: counters.edges() + g.num_arcs(), ..Default::default() }
-        .with("set_size", members);
+    let in_set: Vec<u8> = state
+        .into_par_iter()
+        .map(|s| (s.into_inner() == IN) as u8)
+        .collect();
+    let stats = RunStats {
+        iterations: rounds,
+        edges_traversed: counters.edges() + g.num_arcs(),
+        ..Default::default()
+    }
+    .with("set_size", members);
     Ok(MisResult { in_set, stats })
 }
 
@@ -117,8 +139,14 @@ pub fn verify_mis<A: Adjacency>(g: &Graph<A>, result: &MisResult) -> Result<(), 
             }
         });
         match (in_set[u as usize], member_neighbor) {
-            (1, Some(v)) => return fail(format!("adjacent vertices {u} and {v} are both in the set")),
-            (0, None) => return fail(format!("vertex {u} is outside the set but has no neighbour in it: not maximal")),
+            (1, Some(v)) => {
+                return fail(format!("adjacent vertices {u} and {v} are both in the set"))
+            }
+            (0, None) => {
+                return fail(format!(
+                    "vertex {u} is outside the set but has no neighbour in it: not maximal"
+                ))
+            }
             (0 | 1, _) => {}
             (flag, _) => return fail(format!("vertex {u} has flag {flag}, not 0 or 1")),
         }

@@ -25,7 +25,10 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
-use vastgraph_engine::{edge_map, Adjacency, Bitmap, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset};
+use vastgraph_engine::{
+    edge_map, Adjacency, Bitmap, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex,
+    VertexSubset,
+};
 
 use crate::common::{check_source, AlgoError, RunStats, VerifyError};
 
@@ -47,7 +50,12 @@ pub struct DeltaPageRankParams {
 
 impl Default for DeltaPageRankParams {
     fn default() -> Self {
-        DeltaPageRankParams { damping: 0.85, tolerance: 1e-6, max_iters: 100, push_threshold: None }
+        DeltaPageRankParams {
+            damping: 0.85,
+            tolerance: 1e-6,
+            max_iters: 100,
+            push_threshold: None,
+        }
     }
 }
 
@@ -64,7 +72,13 @@ pub struct PersonalizedPageRankParams {
 
 impl Default for PersonalizedPageRankParams {
     fn default() -> Self {
-        PersonalizedPageRankParams { sources: vec![0], damping: 0.85, tolerance: 1e-6, max_iters: 100, push_threshold: None }
+        PersonalizedPageRankParams {
+            sources: vec![0],
+            damping: 0.85,
+            tolerance: 1e-6,
+            max_iters: 100,
+            push_threshold: None,
+        }
     }
 }
 
@@ -79,16 +93,22 @@ pub struct RankResult {
 
 /// Where the random surfer restarts: all vertices, or a set of them.
 enum Teleport {
-    Uniform,
-    To { set: Bitmap, ids: Vec<Vertex> },
+    /// Each vertex gets `share` = 1/n.
+    Uniform { share: f64 },
+    /// Each source gets `share` = 1/|sources|.
+    To {
+        set: Bitmap,
+        ids: Vec<Vertex>,
+        share: f64,
+    },
 }
 
 impl Teleport {
     #[inline]
-    fn weight(&self, v: Vertex, n: usize) -> f64 {
+    fn weight(&self, v: Vertex) -> f64 {
         match self {
-            Teleport::Uniform => 1.0 / n as f64,
-            Teleport::To { set, ids } if set.get(v as usize) => 1.0 / ids.len() as f64,
+            Teleport::Uniform { share } => *share,
+            Teleport::To { set, share, .. } if set.get(v as usize) => *share,
             Teleport::To { .. } => 0.0,
         }
     }
@@ -103,15 +123,25 @@ struct Settings {
 }
 
 fn check_settings(s: &Settings) -> Result<(), AlgoError> {
-    let bad = |message: String| Err(AlgoError::InvalidParameter { algorithm: s.algorithm, message });
+    let bad = |message: String| {
+        Err(AlgoError::InvalidParameter {
+            algorithm: s.algorithm,
+            message,
+        })
+    };
     if !(0.0..1.0).contains(&s.damping) {
         return bad(format!("damping must be in [0, 1), got {}", s.damping));
     }
     if !(s.tolerance >= 0.0 && s.tolerance.is_finite()) {
-        return bad(format!("tolerance must be a non-negative number, got {}", s.tolerance));
+        return bad(format!(
+            "tolerance must be a non-negative number, got {}",
+            s.tolerance
+        ));
     }
     match s.push_threshold {
-        Some(t) if !(t >= 0.0 && t.is_finite()) => bad(format!("push_threshold must be non-negative, got {t}")),
+        Some(t) if !(t >= 0.0 && t.is_finite()) => {
+            bad(format!("push_threshold must be non-negative, got {t}"))
+        }
         _ => Ok(()),
     }
 }
@@ -137,31 +167,38 @@ const CHUNK: usize = 4096;
 /// Sums `f` over fixed chunks of `xs`, then the chunk sums in order: the same result for every
 /// thread count (rayon's own float sum is not).
 fn chunked_sum<T: Sync>(xs: &[T], f: impl Fn(&T) -> f64 + Sync) -> f64 {
-    let parts: Vec<f64> = xs.par_chunks(CHUNK).map(|c| c.iter().map(&f).sum::<f64>()).collect();
+    let parts: Vec<f64> = xs
+        .par_chunks(CHUNK)
+        .map(|c| c.iter().map(&f).sum::<f64>())
+        .collect();
     parts.iter().sum()
 }
 
 /// Adds each active source's share (its pending change over its out-degree, in fixed point) to
-/// its targets, and outputs each target once per round (the `queued` flag).
+/// its targets. In a sparse round it also outputs each target once (the `queued` flag), so that
+/// only the vertices that received something are updated.
 struct Spread<'a> {
     share: &'a [AtomicI64],
     incoming: &'a [AtomicI64],
-    queued: &'a [AtomicBool],
+    queued: Option<&'a [AtomicBool]>,
 }
 
 impl EdgeMapFn for Spread<'_> {
     fn update(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
         // Pull: only this thread writes `d`, so no read-modify-write is needed.
         let slot = &self.incoming[d as usize];
-        slot.store(slot.load(Relaxed) + self.share[s as usize].load(Relaxed), Relaxed);
-        let first = !self.queued[d as usize].load(Relaxed);
-        self.queued[d as usize].store(true, Relaxed);
-        first
+        slot.store(
+            slot.load(Relaxed) + self.share[s as usize].load(Relaxed),
+            Relaxed,
+        );
+        self.queued
+            .is_some_and(|queued| !queued[d as usize].swap(true, Relaxed))
     }
     fn update_atomic(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
         self.incoming[d as usize].fetch_add(self.share[s as usize].load(Relaxed), Relaxed);
-        let queued = &self.queued[d as usize];
-        !queued.load(Relaxed) && !queued.swap(true, Relaxed)
+        self.queued.is_some_and(|queued| {
+            !queued[d as usize].load(Relaxed) && !queued[d as usize].swap(true, Relaxed)
+        })
     }
 }
 
@@ -174,7 +211,7 @@ struct RankState {
     share: Vec<AtomicI64>,
     /// Fixed-point sum of the shares that arrived this round.
     incoming: Vec<AtomicI64>,
-    /// The vertex is on this round's list of vertices to update.
+    /// The vertex is on this (sparse) round's list of vertices to update.
     queued: Vec<AtomicBool>,
 }
 
@@ -182,12 +219,18 @@ fn atomics<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
     (0..n).into_par_iter().map(f).collect()
 }
 
+/// A round is dense (every vertex updated, the active set a bitmap) when more than 1/DENSE_RATIO
+/// of the vertices are active, or when uniform teleport spreads dangling mass to all of them.
+const DENSE_RATIO: usize = 20;
+
 fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Settings) -> RankResult {
     let n = g.num_vertices();
     let out = g.out();
     let d = settings.damping;
-    let threshold = settings.push_threshold.unwrap_or(settings.tolerance / n.max(1) as f64);
-    let start = |v: usize| (1.0 - d) * teleport.weight(v as Vertex, n);
+    let threshold = settings
+        .push_threshold
+        .unwrap_or(settings.tolerance / n.max(1) as f64);
+    let start = |v: usize| (1.0 - d) * teleport.weight(v as Vertex);
     let state = RankState {
         score: atomics(n, |v| AtomicF64::new(start(v))),
         pending: atomics(n, |v| AtomicF64::new(start(v))),
@@ -204,11 +247,31 @@ fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Setting
         }
         pending > threshold
     };
-    let spread = Spread { share: &state.share, incoming: &state.incoming, queued: &state.queued };
+    // Applies what arrived at `v` this round (plus its teleported share of the dangling mass):
+    // the increment in fixed point, and whether `v` is active next round.
+    let update = |v: Vertex, dangling: f64, sparse: bool| {
+        let i = v as usize;
+        let arrived = from_fixed(state.incoming[i].load(Relaxed));
+        state.incoming[i].store(0, Relaxed);
+        if sparse {
+            state.queued[i].store(false, Relaxed);
+        }
+        let inc = d * (arrived + dangling * teleport.weight(v));
+        // An active vertex pushed its whole pending change this round.
+        let pending = state.pending[i].load();
+        let kept = if pending > threshold { 0.0 } else { pending };
+        state.pending[i].store(kept + inc);
+        state.score[i].store(state.score[i].load() + inc);
+        (to_fixed(inc), activate(v))
+    };
     let counters = EdgeMapCounters::default();
-    let opts = EdgeMapOptions::with_counters(&counters);
+    let sparse_opts = EdgeMapOptions::with_counters(&counters);
+    let dense_opts = EdgeMapOptions {
+        output: false,
+        ..sparse_opts
+    };
 
-    let mut active: Vec<Vertex> = (0..n as Vertex).into_par_iter().filter(|&v| activate(v)).collect();
+    let mut active = VertexSubset::from_bitmap(dense_pass(n, |v| (0, activate(v))).1);
     let (mut rounds, mut pushes, mut change, mut converged) = (0u64, 0u64, f64::INFINITY, false);
     while rounds < settings.max_iters as u64 {
         if active.is_empty() {
@@ -217,51 +280,69 @@ fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Setting
         }
         rounds += 1;
         pushes += active.len() as u64;
-        let dangling = from_fixed(
-            active
+        let dangling_fixed = AtomicI64::new(0);
+        active.par_for_each(|u| {
+            if out.degree(u) == 0 {
+                dangling_fixed.fetch_add(to_fixed(state.pending[u as usize].load()), Relaxed);
+            }
+        });
+        let dangling = from_fixed(dangling_fixed.into_inner());
+        let dense = active.len() > n / DENSE_RATIO
+            || (dangling > 0.0 && matches!(teleport, Teleport::Uniform { .. }));
+        // The change is summed in fixed point, so its value does not depend on the order.
+        let (changed, next) = if dense {
+            let spread = Spread {
+                share: &state.share,
+                incoming: &state.incoming,
+                queued: None,
+            };
+            edge_map(g, &active, &spread, &dense_opts);
+            let (changed, next) = dense_pass(n, |v| update(v, dangling, false));
+            (changed, VertexSubset::from_bitmap(next))
+        } else {
+            let VertexSubset::Sparse { ids: to_update, .. } = active.into_sparse() else {
+                unreachable!()
+            };
+            to_update
                 .par_iter()
-                .filter(|&&u| out.degree(u) == 0)
-                .map(|&u| to_fixed(state.pending[u as usize].load()))
-                .sum::<i64>(),
-        );
-        active.par_iter().for_each(|&v| state.queued[v as usize].store(true, Relaxed));
-        let frontier = VertexSubset::from_ids(n, active);
-        let reached = edge_map(g, &frontier, &spread, &opts).into_sparse();
-        let VertexSubset::Sparse { ids: mut to_update, .. } = frontier else { unreachable!("built sparse") };
-        to_update.extend_from_slice(reached.sparse_ids().expect("converted to sparse"));
-        drop(reached);
-
-        // Dangling mass reaches every teleport target: all vertices, or the source set.
-        let every_vertex = dangling > 0.0 && matches!(teleport, Teleport::Uniform);
-        if let (true, Teleport::To { ids, .. }) = (dangling > 0.0, teleport) {
-            to_update.extend(ids.iter().filter(|&&v| !state.queued[v as usize].swap(true, Relaxed)));
-        }
-        let update = |v: Vertex| {
-            let i = v as usize;
-            let arrived = from_fixed(state.incoming[i].load(Relaxed));
-            state.incoming[i].store(0, Relaxed);
-            state.queued[i].store(false, Relaxed);
-            let inc = d * (arrived + dangling * teleport.weight(v, n));
-            // An active vertex pushed its whole pending change this round.
-            let pending = state.pending[i].load();
-            let kept = if pending > threshold { 0.0 } else { pending };
-            state.pending[i].store(kept + inc);
-            state.score[i].store(state.score[i].load() + inc);
-            (to_fixed(inc), activate(v))
+                .for_each(|&v| state.queued[v as usize].store(true, Relaxed));
+            let frontier = VertexSubset::from_ids(n, to_update);
+            let spread = Spread {
+                share: &state.share,
+                incoming: &state.incoming,
+                queued: Some(&state.queued),
+            };
+            let reached = edge_map(g, &frontier, &spread, &sparse_opts).into_sparse();
+            let VertexSubset::Sparse {
+                ids: mut to_update, ..
+            } = frontier
+            else {
+                unreachable!()
+            };
+            to_update.extend_from_slice(reached.sparse_ids().expect("converted to sparse"));
+            drop(reached);
+            // Dangling mass reaches the teleport targets (here: the source set).
+            if let (true, Teleport::To { ids, .. }) = (dangling > 0.0, teleport) {
+                to_update.extend(
+                    ids.iter()
+                        .filter(|&&v| !state.queued[v as usize].swap(true, Relaxed)),
+                );
+            }
+            let updated: Vec<(i64, Vertex, bool)> = to_update
+                .into_par_iter()
+                .map(|v| {
+                    let (inc, now_active) = update(v, dangling, true);
+                    (inc, v, now_active)
+                })
+                .collect();
+            let changed = updated.par_iter().map(|u| u.0).sum();
+            let next = updated
+                .into_par_iter()
+                .filter(|u| u.2)
+                .map(|u| u.1)
+                .collect();
+            (changed, VertexSubset::from_ids(n, next))
         };
-        if every_vertex {
-            to_update = (0..n as Vertex).collect();
-        }
-        let updated: Vec<(i64, Vertex, bool)> = to_update
-            .into_par_iter()
-            .map(|v| {
-                let (inc, now_active) = update(v);
-                (inc, v, now_active)
-            })
-            .collect();
-        // Summed in fixed point, so the value does not depend on the order.
-        let changed: i64 = updated.par_iter().map(|u| u.0).sum();
-        let next: Vec<Vertex> = updated.into_par_iter().filter(|u| u.2).map(|u| u.1).collect();
         active = next;
         change = from_fixed(changed);
         if change < settings.tolerance {
@@ -274,16 +355,46 @@ fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Setting
     if total > 0.0 {
         scores.par_iter_mut().for_each(|p| *p /= total);
     }
-    let stats = RunStats { iterations: rounds, edges_traversed: counters.edges(), ..Default::default() }
-        .with("l1_change", if change.is_finite() { change } else { 0.0 })
-        .with("converged", converged)
-        .with("pushes", pushes);
+    let stats = RunStats {
+        iterations: rounds,
+        edges_traversed: counters.edges(),
+        ..Default::default()
+    }
+    .with("l1_change", if change.is_finite() { change } else { 0.0 })
+    .with("converged", converged)
+    .with("pushes", pushes);
     RankResult { scores, stats }
+}
+
+/// Runs `step` on every vertex, 64 at a time: the sum of the returned increments, and the
+/// vertices it reported active as a bitmap (built word by word, without atomics).
+fn dense_pass(n: usize, step: impl Fn(Vertex) -> (i64, bool) + Sync) -> (i64, Bitmap) {
+    let mut words = vec![0u64; n.div_ceil(64)];
+    let sum = words
+        .par_chunks_mut(CHUNK / 64)
+        .enumerate()
+        .map(|(ci, chunk)| {
+            let mut sum = 0i64;
+            for (wi, word) in chunk.iter_mut().enumerate() {
+                let base = (ci * (CHUNK / 64) + wi) * 64;
+                for j in 0..64.min(n - base) {
+                    let (inc, active) = step((base + j) as Vertex);
+                    sum += inc;
+                    *word |= (active as u64) << j;
+                }
+            }
+            sum
+        })
+        .sum();
+    (sum, Bitmap::from_words(words, n))
 }
 
 /// Delta-PageRank: standard PageRank's fixed point and stopping rule, pushing only changes above
 /// the threshold.
-pub fn delta_pagerank<A: Adjacency>(g: &Graph<A>, params: &DeltaPageRankParams) -> Result<RankResult, AlgoError> {
+pub fn delta_pagerank<A: Adjacency>(
+    g: &Graph<A>,
+    params: &DeltaPageRankParams,
+) -> Result<RankResult, AlgoError> {
     let settings = Settings {
         algorithm: DELTA_PAGERANK,
         damping: params.damping,
@@ -292,19 +403,29 @@ pub fn delta_pagerank<A: Adjacency>(g: &Graph<A>, params: &DeltaPageRankParams) 
         push_threshold: params.push_threshold,
     };
     check_settings(&settings)?;
-    Ok(propagate(g, &Teleport::Uniform, &settings))
+    Ok(propagate(
+        g,
+        &Teleport::Uniform {
+            share: 1.0 / g.num_vertices().max(1) as f64,
+        },
+        &settings,
+    ))
 }
 
 fn teleport_set<A: Adjacency>(g: &Graph<A>, sources: &[u64]) -> Result<Teleport, AlgoError> {
     if sources.is_empty() {
-        return Err(AlgoError::InvalidParameter { algorithm: PERSONALIZED, message: "the source set is empty".into() });
+        return Err(AlgoError::InvalidParameter {
+            algorithm: PERSONALIZED,
+            message: "the source set is empty".into(),
+        });
     }
     let mut set = Bitmap::new(g.num_vertices());
     for &s in sources {
         set.set(check_source(g, s)? as usize);
     }
     let ids = set.to_sorted_ids();
-    Ok(Teleport::To { set, ids })
+    let share = 1.0 / ids.len() as f64;
+    Ok(Teleport::To { set, ids, share })
 }
 
 /// Personalised PageRank: teleport and dangling mass go to the source set, uniformly.
@@ -353,21 +474,35 @@ fn serial_power_iteration<A: Adjacency>(out: &A, teleport: &[f64], damping: f64)
     p
 }
 
-fn compare_with_reference(algorithm: &'static str, scores: &[f64], reference: &[f64]) -> Result<(), VerifyError> {
+fn compare_with_reference(
+    algorithm: &'static str,
+    scores: &[f64],
+    reference: &[f64],
+) -> Result<(), VerifyError> {
     let fail = |m: String| Err(VerifyError::new(algorithm, m));
     if scores.len() != reference.len() {
-        return fail(format!("{} scores for {} vertices", scores.len(), reference.len()));
+        return fail(format!(
+            "{} scores for {} vertices",
+            scores.len(),
+            reference.len()
+        ));
     }
-    if let Some(v) = scores.iter().position(|&s| !(s >= 0.0)) {
+    if let Some(v) = scores.iter().position(|&s| s.is_nan() || s < 0.0) {
         return fail(format!("vertex {v} has score {}", scores[v]));
     }
     let total: f64 = scores.iter().sum();
     if !scores.is_empty() && (total - 1.0).abs() > 1e-9 {
         return fail(format!("scores sum to {total}, not 1"));
     }
-    let l1: f64 = scores.iter().zip(reference).map(|(a, b)| (a - b).abs()).sum();
+    let l1: f64 = scores
+        .iter()
+        .zip(reference)
+        .map(|(a, b)| (a - b).abs())
+        .sum();
     if l1 >= VERIFY_L1 {
-        return fail(format!("L1 distance {l1} from a tightly converged serial power iteration (limit {VERIFY_L1})"));
+        return fail(format!(
+            "L1 distance {l1} from a tightly converged serial power iteration (limit {VERIFY_L1})"
+        ));
     }
     Ok(())
 }
@@ -397,7 +532,10 @@ pub fn verify_personalized_pagerank<A: Adjacency>(
     sources.sort_unstable();
     sources.dedup();
     if sources.is_empty() || sources.iter().any(|&s| s >= n as u64) {
-        return Err(VerifyError::new(PERSONALIZED, format!("bad source set {:?}", params.sources)));
+        return Err(VerifyError::new(
+            PERSONALIZED,
+            format!("bad source set {:?}", params.sources),
+        ));
     }
     for &s in &sources {
         teleport[s as usize] = 1.0 / sources.len() as f64;
@@ -418,7 +556,10 @@ mod tests {
         let r = delta_pagerank(&g.view(), &params).unwrap();
         verify_delta_pagerank(&g.view(), &params, &r).unwrap();
         assert_eq!(r.stats.extra["converged"], true);
-        let ppr = PersonalizedPageRankParams { sources: vec![3], ..Default::default() };
+        let ppr = PersonalizedPageRankParams {
+            sources: vec![3],
+            ..Default::default()
+        };
         let r = personalized_pagerank(&g.view(), &ppr).unwrap();
         verify_personalized_pagerank(&g.view(), &ppr, &r).unwrap();
         // Vertex 3 is a sink whose mass returns to itself: it keeps (1-d) + d·its own score.
@@ -431,11 +572,23 @@ mod tests {
             assert!((from_fixed(to_fixed(x)) - x).abs() < 2e-18);
         }
         let g = InMemoryGraph::from_edges(2, &[(0, 1)], true);
-        let bad = DeltaPageRankParams { damping: 1.0, ..Default::default() };
+        let bad = DeltaPageRankParams {
+            damping: 1.0,
+            ..Default::default()
+        };
         assert!(delta_pagerank(&g.view(), &bad).is_err());
-        let empty = PersonalizedPageRankParams { sources: vec![], ..Default::default() };
+        let empty = PersonalizedPageRankParams {
+            sources: vec![],
+            ..Default::default()
+        };
         assert!(personalized_pagerank(&g.view(), &empty).is_err());
-        let far = PersonalizedPageRankParams { sources: vec![7], ..Default::default() };
-        assert!(matches!(personalized_pagerank(&g.view(), &far), Err(AlgoError::SourceOutOfRange { .. })));
+        let far = PersonalizedPageRankParams {
+            sources: vec![7],
+            ..Default::default()
+        };
+        assert!(matches!(
+            personalized_pagerank(&g.view(), &far),
+            Err(AlgoError::SourceOutOfRange { .. })
+        ));
     }
 }

@@ -21,7 +21,12 @@ pub struct VertexPriority {
 impl VertexPriority {
     /// A uniformly random order determined by `seed`.
     pub fn random(n: usize, seed: u64) -> Self {
-        VertexPriority { rank: (0..n as u64).into_par_iter().map(|v| seeded_hash(seed, v)).collect() }
+        VertexPriority {
+            rank: (0..n as u64)
+                .into_par_iter()
+                .map(|v| seeded_hash(seed, v))
+                .collect(),
+        }
     }
 
     /// Largest-log-degree-first (Hasenplaugh et al.): vertices in a higher ⌈log2 degree⌉ class
@@ -46,7 +51,9 @@ impl VertexPriority {
     /// The vertices in priority order (highest first).
     pub fn order(&self) -> Vec<Vertex> {
         let mut ids: Vec<Vertex> = (0..self.rank.len() as Vertex).collect();
-        ids.par_sort_unstable_by(|&a, &b| (self.rank[b as usize], b).cmp(&(self.rank[a as usize], a)));
+        ids.par_sort_unstable_by(|&a, &b| {
+            (self.rank[b as usize], b).cmp(&(self.rank[a as usize], a))
+        });
         ids
     }
 
@@ -96,7 +103,10 @@ mod tests {
 
     #[test]
     fn log_degree_classes_and_strict_order() {
-        assert_eq!([0, 1, 2, 3, 4, 5, 8, 9].map(ceil_log2), [0, 0, 1, 2, 2, 3, 3, 4]);
+        assert_eq!(
+            [0, 1, 2, 3, 4, 5, 8, 9].map(ceil_log2),
+            [0, 0, 1, 2, 2, 3, 3, 4]
+        );
         // A star: the centre (degree 5, class 3) outranks every leaf (degree 1, class 0).
         let g = InMemoryGraph::from_edges(6, &[(0, 1), (0, 2), (0, 3), (0, 4), (0, 5)], true);
         let p = VertexPriority::largest_log_degree_first(g.view().out(), 3);

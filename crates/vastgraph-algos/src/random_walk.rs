@@ -31,7 +31,12 @@ pub struct RandomWalkParams {
 
 impl Default for RandomWalkParams {
     fn default() -> Self {
-        RandomWalkParams { sources: None, every: 1, length: 10, seed: 1 }
+        RandomWalkParams {
+            sources: None,
+            every: 1,
+            length: 10,
+            seed: 1,
+        }
     }
 }
 
@@ -60,17 +65,30 @@ fn starts<A: Adjacency>(g: &Graph<A>, params: &RandomWalkParams) -> Result<Vec<V
             algorithm: ALGORITHM,
             message: "every must be at least 1".into(),
         }),
-        None => Ok((0..g.num_vertices() as u64).step_by(params.every as usize).map(|v| v as Vertex).collect()),
+        None => Ok((0..g.num_vertices() as u64)
+            .step_by(params.every as usize)
+            .map(|v| v as Vertex)
+            .collect()),
     }
 }
 
-pub fn random_walks<A: Adjacency>(g: &Graph<A>, params: &RandomWalkParams) -> Result<RandomWalkResult, AlgoError> {
+pub fn random_walks<A: Adjacency>(
+    g: &Graph<A>,
+    params: &RandomWalkParams,
+) -> Result<RandomWalkResult, AlgoError> {
     let starts = starts(g, params)?;
-    let shape = params.length.checked_add(1).and_then(|row| Some((row, row.checked_mul(starts.len())?)));
+    let shape = params
+        .length
+        .checked_add(1)
+        .and_then(|row| Some((row, row.checked_mul(starts.len())?)));
     let Some((row_len, total)) = shape else {
         return Err(AlgoError::InvalidParameter {
             algorithm: ALGORITHM,
-            message: format!("{} walks of length {} do not fit in memory", starts.len(), params.length),
+            message: format!(
+                "{} walks of length {} do not fit in memory",
+                starts.len(),
+                params.length
+            ),
         });
     };
     let out = g.out();
@@ -82,22 +100,32 @@ pub fn random_walks<A: Adjacency>(g: &Graph<A>, params: &RandomWalkParams) -> Re
         .map(|(i, (row, &start))| {
             row[0] = start;
             let mut at = start;
-            for j in 1..row_len {
+            for (j, slot) in row.iter_mut().enumerate().skip(1) {
                 let degree = out.degree(at);
                 if degree == 0 {
                     return (j as u64 - 1, 1);
                 }
-                let pick = below(seeded_hash2(params.seed, i as u64, j as u64), degree as u64) as usize;
+                let pick =
+                    below(seeded_hash2(params.seed, i as u64, j as u64), degree as u64) as usize;
                 out.for_each_neighbor_in(at, pick, pick + 1, |next, _| at = next);
-                row[j] = at;
+                *slot = at;
             }
             (row_len as u64 - 1, 0)
         })
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    let stats = RunStats { iterations: params.length as u64, edges_traversed: steps, ..Default::default() }
-        .with("walks", starts.len() as u64)
-        .with("stopped_early", stopped);
-    Ok(RandomWalkResult { walks, num_walks: starts.len(), row_len, stats })
+    let stats = RunStats {
+        iterations: params.length as u64,
+        edges_traversed: steps,
+        ..Default::default()
+    }
+    .with("walks", starts.len() as u64)
+    .with("stopped_early", stopped);
+    Ok(RandomWalkResult {
+        walks,
+        num_walks: starts.len(),
+        row_len,
+        stats,
+    })
 }
 
 /// Checks the shape, that walk i starts at its source, that every step is an arc of G, and
@@ -123,12 +151,20 @@ pub fn verify_random_walks<A: Adjacency>(
         ));
     }
     if result.walks.len() != result.num_walks * result.row_len {
-        return fail(format!("{} ids for {} walks of {}", result.walks.len(), result.num_walks, result.row_len));
+        return fail(format!(
+            "{} ids for {} walks of {}",
+            result.walks.len(),
+            result.num_walks,
+            result.row_len
+        ));
     }
     for (i, &source) in expected.iter().enumerate() {
         let walk = result.walk(i);
         if walk[0] as u64 != source {
-            return fail(format!("walk {i} starts at {}, not at its source {source}", walk[0]));
+            return fail(format!(
+                "walk {i} starts at {}, not at its source {source}",
+                walk[0]
+            ));
         }
         for j in 1..walk.len() {
             let (from, to) = (walk[j - 1], walk[j]);
@@ -139,7 +175,9 @@ pub fn verify_random_walks<A: Adjacency>(
                 _ => (to as u64) < n && has_arc(g.out(), from, to),
             };
             if !ok {
-                return fail(format!("walk {i} step {j}: {from} -> {to} is not an arc (or padding where a step was possible)"));
+                return fail(format!(
+                    "walk {i} step {j}: {from} -> {to} is not an arc (or is padding after a vertex with out-arcs)"
+                ));
             }
         }
     }
@@ -155,10 +193,17 @@ mod tests {
     fn walks_stop_at_sinks_and_follow_arcs() {
         // 0 → 1 → 2 (a sink), 0 → 3 → 0.
         let g = InMemoryGraph::from_edges(4, &[(0, 1), (1, 2), (0, 3), (3, 0)], false);
-        let params = RandomWalkParams { sources: Some(vec![0, 1, 2]), length: 6, ..Default::default() };
+        let params = RandomWalkParams {
+            sources: Some(vec![0, 1, 2]),
+            length: 6,
+            ..Default::default()
+        };
         let r = random_walks(&g.view(), &params).unwrap();
         verify_random_walks(&g.view(), &params, &r).unwrap();
-        assert_eq!(r.walk(1), [1, 2, WALK_END, WALK_END, WALK_END, WALK_END, WALK_END]);
+        assert_eq!(
+            r.walk(1),
+            [1, 2, WALK_END, WALK_END, WALK_END, WALK_END, WALK_END]
+        );
         assert_eq!(r.walk(2)[0], 2);
         assert!(r.walk(2)[1..].iter().all(|&x| x == WALK_END));
         let mut bad = r;

@@ -11,7 +11,10 @@ pub(crate) struct UnionFind {
 
 impl UnionFind {
     pub(crate) fn new(n: usize) -> Self {
-        UnionFind { parent: (0..n as u32).collect(), size: vec![1; n] }
+        UnionFind {
+            parent: (0..n as u32).collect(),
+            size: vec![1; n],
+        }
     }
 
     pub(crate) fn find(&mut self, mut x: u32) -> u32 {
@@ -72,7 +75,9 @@ pub(crate) fn check_edges_of<A: Adjacency>(g: &Graph<A>, edges: &[[u32; 2]]) -> 
     let n = g.num_vertices();
     for &[u, v] in edges {
         if u >= v || v as usize >= n {
-            return Err(format!("edge [{u}, {v}] is not an ordered pair of distinct vertices below {n}"));
+            return Err(format!(
+                "edge [{u}, {v}] is not an ordered pair of distinct vertices below {n}"
+            ));
         }
         if !has_arc(g.out(), u, v) {
             return Err(format!("edge [{u}, {v}] is not an edge of the graph"));

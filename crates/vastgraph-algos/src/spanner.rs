@@ -20,7 +20,7 @@ use vastgraph_engine::{Adjacency, EdgeMapCounters, Graph, Vertex};
 
 use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
 use crate::hashing::{below, seeded_hash};
-use crate::ldd::{check_beta, grow_clusters};
+use crate::ldd::{check_beta, grow_cluster_trees};
 use crate::serial_check::{check_edges_of, undirected_lists, UnionFind};
 
 const ALGORITHM: &str = "spanner";
@@ -52,18 +52,24 @@ fn default_k(n: usize) -> u32 {
     (usize::BITS - n.saturating_sub(1).leading_zeros()).max(1)
 }
 
-pub fn spanner<A: Adjacency>(g: &Graph<A>, params: &SpannerParams) -> Result<SpannerResult, AlgoError> {
+pub fn spanner<A: Adjacency>(
+    g: &Graph<A>,
+    params: &SpannerParams,
+) -> Result<SpannerResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
     let k = params.k.unwrap_or_else(|| default_k(n));
     if k == 0 {
-        return Err(AlgoError::InvalidParameter { algorithm: ALGORITHM, message: "k must be at least 1".into() });
+        return Err(AlgoError::InvalidParameter {
+            algorithm: ALGORITHM,
+            message: "k must be at least 1".into(),
+        });
     }
     // ln n vanishes for n ≤ 2; any positive β is fine there (at most one edge).
     let beta = (n.max(3) as f64).ln() / (2.0 * k as f64);
     check_beta(ALGORITHM, beta)?;
     let counters = EdgeMapCounters::default();
-    let forest = grow_clusters(g, beta, params.seed, &counters);
+    let forest = grow_cluster_trees(g, beta, params.seed, &counters);
 
     let tree: Vec<[u32; 2]> = (0..n as Vertex)
         .into_par_iter()
@@ -74,7 +80,9 @@ pub fn spanner<A: Adjacency>(g: &Graph<A>, params: &SpannerParams) -> Result<Spa
     // Members grouped by cluster, ascending within each, so a cluster is one slice.
     let mut by_cluster: Vec<Vertex> = (0..n as Vertex).collect();
     by_cluster.par_sort_unstable_by_key(|&v| (forest.cluster(v), v));
-    let mut starts: Vec<usize> = (0..n).filter(|&i| i == 0 || forest.cluster(by_cluster[i - 1]) != forest.cluster(by_cluster[i])).collect();
+    let mut starts: Vec<usize> = (0..n)
+        .filter(|&i| i == 0 || forest.cluster(by_cluster[i - 1]) != forest.cluster(by_cluster[i]))
+        .collect();
     let clusters = starts.len() as u64;
     starts.push(n);
     let bridges: Vec<[u32; 2]> = starts
@@ -127,7 +135,10 @@ pub const STRETCH_SAMPLES: u64 = 100;
 /// same connected components as G, and that for [`STRETCH_SAMPLES`] pseudo-randomly sampled
 /// edges (u, v) of G a BFS in the spanner finds v within 4R + 1 hops of u, R being the
 /// `max_radius` the run reports (the construction's guarantee, see the module comment).
-pub fn verify_spanner<A: Adjacency>(g: &Graph<A>, result: &SpannerResult) -> Result<(), VerifyError> {
+pub fn verify_spanner<A: Adjacency>(
+    g: &Graph<A>,
+    result: &SpannerResult,
+) -> Result<(), VerifyError> {
     let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
     let n = g.num_vertices();
     let edges = &result.edges;
@@ -142,11 +153,21 @@ pub fn verify_spanner<A: Adjacency>(g: &Graph<A>, result: &SpannerResult) -> Res
         kept.union(u, v);
     }
     for u in 0..n as Vertex {
-        if !g.out().try_for_each_neighbor(u, |v| kept.find(u) == kept.find(v)) {
-            return fail(format!("vertex {u} and one of its neighbours are disconnected in the spanner"));
+        if !g
+            .out()
+            .try_for_each_neighbor(u, |v| kept.find(u) == kept.find(v))
+        {
+            return fail(format!(
+                "vertex {u} and one of its neighbours are disconnected in the spanner"
+            ));
         }
     }
-    let Some(radius) = result.stats.extra.get("max_radius").and_then(|r| r.as_u64()) else {
+    let Some(radius) = result
+        .stats
+        .extra
+        .get("max_radius")
+        .and_then(|r| r.as_u64())
+    else {
         return fail("the stats do not report max_radius".into());
     };
     let bound = 4 * radius + 1;
@@ -160,13 +181,18 @@ pub fn verify_spanner<A: Adjacency>(g: &Graph<A>, result: &SpannerResult) -> Res
         }
         let pick = below(seeded_hash(0x5eed + 1, i), deg as u64) as usize;
         let mut v = u;
-        g.out().for_each_neighbor_in(u, pick, pick + 1, |x, _| v = x);
+        g.out()
+            .for_each_neighbor_in(u, pick, pick + 1, |x, _| v = x);
         if v == u {
             continue; // a self-loop needs no path
         }
         match hops_within(&lists, u, v, bound, &mut dist) {
             Some(_) => {}
-            None => return fail(format!("edge ({u}, {v}) of G has no path of at most {bound} hops in the spanner")),
+            None => {
+                return fail(format!(
+                    "edge ({u}, {v}) of G has no path of at most {bound} hops in the spanner"
+                ))
+            }
         }
     }
     Ok(())
@@ -174,7 +200,13 @@ pub fn verify_spanner<A: Adjacency>(g: &Graph<A>, result: &SpannerResult) -> Res
 
 /// Hop distance from `from` to `to` in `lists` if at most `limit` (BFS cut off at `limit`).
 /// `dist` is scratch of length n, all u64::MAX on entry and on return.
-fn hops_within(lists: &[Vec<Vertex>], from: Vertex, to: Vertex, limit: u64, dist: &mut [u64]) -> Option<u64> {
+fn hops_within(
+    lists: &[Vec<Vertex>],
+    from: Vertex,
+    to: Vertex,
+    limit: u64,
+    dist: &mut [u64],
+) -> Option<u64> {
     let mut touched = vec![from];
     let mut queue = VecDeque::from([from]);
     dist[from as usize] = 0;
@@ -210,11 +242,18 @@ mod tests {
     #[test]
     fn clique_spanner_is_sparse_and_valid() {
         let n = 60u32;
-        let edges: Vec<(u32, u32)> = (0..n).flat_map(|u| (u + 1..n).map(move |v| (u, v))).collect();
+        let edges: Vec<(u32, u32)> = (0..n)
+            .flat_map(|u| (u + 1..n).map(move |v| (u, v)))
+            .collect();
         let g = InMemoryGraph::from_edges(n as usize, &edges, true);
         let r = spanner(&g.view(), &SpannerParams::default()).unwrap();
         verify_spanner(&g.view(), &r).unwrap();
-        assert!(r.edges.len() < edges.len() / 2, "{} of {} edges kept", r.edges.len(), edges.len());
+        assert!(
+            r.edges.len() < edges.len() / 2,
+            "{} of {} edges kept",
+            r.edges.len(),
+            edges.len()
+        );
         assert!(r.edges.len() >= n as usize - 1);
     }
 

@@ -50,15 +50,24 @@ pub fn spanning_forest<A: Adjacency>(
     let n = g.num_vertices();
     let out = g.out();
     let comp: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
-    let best: Vec<AtomicU64> = (0..n).into_par_iter().map(|_| AtomicU64::new(NO_EDGE)).collect();
+    let best: Vec<AtomicU64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(NO_EDGE))
+        .collect();
     let label = |v: Vertex| comp[v as usize].load(Relaxed);
-    let mut active: Vec<Vertex> = (0..n as Vertex).into_par_iter().filter(|&v| out.degree(v) > 0).collect();
+    let mut active: Vec<Vertex> = (0..n as Vertex)
+        .into_par_iter()
+        .filter(|&v| out.degree(v) > 0)
+        .collect();
     let mut forest: Vec<[u32; 2]> = Vec::new();
     let (mut rounds, mut scanned) = (0u64, 0u64);
 
     loop {
         // 1. Every component's cheapest outgoing edge; vertices with none leave for good.
-        scanned += active.par_iter().map(|&u| out.degree(u) as u64).sum::<u64>();
+        scanned += active
+            .par_iter()
+            .map(|&u| out.degree(u) as u64)
+            .sum::<u64>();
         active = active
             .into_par_iter()
             .filter(|&u| {
@@ -97,8 +106,12 @@ pub fn spanning_forest<A: Adjacency>(
             })
             .collect();
         forest.par_extend(hooks.par_iter().map(|&(_, _, key)| edge_of(key)));
-        hooks.par_iter().for_each(|&(c, other, _)| comp[c as usize].store(other, Relaxed));
-        roots.par_iter().for_each(|&c| best[c as usize].store(NO_EDGE, Relaxed));
+        hooks
+            .par_iter()
+            .for_each(|&(c, other, _)| comp[c as usize].store(other, Relaxed));
+        roots
+            .par_iter()
+            .for_each(|&c| best[c as usize].store(NO_EDGE, Relaxed));
 
         // 3. Pointer jumping among the old roots until each points at its tree's root, then one
         //    jump for everybody else (whose label is an old root).
@@ -128,15 +141,25 @@ pub fn spanning_forest<A: Adjacency>(
 
     forest.par_sort_unstable();
     let components = (n - forest.len()) as u64;
-    let stats = RunStats { iterations: rounds, edges_traversed: scanned, ..Default::default() }
-        .with("components", components);
-    Ok(SpanningForestResult { edges: forest, stats })
+    let stats = RunStats {
+        iterations: rounds,
+        edges_traversed: scanned,
+        ..Default::default()
+    }
+    .with("components", components);
+    Ok(SpanningForestResult {
+        edges: forest,
+        stats,
+    })
 }
 
 /// Checks that the edges are edges of G (as [u, v], u < v), contain no cycle (union-find), and
 /// number n − c, c being G's connected components (serial union-find over G): together, a
 /// spanning forest.
-pub fn verify_spanning_forest<A: Adjacency>(g: &Graph<A>, result: &SpanningForestResult) -> Result<(), VerifyError> {
+pub fn verify_spanning_forest<A: Adjacency>(
+    g: &Graph<A>,
+    result: &SpanningForestResult,
+) -> Result<(), VerifyError> {
     let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
     let n = g.num_vertices();
     if let Err(m) = check_edges_of(g, &result.edges) {
@@ -151,7 +174,11 @@ pub fn verify_spanning_forest<A: Adjacency>(g: &Graph<A>, result: &SpanningFores
     let mut uf = components(g.out());
     let c = (0..n as Vertex).filter(|&v| uf.find(v) == v).count();
     if result.edges.len() != n - c {
-        return fail(format!("{} edges, but a spanning forest of {n} vertices in {c} components has {}", result.edges.len(), n - c));
+        return fail(format!(
+            "{} edges, but a spanning forest of {n} vertices in {c} components has {}",
+            result.edges.len(),
+            n - c
+        ));
     }
     Ok(())
 }
@@ -163,7 +190,8 @@ mod tests {
 
     #[test]
     fn two_triangles_and_an_isolated_vertex() {
-        let g = InMemoryGraph::from_edges(7, &[(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)], true);
+        let g =
+            InMemoryGraph::from_edges(7, &[(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)], true);
         let r = spanning_forest(&g.view(), &SpanningForestParams::default()).unwrap();
         // Kruskal in lexicographic order keeps (0,1), (0,2) and (3,4), (3,5).
         assert_eq!(r.edges, vec![[0, 1], [0, 2], [3, 4], [3, 5]]);

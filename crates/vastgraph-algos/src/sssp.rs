@@ -22,8 +22,8 @@ use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
 use vastgraph_engine::bucket::NO_BUCKET;
 use vastgraph_engine::{
-    edge_map, Adjacency, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex,
-    VertexSubset,
+    edge_map, Adjacency, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn,
+    EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
 use crate::common::{check_source, AlgoError, RunStats, VerifyError};
@@ -42,25 +42,34 @@ pub struct SsspParams {
     pub source: u64,
     /// Bucket width. None picks [`default_delta`] from the graph's weights.
     pub delta: Option<f64>,
-    /// Push/pull policy of each relaxation step.
+    /// Push/pull policy of each relaxation step. Push by default: any in-neighbour may still
+    /// improve a vertex, so pulling cannot stop early and scans every in-arc of the graph.
     pub direction: Direction,
 }
 
 impl Default for SsspParams {
     fn default() -> Self {
-        SsspParams { source: 0, delta: None, direction: Direction::Auto }
+        SsspParams {
+            source: 0,
+            delta: None,
+            direction: Direction::Push,
+        }
     }
 }
 
 #[derive(Clone, Debug)]
 pub struct BellmanFordParams {
     pub source: u64,
+    /// As for [`SsspParams::direction`].
     pub direction: Direction,
 }
 
 impl Default for BellmanFordParams {
     fn default() -> Self {
-        BellmanFordParams { source: 0, direction: Direction::Auto }
+        BellmanFordParams {
+            source: 0,
+            direction: Direction::Push,
+        }
     }
 }
 
@@ -82,7 +91,10 @@ fn require_weights<A: Adjacency>(g: &Graph<A>, algorithm: &'static str) -> Resul
     if g.is_weighted() {
         Ok(())
     } else {
-        Err(AlgoError::NeedsWeights { algorithm, hint: NEEDS_WEIGHTS_HINT })
+        Err(AlgoError::NeedsWeights {
+            algorithm,
+            hint: NEEDS_WEIGHTS_HINT,
+        })
     }
 }
 
@@ -113,8 +125,7 @@ impl EdgeMapFn for Relax<'_> {
 
     #[inline(always)]
     fn update(&self, s: Vertex, d: Vertex, w: f64) -> bool {
-        // `!(w >= 0)` also catches NaN.
-        if !(w >= 0.0) {
+        if w.is_nan() || w < 0.0 {
             self.bad.record(s, d, w);
             return false;
         }
@@ -131,7 +142,7 @@ impl EdgeMapFn for Relax<'_> {
 
     #[inline(always)]
     fn update_atomic(&self, s: Vertex, d: Vertex, w: f64) -> bool {
-        if !(w >= 0.0) {
+        if w.is_nan() || w < 0.0 {
             self.bad.record(s, d, w);
             return false;
         }
@@ -146,13 +157,14 @@ impl EdgeMapFn for Relax<'_> {
     }
 }
 
-/// The bucket of a distance; distances too large for a key share the last one.
+/// The bucket of a (non-negative) distance; distances too large for a key share the last one.
 #[inline]
 fn bucket_of(distance: f64, delta: f64) -> u64 {
-    let b = (distance / delta).floor();
+    let b = distance / delta;
     if b >= (NO_BUCKET - 1) as f64 {
         NO_BUCKET - 1
     } else {
+        // Truncation is the floor here, without a libm call.
         b as u64
     }
 }
@@ -183,7 +195,9 @@ pub fn default_delta<A: Adjacency>(g: &Graph<A>) -> f64 {
             });
             (sum, count, min)
         })
-        .fold((0.0, 0u64, f64::INFINITY), |a, b| (a.0 + b.0, a.1 + b.1, a.2.min(b.2)));
+        .fold((0.0, 0u64, f64::INFINITY), |a, b| {
+            (a.0 + b.0, a.1 + b.1, a.2.min(b.2))
+        });
     if count == 0 {
         return 1.0;
     }
@@ -207,15 +221,25 @@ pub fn sssp<A: Adjacency>(g: &Graph<A>, params: &SsspParams) -> Result<SsspResul
         None => default_delta(g),
     };
     let n = g.num_vertices();
-    let dist: Vec<AtomicF64> = (0..n).into_par_iter().map(|_| AtomicF64::new(f64::INFINITY)).collect();
+    let dist: Vec<AtomicF64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicF64::new(f64::INFINITY))
+        .collect();
     let flags: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
     dist[source as usize].store(0.0);
     flags[source as usize].store(PENDING, Relaxed);
 
     let bad = BadArc::default();
-    let relax = Relax { dist: &dist, flags: &flags, bad: &bad };
+    let relax = Relax {
+        dist: &dist,
+        flags: &flags,
+        bad: &bad,
+    };
     let counters = EdgeMapCounters::default();
-    let opts = EdgeMapOptions { direction: params.direction, ..EdgeMapOptions::with_counters(&counters) };
+    let opts = EdgeMapOptions {
+        direction: params.direction,
+        ..EdgeMapOptions::with_counters(&counters)
+    };
     let key = |v: Vertex| {
         if flags[v as usize].load(Relaxed) & PENDING != 0 {
             bucket_of(dist[v as usize].load(), delta)
@@ -264,9 +288,13 @@ fn distance_stats(distances: &[f64], rounds: u64, edges: u64) -> RunStats {
         .copied()
         .filter(|d| d.is_finite())
         .reduce(|| f64::NEG_INFINITY, f64::max);
-    RunStats { iterations: rounds, edges_traversed: edges, ..Default::default() }
-        .with("reached", reached as u64)
-        .with("max_distance", if reached > 0 { max } else { 0.0 })
+    RunStats {
+        iterations: rounds,
+        edges_traversed: edges,
+        ..Default::default()
+    }
+    .with("reached", reached as u64)
+    .with("max_distance", if reached > 0 { max } else { 0.0 })
 }
 
 /// Relaxation with weights of any sign (a CAS loop on the destination).
@@ -336,7 +364,10 @@ fn negative_weight_sum<A: Adjacency>(adj: &A) -> (f64, Option<(Vertex, Vertex)>)
 
 /// Frontier-based Bellman-Ford from `params.source`; weights may be negative. Fails when a
 /// negative cycle is reachable from the source.
-pub fn bellman_ford<A: Adjacency>(g: &Graph<A>, params: &BellmanFordParams) -> Result<SsspResult, AlgoError> {
+pub fn bellman_ford<A: Adjacency>(
+    g: &Graph<A>,
+    params: &BellmanFordParams,
+) -> Result<SsspResult, AlgoError> {
     let source = check_source(g, params.source)?;
     require_weights(g, BELLMAN_FORD)?;
     let (negative_sum, nan_arc) = negative_weight_sum(g.out());
@@ -347,19 +378,37 @@ pub fn bellman_ford<A: Adjacency>(g: &Graph<A>, params: &BellmanFordParams) -> R
         });
     }
     let n = g.num_vertices();
-    let dist: Vec<AtomicF64> = (0..n).into_par_iter().map(|_| AtomicF64::new(f64::INFINITY)).collect();
-    let moved: Vec<AtomicBool> = (0..n).into_par_iter().map(|_| AtomicBool::new(false)).collect();
+    let dist: Vec<AtomicF64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicF64::new(f64::INFINITY))
+        .collect();
+    let moved: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
     dist[source as usize].store(0.0);
     let below_bound = AtomicBool::new(false);
-    let relax = RelaxSigned { dist: &dist, moved: &moved, path_bound: negative_sum, below_bound: &below_bound };
+    let relax = RelaxSigned {
+        dist: &dist,
+        moved: &moved,
+        path_bound: negative_sum,
+        below_bound: &below_bound,
+    };
     let counters = EdgeMapCounters::default();
-    let opts = EdgeMapOptions { direction: params.direction, ..EdgeMapOptions::with_counters(&counters) };
+    let opts = EdgeMapOptions {
+        direction: params.direction,
+        ..EdgeMapOptions::with_counters(&counters)
+    };
 
     let mut frontier = VertexSubset::single(n, source);
     let mut rounds = 0u64;
     while !frontier.is_empty() {
         if rounds == n as u64 || below_bound.load(Relaxed) {
-            let hint = if g.is_symmetric() { " (in an undirected graph every negative edge is one)" } else { "" };
+            let hint = if g.is_symmetric() {
+                " (in an undirected graph every negative edge is one)"
+            } else {
+                ""
+            };
             return Err(AlgoError::InvalidInput {
                 algorithm: BELLMAN_FORD,
                 message: format!(
@@ -381,10 +430,17 @@ pub fn bellman_ford<A: Adjacency>(g: &Graph<A>, params: &BellmanFordParams) -> R
 
 /// Checks `result` against a serial reference from `source`: Dijkstra with a binary heap when
 /// no arc weight is negative, serial Bellman-Ford otherwise.
-pub fn verify_sssp<A: Adjacency>(g: &Graph<A>, source: u64, result: &SsspResult) -> Result<(), VerifyError> {
+pub fn verify_sssp<A: Adjacency>(
+    g: &Graph<A>,
+    source: u64,
+    result: &SsspResult,
+) -> Result<(), VerifyError> {
     let n = g.num_vertices();
     if source >= n as u64 {
-        return Err(VerifyError::new(SSSP, format!("source {source} is out of range (n = {n})")));
+        return Err(VerifyError::new(
+            SSSP,
+            format!("source {source} is out of range (n = {n})"),
+        ));
     }
     if result.distances.len() != n {
         return Err(VerifyError::new(
@@ -406,7 +462,10 @@ pub fn verify_sssp<A: Adjacency>(g: &Graph<A>, source: u64, result: &SsspResult)
             (got - want).abs() <= VERIFY_TOLERANCE * got.abs().max(want.abs())
         };
         if !agree {
-            return Err(VerifyError::new(SSSP, format!("vertex {v}: distance {got}, expected {want}")));
+            return Err(VerifyError::new(
+                SSSP,
+                format!("vertex {v}: distance {got}, expected {want}"),
+            ));
         }
     }
     Ok(())

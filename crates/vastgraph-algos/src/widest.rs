@@ -22,8 +22,8 @@ use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
 use vastgraph_engine::bucket::NO_BUCKET;
 use vastgraph_engine::{
-    edge_map, Adjacency, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex,
-    VertexSubset,
+    edge_map, Adjacency, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn,
+    EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
 use crate::common::{check_source, AlgoError, RunStats, VerifyError};
@@ -49,7 +49,12 @@ pub struct WidestParams {
 
 impl Default for WidestParams {
     fn default() -> Self {
-        WidestParams { source: 0, method: WidestMethod::Buckets, bucket_width: None, direction: Direction::Auto }
+        WidestParams {
+            source: 0,
+            method: WidestMethod::Buckets,
+            bucket_width: None,
+            direction: Direction::Auto,
+        }
     }
 }
 
@@ -152,7 +157,10 @@ pub fn default_bucket_width<A: Adjacency>(g: &Graph<A>) -> f64 {
 }
 
 /// Widest paths from `params.source` on a weighted graph.
-pub fn widest_path<A: Adjacency>(g: &Graph<A>, params: &WidestParams) -> Result<WidestResult, AlgoError> {
+pub fn widest_path<A: Adjacency>(
+    g: &Graph<A>,
+    params: &WidestParams,
+) -> Result<WidestResult, AlgoError> {
     let source = check_source(g, params.source)?;
     if !g.is_weighted() {
         return Err(AlgoError::NeedsWeights {
@@ -171,14 +179,23 @@ pub fn widest_path<A: Adjacency>(g: &Graph<A>, params: &WidestParams) -> Result<
         None => default_bucket_width(g),
     };
     let n = g.num_vertices();
-    let width: Vec<AtomicF64> = (0..n).into_par_iter().map(|_| AtomicF64::new(0.0)).collect();
+    let width: Vec<AtomicF64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicF64::new(0.0))
+        .collect();
     let flags: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
     width[source as usize].store(f64::INFINITY);
     flags[source as usize].store(PENDING, Relaxed);
 
-    let widen = Widen { width: &width, flags: &flags };
+    let widen = Widen {
+        width: &width,
+        flags: &flags,
+    };
     let counters = EdgeMapCounters::default();
-    let opts = EdgeMapOptions { direction: params.direction, ..EdgeMapOptions::with_counters(&counters) };
+    let opts = EdgeMapOptions {
+        direction: params.direction,
+        ..EdgeMapOptions::with_counters(&counters)
+    };
     // One relaxation round from `frontier`: the vertices it widened, MOVED cleared again.
     let relax_from = |frontier: &VertexSubset| {
         let widened = edge_map(g, frontier, &widen, &opts);
@@ -219,8 +236,12 @@ pub fn widest_path<A: Adjacency>(g: &Graph<A>, params: &WidestParams) -> Result<
 
     let widths: Vec<f64> = width.into_par_iter().map(|w| w.load()).collect();
     let reached = widths.par_iter().filter(|&&w| w > 0.0).count() as u64;
-    let mut stats = RunStats { iterations: rounds, edges_traversed: counters.edges(), ..Default::default() }
-        .with("reached", reached);
+    let mut stats = RunStats {
+        iterations: rounds,
+        edges_traversed: counters.edges(),
+        ..Default::default()
+    }
+    .with("reached", reached);
     if params.method == WidestMethod::Buckets {
         stats = stats.with("bucket_width", bucket_width);
     }
@@ -236,10 +257,16 @@ pub fn verify_widest_path<A: Adjacency>(
 ) -> Result<(), VerifyError> {
     let n = g.num_vertices();
     if params.source >= n as u64 {
-        return Err(VerifyError::new(ALGORITHM, format!("source {} is out of range (n = {n})", params.source)));
+        return Err(VerifyError::new(
+            ALGORITHM,
+            format!("source {} is out of range (n = {n})", params.source),
+        ));
     }
     if result.widths.len() != n {
-        return Err(VerifyError::new(ALGORITHM, format!("{} widths for {n} vertices", result.widths.len())));
+        return Err(VerifyError::new(
+            ALGORITHM,
+            format!("{} widths for {n} vertices", result.widths.len()),
+        ));
     }
     let source = params.source as Vertex;
     let mut best = vec![0.0f64; n];
@@ -264,7 +291,10 @@ pub fn verify_widest_path<A: Adjacency>(
     match (0..n).find(|&v| best[v].to_bits() != result.widths[v].to_bits()) {
         Some(v) => Err(VerifyError::new(
             ALGORITHM,
-            format!("vertex {v}: width {}, a serial max-bottleneck Dijkstra finds {}", result.widths[v], best[v]),
+            format!(
+                "vertex {v}: width {}, a serial max-bottleneck Dijkstra finds {}",
+                result.widths[v], best[v]
+            ),
         )),
         None => Ok(()),
     }
@@ -278,10 +308,19 @@ mod tests {
     #[test]
     fn bottleneck_prefers_the_wide_detour() {
         // 0-1 is narrow (2); 0-2-3-1 is wider (5, 7, 6 → 5). Vertex 4 is only behind a 0-weight arc.
-        let edges = [(0, 1, 2.0), (0, 2, 5.0), (2, 3, 7.0), (3, 1, 6.0), (1, 4, 0.0)];
+        let edges = [
+            (0, 1, 2.0),
+            (0, 2, 5.0),
+            (2, 3, 7.0),
+            (3, 1, 6.0),
+            (1, 4, 0.0),
+        ];
         let g = InMemoryGraph::from_weighted_edges(5, &edges, true);
         for method in [WidestMethod::Frontier, WidestMethod::Buckets] {
-            let params = WidestParams { method, ..Default::default() };
+            let params = WidestParams {
+                method,
+                ..Default::default()
+            };
             let r = widest_path(&g.view(), &params).unwrap();
             assert_eq!(r.widths, vec![f64::INFINITY, 5.0, 5.0, 5.0, 0.0]);
             verify_widest_path(&g.view(), &params, &r).unwrap();

@@ -12,7 +12,10 @@ const DIRECTIONS: [Direction; 3] = [Direction::Auto, Direction::Push, Direction:
 
 fn assert_close(a: &BcResult, b: &BcResult) {
     for (v, (x, y)) in a.dependencies.iter().zip(&b.dependencies).enumerate() {
-        assert!((x - y).abs() <= VERIFY_TOLERANCE * x.abs().max(y.abs()), "vertex {v}: {x} vs {y}");
+        assert!(
+            (x - y).abs() <= VERIFY_TOLERANCE * x.abs().max(y.abs()),
+            "vertex {v}: {x} vs {y}"
+        );
     }
 }
 
@@ -50,7 +53,9 @@ fn dependencies_of_a_path_and_a_diamond() {
     let path: Vec<(Vertex, Vertex)> = (0..n as Vertex - 1).map(|v| (v, v + 1)).collect();
     let g = InMemoryGraph::from_edges(n, &path, true);
     let r = bc(&g.view(), &BcParams::default()).unwrap();
-    let want: Vec<f64> = (0..n).map(|v| if v == 0 { 0.0 } else { (n - 1 - v) as f64 }).collect();
+    let want: Vec<f64> = (0..n)
+        .map(|v| if v == 0 { 0.0 } else { (n - 1 - v) as f64 })
+        .collect();
     assert_eq!(r.dependencies, want);
     // Diamond 0 -> {1, 2} -> 3 -> 4: two shortest paths to 3 and 4, one through each middle
     // vertex, so 1 and 2 each carry half of the two targets, and 3 carries all of 4.
@@ -63,8 +68,21 @@ fn dependencies_of_a_path_and_a_diamond() {
 #[test]
 fn bad_source_is_an_error() {
     let g = InMemoryGraph::from_edges(3, &[(0, 1)], true);
-    let err = bc(&g.view(), &BcParams { source: 7, ..Default::default() }).unwrap_err();
-    assert!(matches!(err, AlgoError::SourceOutOfRange { vertex: 7, vertices: 3 }));
+    let err = bc(
+        &g.view(),
+        &BcParams {
+            source: 7,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(
+        err,
+        AlgoError::SourceOutOfRange {
+            vertex: 7,
+            vertices: 3
+        }
+    ));
 }
 
 #[test]
@@ -73,7 +91,10 @@ fn skewed_graph_same_on_one_and_two_threads() {
     for (symmetric, seed) in [(true, 3), (false, 4)] {
         let g = InMemoryGraph::from_edges(n, &skewed_edges(n, 200_000, 8, seed), symmetric);
         for direction in DIRECTIONS {
-            let params = BcParams { source: 1, direction };
+            let params = BcParams {
+                source: 1,
+                direction,
+            };
             let one = with_threads(1, || bc(&g.view(), &params).unwrap());
             let two = with_threads(2, || bc(&g.view(), &params).unwrap());
             assert_close(&one, &two);
@@ -85,13 +106,20 @@ fn skewed_graph_same_on_one_and_two_threads() {
 
 #[test]
 fn web_cnr_2000_directed() {
-    let Some(real) = load_real("web-cnr-2000") else { return };
+    let Some(real) = load_real("web-cnr-2000") else {
+        return;
+    };
     let g = InMemoryGraph::from_edges(real.n, &real.edges, false);
     let view = g.view();
     // A hub source (widest reach) and vertex 0.
-    let hub = (0..real.n as Vertex).max_by_key(|&v| vastgraph_engine::Adjacency::degree(view.out(), v)).unwrap();
+    let hub = (0..real.n as Vertex)
+        .max_by_key(|&v| vastgraph_engine::Adjacency::degree(view.out(), v))
+        .unwrap();
     for source in [hub as u64, 0] {
-        let params = BcParams { source, ..Default::default() };
+        let params = BcParams {
+            source,
+            ..Default::default()
+        };
         let one = with_threads(1, || bc(&view, &params).unwrap());
         let two = with_threads(2, || bc(&view, &params).unwrap());
         assert_close(&one, &two);

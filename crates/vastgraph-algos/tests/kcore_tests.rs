@@ -17,10 +17,18 @@ fn assert_cores_are_dense(g: &InMemoryGraph, r: &KcoreResult) {
     let c = &r.coreness;
     for v in 0..c.len() as Vertex {
         let mut inside = 0;
-        view.out().for_each_neighbor(v, |u| inside += (c[u as usize] >= c[v as usize]) as u32);
-        assert!(inside >= c[v as usize], "vertex {v}: coreness {} but {inside} neighbours as deep", c[v as usize]);
+        view.out()
+            .for_each_neighbor(v, |u| inside += (c[u as usize] >= c[v as usize]) as u32);
+        assert!(
+            inside >= c[v as usize],
+            "vertex {v}: coreness {} but {inside} neighbours as deep",
+            c[v as usize]
+        );
     }
-    assert_eq!(r.stats.extra["max_core"].as_u64().unwrap(), c.iter().copied().max().unwrap_or(0) as u64);
+    assert_eq!(
+        r.stats.extra["max_core"].as_u64().unwrap(),
+        c.iter().copied().max().unwrap_or(0) as u64
+    );
 }
 
 proptest! {
@@ -81,7 +89,9 @@ fn skewed_graph_same_on_one_and_two_threads() {
 #[test]
 fn real_social_graphs() {
     for name in ["social-fb100-cornell5", "social-ego-twitter-undirected"] {
-        let Some(real) = load_real(name) else { continue };
+        let Some(real) = load_real(name) else {
+            continue;
+        };
         let g = InMemoryGraph::from_edges(real.n, &real.edges, true);
         let one = with_threads(1, || kcore(&g.view(), &KcoreParams::default()).unwrap());
         let two = with_threads(2, || kcore(&g.view(), &KcoreParams::default()).unwrap());

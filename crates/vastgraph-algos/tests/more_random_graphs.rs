@@ -8,27 +8,39 @@ mod more_support;
 use proptest::prelude::*;
 use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
 use vastgraph_algos::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
-use vastgraph_algos::label_propagation::{label_propagation, verify_label_propagation, LabelPropagationParams};
+use vastgraph_algos::label_propagation::{
+    label_propagation, verify_label_propagation, LabelPropagationParams,
+};
 use vastgraph_algos::ldd::{low_diameter_decomposition, verify_ldd, LddParams};
 use vastgraph_algos::mis::{maximal_independent_set, verify_mis, MisParams};
 use vastgraph_algos::pagerank_variants::{
-    delta_pagerank, personalized_pagerank, verify_delta_pagerank, verify_personalized_pagerank, DeltaPageRankParams,
-    PersonalizedPageRankParams,
+    delta_pagerank, personalized_pagerank, verify_delta_pagerank, verify_personalized_pagerank,
+    DeltaPageRankParams, PersonalizedPageRankParams,
 };
 use vastgraph_algos::priority::VertexPriority;
 use vastgraph_algos::random_walk::{random_walks, verify_random_walks, RandomWalkParams};
 use vastgraph_algos::spanner::{spanner, verify_spanner, SpannerParams};
-use vastgraph_algos::spanning_forest::{spanning_forest, verify_spanning_forest, SpanningForestParams};
+use vastgraph_algos::spanning_forest::{
+    spanning_forest, verify_spanning_forest, SpanningForestParams,
+};
 use vastgraph_algos::widest::{verify_widest_path, widest_path, WidestMethod, WidestParams};
 use vastgraph_engine::{Adjacency, InMemoryGraph};
 
 /// (n, edges) with n in 1..max_n and up to 3n edges (self-loops and repeats included).
 fn graph(max_n: u32) -> impl Strategy<Value = (u32, Vec<(u32, u32)>)> {
-    (1..max_n).prop_flat_map(|n| (Just(n), prop::collection::vec((0..n, 0..n), 0..(3 * n as usize + 1))))
+    (1..max_n).prop_flat_map(|n| {
+        (
+            Just(n),
+            prop::collection::vec((0..n, 0..n), 0..(3 * n as usize + 1)),
+        )
+    })
 }
 
 fn config() -> ProptestConfig {
-    ProptestConfig { cases: 96, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: 96,
+        ..ProptestConfig::default()
+    }
 }
 
 /// The sequential greedy MIS: vertices in priority order join unless a neighbour already did.
@@ -37,7 +49,8 @@ fn greedy_mis(g: &InMemoryGraph, order: &[u32]) -> Vec<u8> {
     let mut in_set = vec![0u8; order.len()];
     for &u in order {
         let mut blocked = false;
-        v.out().for_each_neighbor(u, |w| blocked |= w != u && in_set[w as usize] == 1);
+        v.out()
+            .for_each_neighbor(u, |w| blocked |= w != u && in_set[w as usize] == 1);
         in_set[u as usize] = (!blocked) as u8;
     }
     in_set
@@ -62,7 +75,11 @@ fn greedy_coloring(g: &InMemoryGraph, order: &[u32]) -> Vec<u32> {
 
 /// Kruskal over the edges in lexicographic (min, max) order.
 fn kruskal_lexicographic(n: usize, edges: &[(u32, u32)]) -> Vec<[u32; 2]> {
-    let mut sorted: Vec<[u32; 2]> = edges.iter().filter(|e| e.0 != e.1).map(|&(a, b)| [a.min(b), a.max(b)]).collect();
+    let mut sorted: Vec<[u32; 2]> = edges
+        .iter()
+        .filter(|e| e.0 != e.1)
+        .map(|&(a, b)| [a.min(b), a.max(b)])
+        .collect();
     sorted.sort_unstable();
     sorted.dedup();
     let mut parent: Vec<u32> = (0..n as u32).collect();
@@ -95,11 +112,13 @@ proptest! {
         width in prop::option::of(0.5f64..5.0),
     ) {
         let weighted: Vec<(u32, u32, f32)> =
-            edges.iter().enumerate().map(|(i, &(u, v))| (u, v, weights[i % weights.len()] as f32)).collect();
+            edges.iter().enumerate().map(|(i, &(u, v))| (u, v, weights[i % weights.len()] as f32))
+                .collect();
         let g = InMemoryGraph::from_weighted_edges(n as usize, &weighted, symmetric);
         let mut results = vec![];
         for method in [WidestMethod::Frontier, WidestMethod::Buckets] {
-            let params = WidestParams { source: (source_pick % n) as u64, method, bucket_width: width, ..Default::default() };
+            let source = (source_pick % n) as u64;
+            let params = WidestParams { source, method, bucket_width: width, ..Default::default() };
             let r = widest_path(&g.view(), &params).unwrap();
             verify_widest_path(&g.view(), &params, &r).unwrap();
             results.push(r.widths);

@@ -10,16 +10,20 @@ use std::time::{Duration, Instant};
 use more_support::{read_real_edges, real_symmetric, with_threads, with_weights};
 use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
 use vastgraph_algos::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
-use vastgraph_algos::label_propagation::{label_propagation, verify_label_propagation, LabelPropagationParams};
+use vastgraph_algos::label_propagation::{
+    label_propagation, verify_label_propagation, LabelPropagationParams,
+};
 use vastgraph_algos::ldd::{low_diameter_decomposition, verify_ldd, LddParams};
 use vastgraph_algos::mis::{maximal_independent_set, verify_mis, MisParams};
 use vastgraph_algos::pagerank_variants::{
-    delta_pagerank, personalized_pagerank, verify_delta_pagerank, verify_personalized_pagerank, DeltaPageRankParams,
-    PersonalizedPageRankParams,
+    delta_pagerank, personalized_pagerank, verify_delta_pagerank, verify_personalized_pagerank,
+    DeltaPageRankParams, PersonalizedPageRankParams,
 };
 use vastgraph_algos::random_walk::{random_walks, verify_random_walks, RandomWalkParams};
 use vastgraph_algos::spanner::{spanner, verify_spanner, SpannerParams};
-use vastgraph_algos::spanning_forest::{spanning_forest, verify_spanning_forest, SpanningForestParams};
+use vastgraph_algos::spanning_forest::{
+    spanning_forest, verify_spanning_forest, SpanningForestParams,
+};
 use vastgraph_algos::widest::{verify_widest_path, widest_path, WidestMethod, WidestParams};
 use vastgraph_algos::{RunStats, VerifyError};
 use vastgraph_engine::{CsrGraph, InMemoryGraph};
@@ -51,13 +55,24 @@ where
 }
 
 fn structural(graph: &str, g: &CsrGraph) {
-    let r = timed(graph, "coloring", || coloring(g, &ColoringParams::default()).unwrap(), |r| &r.stats, |r| {
-        verify_coloring(g, r)
-    });
-    assert!(r.stats.extra["colors_used"].as_u64().unwrap() <= r.stats.extra["max_degree"].as_u64().unwrap() + 1);
-    timed(graph, "mis", || maximal_independent_set(g, &MisParams::default()).unwrap(), |r| &r.stats, |r| {
-        verify_mis(g, r)
-    });
+    let r = timed(
+        graph,
+        "coloring",
+        || coloring(g, &ColoringParams::default()).unwrap(),
+        |r| &r.stats,
+        |r| verify_coloring(g, r),
+    );
+    assert!(
+        r.stats.extra["colors_used"].as_u64().unwrap()
+            <= r.stats.extra["max_degree"].as_u64().unwrap() + 1
+    );
+    timed(
+        graph,
+        "mis",
+        || maximal_independent_set(g, &MisParams::default()).unwrap(),
+        |r| &r.stats,
+        |r| verify_mis(g, r),
+    );
     timed(
         graph,
         "spanning_forest",
@@ -68,7 +83,9 @@ fn structural(graph: &str, g: &CsrGraph) {
 }
 
 fn all_algorithms(name: &str) {
-    let Some((n, edges)) = read_real_edges(name) else { return };
+    let Some((n, edges)) = read_real_edges(name) else {
+        return;
+    };
     let plain = InMemoryGraph::from_edges(n, &edges, true);
     let g = &plain.view();
     let weighted = InMemoryGraph::from_weighted_edges(n, &with_weights(&edges), true);
@@ -76,39 +93,89 @@ fn all_algorithms(name: &str) {
     drop(edges);
 
     for method in [WidestMethod::Frontier, WidestMethod::Buckets] {
-        let params = WidestParams { method, ..Default::default() };
-        timed(name, &format!("widest {method:?}"), || widest_path(wg, &params).unwrap(), |r| &r.stats, |r| {
-            verify_widest_path(wg, &params, r)
-        });
+        let params = WidestParams {
+            method,
+            ..Default::default()
+        };
+        timed(
+            name,
+            &format!("widest {method:?}"),
+            || widest_path(wg, &params).unwrap(),
+            |r| &r.stats,
+            |r| verify_widest_path(wg, &params, r),
+        );
     }
     let params = LddParams::default();
-    timed(name, "ldd", || low_diameter_decomposition(g, &params).unwrap(), |r| &r.stats, |r| verify_ldd(g, r));
+    timed(
+        name,
+        "ldd",
+        || low_diameter_decomposition(g, &params).unwrap(),
+        |r| &r.stats,
+        |r| verify_ldd(g, r),
+    );
     let params = SpannerParams::default();
-    let r = timed(name, "spanner", || spanner(g, &params).unwrap(), |r| &r.stats, |r| verify_spanner(g, r));
+    let r = timed(
+        name,
+        "spanner",
+        || spanner(g, &params).unwrap(),
+        |r| &r.stats,
+        |r| verify_spanner(g, r),
+    );
     // R ≤ 8k fails with probability below n^-3 (see spanner.rs): an O(k) stretch in practice.
     let k = r.stats.extra["k"].as_u64().unwrap();
-    assert!(r.stats.extra["max_radius"].as_u64().unwrap() <= 8 * k, "{:?}", r.stats);
+    assert!(
+        r.stats.extra["max_radius"].as_u64().unwrap() <= 8 * k,
+        "{:?}",
+        r.stats
+    );
     structural(name, g);
     let params = DensestParams::default();
-    timed(name, "densest", || densest_subgraph(g, &params).unwrap(), |r| &r.stats, |r| {
-        verify_densest_subgraph(g, &params, r)
-    });
+    timed(
+        name,
+        "densest",
+        || densest_subgraph(g, &params).unwrap(),
+        |r| &r.stats,
+        |r| verify_densest_subgraph(g, &params, r),
+    );
     let params = LabelPropagationParams::default();
-    timed(name, "label_propagation", || label_propagation(g, &params).unwrap(), |r| &r.stats, |r| {
-        verify_label_propagation(g, &params, r)
-    });
-    let params = RandomWalkParams { every: 10, length: 40, ..Default::default() };
-    timed(name, "random_walk", || random_walks(g, &params).unwrap(), |r| &r.stats, |r| {
-        verify_random_walks(g, &params, r)
-    });
+    timed(
+        name,
+        "label_propagation",
+        || label_propagation(g, &params).unwrap(),
+        |r| &r.stats,
+        |r| verify_label_propagation(g, &params, r),
+    );
+    let params = RandomWalkParams {
+        every: 10,
+        length: 40,
+        ..Default::default()
+    };
+    timed(
+        name,
+        "random_walk",
+        || random_walks(g, &params).unwrap(),
+        |r| &r.stats,
+        |r| verify_random_walks(g, &params, r),
+    );
     let params = DeltaPageRankParams::default();
-    timed(name, "delta_pagerank", || delta_pagerank(g, &params).unwrap(), |r| &r.stats, |r| {
-        verify_delta_pagerank(g, &params, r)
-    });
-    let params = PersonalizedPageRankParams { sources: vec![0, n as u64 / 2], ..Default::default() };
-    timed(name, "personalized_pagerank", || personalized_pagerank(g, &params).unwrap(), |r| &r.stats, |r| {
-        verify_personalized_pagerank(g, &params, r)
-    });
+    timed(
+        name,
+        "delta_pagerank",
+        || delta_pagerank(g, &params).unwrap(),
+        |r| &r.stats,
+        |r| verify_delta_pagerank(g, &params, r),
+    );
+    let params = PersonalizedPageRankParams {
+        sources: vec![0, n as u64 / 2],
+        ..Default::default()
+    };
+    timed(
+        name,
+        "personalized_pagerank",
+        || personalized_pagerank(g, &params).unwrap(),
+        |r| &r.stats,
+        |r| verify_personalized_pagerank(g, &params, r),
+    );
 }
 
 #[test]
@@ -124,6 +191,8 @@ fn social_cornell5_all_algorithms() {
 #[test]
 fn social_ego_twitter_coloring_mis_forest() {
     let name = "social-ego-twitter-undirected";
-    let Some(g) = real_symmetric(name) else { return };
+    let Some(g) = real_symmetric(name) else {
+        return;
+    };
     structural(name, &g.view());
 }

@@ -5,19 +5,22 @@
 mod more_support;
 
 use more_support::{rmat_edges, with_threads, with_weights};
-use std::time::Instant;
 use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
 use vastgraph_algos::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
-use vastgraph_algos::label_propagation::{label_propagation, verify_label_propagation, LabelPropagationParams};
+use vastgraph_algos::label_propagation::{
+    label_propagation, verify_label_propagation, LabelPropagationParams,
+};
 use vastgraph_algos::ldd::{ldd, low_diameter_decomposition, verify_ldd, LddParams};
 use vastgraph_algos::mis::{maximal_independent_set, verify_mis, MisParams};
 use vastgraph_algos::pagerank_variants::{
-    delta_pagerank, personalized_pagerank, verify_delta_pagerank, verify_personalized_pagerank, DeltaPageRankParams,
-    PersonalizedPageRankParams,
+    delta_pagerank, personalized_pagerank, verify_delta_pagerank, verify_personalized_pagerank,
+    DeltaPageRankParams, PersonalizedPageRankParams,
 };
 use vastgraph_algos::random_walk::{random_walks, verify_random_walks, RandomWalkParams};
 use vastgraph_algos::spanner::{spanner, verify_spanner, SpannerParams};
-use vastgraph_algos::spanning_forest::{spanning_forest, verify_spanning_forest, SpanningForestParams};
+use vastgraph_algos::spanning_forest::{
+    spanning_forest, verify_spanning_forest, SpanningForestParams,
+};
 use vastgraph_algos::widest::{verify_widest_path, widest_path, WidestMethod, WidestParams};
 use vastgraph_engine::{Adjacency, InMemoryGraph};
 
@@ -36,12 +39,12 @@ fn skewed(symmetric: bool, seed: u64) -> InMemoryGraph {
 }
 
 /// Runs `run` on 1 and on 2 threads and demands equal outputs; returns the 2-thread one.
-fn same_on_1_and_2_threads<T: PartialEq + std::fmt::Debug + Send>(what: &str, run: impl Fn() -> T + Sync) -> T {
-    let t = Instant::now();
+fn same_on_1_and_2_threads<T: PartialEq + std::fmt::Debug + Send>(
+    what: &str,
+    run: impl Fn() -> T + Sync,
+) -> T {
     let one = with_threads(1, &run);
-    let t1 = t.elapsed();
     let two = with_threads(2, &run);
-    println!("{what}: 1 thread {t1:?}, 2 threads {:?}", t.elapsed() - t1);
     assert!(one == two, "{what}: 1 and 2 threads disagree");
     two
 }
@@ -50,7 +53,10 @@ fn same_on_1_and_2_threads<T: PartialEq + std::fmt::Debug + Send>(what: &str, ru
 fn hubs_exist_so_heavy_paths_are_exercised() {
     let g = skewed(true, 1);
     let v = g.view();
-    let max_degree = (0..v.num_vertices() as u32).map(|u| v.out().degree(u)).max().unwrap();
+    let max_degree = (0..v.num_vertices() as u32)
+        .map(|u| v.out().degree(u))
+        .max()
+        .unwrap();
     assert!(max_degree > 8192, "max degree {max_degree}");
 }
 
@@ -61,7 +67,10 @@ fn widest_path_on_skewed_graphs() {
         let g = InMemoryGraph::from_weighted_edges(1 << SCALE, &with_weights(&edges), symmetric);
         let mut all = vec![];
         for method in [WidestMethod::Frontier, WidestMethod::Buckets] {
-            let params = WidestParams { method, ..Default::default() };
+            let params = WidestParams {
+                method,
+                ..Default::default()
+            };
             let r = same_on_1_and_2_threads("widest", || {
                 let r = widest_path(&g.view(), &params).unwrap();
                 r.widths.iter().map(|w| w.to_bits()).collect::<Vec<_>>()
@@ -78,19 +87,31 @@ fn widest_path_on_skewed_graphs() {
 fn ldd_spanner_and_forest_on_a_skewed_graph() {
     let g = skewed(true, 3);
     let params = LddParams::default();
-    let clusters = same_on_1_and_2_threads("ldd", || low_diameter_decomposition(&g.view(), &params).unwrap().clusters);
+    let clusters = same_on_1_and_2_threads("ldd", || {
+        low_diameter_decomposition(&g.view(), &params)
+            .unwrap()
+            .clusters
+    });
     let r = low_diameter_decomposition(&g.view(), &params).unwrap();
     verify_ldd(&g.view(), &r).unwrap();
     assert_eq!(clusters, ldd(&g.view(), params.beta, params.seed));
 
-    let edges = same_on_1_and_2_threads("spanner", || spanner(&g.view(), &SpannerParams::default()).unwrap().edges);
+    let edges = same_on_1_and_2_threads("spanner", || {
+        spanner(&g.view(), &SpannerParams::default()).unwrap().edges
+    });
     let r = spanner(&g.view(), &SpannerParams::default()).unwrap();
     assert_eq!(edges, r.edges);
     verify_spanner(&g.view(), &r).unwrap();
-    assert!(r.edges.len() as u64 * 2 < g.view().num_arcs(), "spanner keeps {} edges", r.edges.len());
+    assert!(
+        r.edges.len() as u64 * 2 < g.view().num_arcs(),
+        "spanner keeps {} edges",
+        r.edges.len()
+    );
 
     let forest = same_on_1_and_2_threads("forest", || {
-        spanning_forest(&g.view(), &SpanningForestParams::default()).unwrap().edges
+        spanning_forest(&g.view(), &SpanningForestParams::default())
+            .unwrap()
+            .edges
     });
     let r = spanning_forest(&g.view(), &SpanningForestParams::default()).unwrap();
     assert_eq!(forest, r.edges);
@@ -100,18 +121,28 @@ fn ldd_spanner_and_forest_on_a_skewed_graph() {
 #[test]
 fn coloring_mis_densest_on_a_skewed_graph() {
     let g = skewed(true, 4);
-    let colors = same_on_1_and_2_threads("coloring", || coloring(&g.view(), &ColoringParams::default()).unwrap().colors);
+    let colors = same_on_1_and_2_threads("coloring", || {
+        coloring(&g.view(), &ColoringParams::default())
+            .unwrap()
+            .colors
+    });
     let r = coloring(&g.view(), &ColoringParams::default()).unwrap();
     assert_eq!(colors, r.colors);
     verify_coloring(&g.view(), &r).unwrap();
 
-    let set = same_on_1_and_2_threads("mis", || maximal_independent_set(&g.view(), &MisParams::default()).unwrap().in_set);
+    let set = same_on_1_and_2_threads("mis", || {
+        maximal_independent_set(&g.view(), &MisParams::default())
+            .unwrap()
+            .in_set
+    });
     let r = maximal_independent_set(&g.view(), &MisParams::default()).unwrap();
     assert_eq!(set, r.in_set);
     verify_mis(&g.view(), &r).unwrap();
 
     let params = DensestParams::default();
-    let chosen = same_on_1_and_2_threads("densest", || densest_subgraph(&g.view(), &params).unwrap().in_subgraph);
+    let chosen = same_on_1_and_2_threads("densest", || {
+        densest_subgraph(&g.view(), &params).unwrap().in_subgraph
+    });
     let r = densest_subgraph(&g.view(), &params).unwrap();
     assert_eq!(chosen, r.in_subgraph);
     verify_densest_subgraph(&g.view(), &params, &r).unwrap();
@@ -122,26 +153,40 @@ fn label_propagation_walks_and_pagerank_on_skewed_graphs() {
     for symmetric in [true, false] {
         let g = skewed(symmetric, 5);
         let params = LabelPropagationParams::default();
-        let labels = same_on_1_and_2_threads("lpa", || label_propagation(&g.view(), &params).unwrap().labels);
+        let labels = same_on_1_and_2_threads("lpa", || {
+            label_propagation(&g.view(), &params).unwrap().labels
+        });
         let r = label_propagation(&g.view(), &params).unwrap();
         assert_eq!(labels, r.labels);
         verify_label_propagation(&g.view(), &params, &r).unwrap();
 
-        let params = RandomWalkParams { every: 7, length: 20, ..Default::default() };
-        let walks = same_on_1_and_2_threads("walks", || random_walks(&g.view(), &params).unwrap().walks);
+        let params = RandomWalkParams {
+            every: 7,
+            length: 20,
+            ..Default::default()
+        };
+        let walks =
+            same_on_1_and_2_threads("walks", || random_walks(&g.view(), &params).unwrap().walks);
         let r = random_walks(&g.view(), &params).unwrap();
         assert_eq!(walks, r.walks);
         verify_random_walks(&g.view(), &params, &r).unwrap();
 
         let params = DeltaPageRankParams::default();
         let bits = |s: &[f64]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        let scores = same_on_1_and_2_threads("delta-pr", || bits(&delta_pagerank(&g.view(), &params).unwrap().scores));
+        let scores = same_on_1_and_2_threads("delta-pr", || {
+            bits(&delta_pagerank(&g.view(), &params).unwrap().scores)
+        });
         let r = delta_pagerank(&g.view(), &params).unwrap();
         assert_eq!(scores, bits(&r.scores));
         verify_delta_pagerank(&g.view(), &params, &r).unwrap();
 
-        let params = PersonalizedPageRankParams { sources: vec![0, 1, 2, 100], ..Default::default() };
-        let scores = same_on_1_and_2_threads("ppr", || bits(&personalized_pagerank(&g.view(), &params).unwrap().scores));
+        let params = PersonalizedPageRankParams {
+            sources: vec![0, 1, 2, 100],
+            ..Default::default()
+        };
+        let scores = same_on_1_and_2_threads("ppr", || {
+            bits(&personalized_pagerank(&g.view(), &params).unwrap().scores)
+        });
         let r = personalized_pagerank(&g.view(), &params).unwrap();
         assert_eq!(scores, bits(&r.scores));
         verify_personalized_pagerank(&g.view(), &params, &r).unwrap();

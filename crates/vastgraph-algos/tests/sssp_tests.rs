@@ -13,9 +13,18 @@ const DIRECTIONS: [Direction; 3] = [Direction::Auto, Direction::Push, Direction:
 fn weighted_graph() -> impl Strategy<Value = (usize, Vec<(Vertex, Vertex, f32)>, bool, u64)> {
     (1usize..40, any::<bool>(), any::<bool>()).prop_flat_map(|(n, symmetric, fractional)| {
         // Integral weights include 0; fractional ones exercise rounding along different paths.
-        let weight = if fractional { (0u32..1000).prop_map(|w| w as f32 / 7.0).boxed() } else { (0u32..6).prop_map(|w| w as f32).boxed() };
+        let weight = if fractional {
+            (0u32..1000).prop_map(|w| w as f32 / 7.0).boxed()
+        } else {
+            (0u32..6).prop_map(|w| w as f32).boxed()
+        };
         let edge = (0..n as Vertex, 0..n as Vertex, weight);
-        (Just(n), prop::collection::vec(edge, 0..160), Just(symmetric), 0..n as u64)
+        (
+            Just(n),
+            prop::collection::vec(edge, 0..160),
+            Just(symmetric),
+            0..n as u64,
+        )
     })
 }
 
@@ -78,10 +87,24 @@ fn negative_cycles_are_reported_when_reachable() {
     let cycle = [(0, 1, 4.0), (1, 2, 2.0), (2, 1, -3.0), (3, 0, 1.0)];
     let g = InMemoryGraph::from_weighted_edges(4, &cycle, false);
     for direction in DIRECTIONS {
-        let err = bellman_ford(&g.view(), &BellmanFordParams { source: 0, direction }).unwrap_err();
+        let err = bellman_ford(
+            &g.view(),
+            &BellmanFordParams {
+                source: 0,
+                direction,
+            },
+        )
+        .unwrap_err();
         assert!(err.to_string().contains("negative-weight cycle"), "{err}");
         // From 3 the cycle is reachable too; from a vertex that cannot reach it, all is well.
-        assert!(bellman_ford(&g.view(), &BellmanFordParams { source: 3, direction }).is_err());
+        assert!(bellman_ford(
+            &g.view(),
+            &BellmanFordParams {
+                source: 3,
+                direction
+            }
+        )
+        .is_err());
     }
     let unreachable = [(0, 1, 4.0), (2, 3, -2.0), (3, 2, 1.0)];
     let g = InMemoryGraph::from_weighted_edges(4, &unreachable, false);
@@ -105,10 +128,30 @@ fn unsuitable_inputs_are_errors() {
         assert!(err.to_string().contains("run bfs"), "{err}");
     }
     let g = InMemoryGraph::from_weighted_edges(3, &[(0, 1, 1.0)], true);
-    let err = sssp(&g.view(), &SsspParams { source: 3, ..Default::default() }).unwrap_err();
-    assert!(matches!(err, AlgoError::SourceOutOfRange { vertex: 3, vertices: 3 }));
+    let err = sssp(
+        &g.view(),
+        &SsspParams {
+            source: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(
+        err,
+        AlgoError::SourceOutOfRange {
+            vertex: 3,
+            vertices: 3
+        }
+    ));
     for delta in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-        let err = sssp(&g.view(), &SsspParams { delta: Some(delta), ..Default::default() }).unwrap_err();
+        let err = sssp(
+            &g.view(),
+            &SsspParams {
+                delta: Some(delta),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
         assert!(matches!(err, AlgoError::InvalidParameter { .. }), "{err}");
     }
     let nan = InMemoryGraph::from_weighted_edges(2, &[(0, 1, f32::NAN)], false);
@@ -123,7 +166,11 @@ fn skewed_graph_same_on_one_and_two_threads() {
         let edges = with_hashed_weights(&skewed_edges(n, 150_000, 8, seed));
         let g = InMemoryGraph::from_weighted_edges(n, &edges, symmetric);
         for delta in [None, Some(1.0), Some(64.0)] {
-            let params = SsspParams { source: 5, delta, ..Default::default() };
+            let params = SsspParams {
+                source: 5,
+                delta,
+                ..Default::default()
+            };
             let one = with_threads(1, || sssp(&g.view(), &params).unwrap());
             let two = with_threads(2, || sssp(&g.view(), &params).unwrap());
             assert_eq!(one.distances, two.distances);
@@ -135,15 +182,27 @@ fn skewed_graph_same_on_one_and_two_threads() {
 
 #[test]
 fn road_luxembourg_with_hashed_weights() {
-    let Some(real) = load_real("road-luxembourg-osm") else { return };
+    let Some(real) = load_real("road-luxembourg-osm") else {
+        return;
+    };
     let g = InMemoryGraph::from_weighted_edges(real.n, &with_hashed_weights(&real.edges), true);
     for source in [0u64, real.n as u64 / 2] {
-        let params = SsspParams { source, ..Default::default() };
+        let params = SsspParams {
+            source,
+            ..Default::default()
+        };
         let one = with_threads(1, || sssp(&g.view(), &params).unwrap());
         let two = with_threads(2, || sssp(&g.view(), &params).unwrap());
         assert_eq!(one.distances, two.distances);
         verify_sssp(&g.view(), source, &two).unwrap();
-        let bf = bellman_ford(&g.view(), &BellmanFordParams { source, ..Default::default() }).unwrap();
+        let bf = bellman_ford(
+            &g.view(),
+            &BellmanFordParams {
+                source,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(bf.distances, two.distances);
     }
 }

@@ -41,23 +41,44 @@ fn cliques_have_n_choose_3() {
             }
         }
         let g = InMemoryGraph::from_edges(n as usize, &edges, true);
-        let r = tc(&g.view(), &TcParams { per_vertex: true, ..Default::default() }).unwrap();
+        let r = tc(
+            &g.view(),
+            &TcParams {
+                per_vertex: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(r.triangles, n * (n - 1) * (n - 2) / 6);
         // Every vertex is in the triangles of every pair of the others.
-        assert!(r.per_vertex.unwrap().iter().all(|&t| t == (n - 1) * (n - 2) / 2));
+        assert!(r
+            .per_vertex
+            .unwrap()
+            .iter()
+            .all(|&t| t == (n - 1) * (n - 2) / 2));
     }
 }
 
 #[test]
 fn directed_graph_is_refused() {
     let g = InMemoryGraph::from_edges(3, &[(0, 1), (1, 2), (2, 0)], false);
-    assert!(matches!(tc(&g.view(), &TcParams::default()).unwrap_err(), AlgoError::NeedsSymmetric { .. }));
+    assert!(matches!(
+        tc(&g.view(), &TcParams::default()).unwrap_err(),
+        AlgoError::NeedsSymmetric { .. }
+    ));
 }
 
 #[test]
 fn wrong_results_are_caught() {
     let g = InMemoryGraph::from_edges(4, &[(0, 1), (1, 2), (2, 0), (2, 3)], true);
-    let mut r = tc(&g.view(), &TcParams { per_vertex: true, ..Default::default() }).unwrap();
+    let mut r = tc(
+        &g.view(),
+        &TcParams {
+            per_vertex: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert_eq!(r.triangles, 1);
     r.per_vertex.as_mut().unwrap().swap(0, 3);
     assert!(verify_tc(&g.view(), &r).is_err());
@@ -71,7 +92,10 @@ fn skewed_graph_same_on_one_and_two_threads() {
     let n = 20_000;
     let g = InMemoryGraph::from_edges(n, &skewed_edges(n, 300_000, 16, 7), true);
     for cache_ids_per_vertex in [0, 1, 4] {
-        let params = TcParams { per_vertex: true, cache_ids_per_vertex };
+        let params = TcParams {
+            per_vertex: true,
+            cache_ids_per_vertex,
+        };
         let one = with_threads(1, || tc(&g.view(), &params).unwrap());
         let two = with_threads(2, || tc(&g.view(), &params).unwrap());
         assert_eq!(one.triangles, two.triangles);
@@ -85,16 +109,31 @@ fn skewed_graph_same_on_one_and_two_threads() {
 
 #[test]
 fn real_undirected_graphs() {
-    for name in ["social-fb100-cornell5", "social-ego-twitter-undirected", "road-luxembourg-osm"] {
-        let Some(real) = load_real(name) else { continue };
+    for name in [
+        "social-fb100-cornell5",
+        "social-ego-twitter-undirected",
+        "road-luxembourg-osm",
+    ] {
+        let Some(real) = load_real(name) else {
+            continue;
+        };
         let g = InMemoryGraph::from_edges(real.n, &real.edges, true);
-        let params = TcParams { per_vertex: true, ..Default::default() };
+        let params = TcParams {
+            per_vertex: true,
+            ..Default::default()
+        };
         let one = with_threads(1, || tc(&g.view(), &params).unwrap());
         let two = with_threads(2, || tc(&g.view(), &params).unwrap());
         assert_eq!(one.triangles, two.triangles, "{name}");
         assert_eq!(one.per_vertex, two.per_vertex, "{name}");
         verify_tc(&g.view(), &two).unwrap_or_else(|e| panic!("{name}: {e}"));
-        for graph_params in [TcParams { cache_ids_per_vertex: 0, ..Default::default() }, TcParams::default()] {
+        for graph_params in [
+            TcParams {
+                cache_ids_per_vertex: 0,
+                ..Default::default()
+            },
+            TcParams::default(),
+        ] {
             let plain = tc(&without_slices(&g), &graph_params).unwrap();
             assert_eq!(plain.triangles, two.triangles, "{name}");
             let uncached = tc(&g.view(), &graph_params).unwrap();

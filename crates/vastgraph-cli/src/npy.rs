@@ -69,6 +69,8 @@ mod tests {
         assert_eq!(f64::from_le_bytes(out[10 + hlen..18 + hlen].try_into().unwrap()), 1.5);
         let mut two = Vec::new();
         write_npy(&mut two, &[1u32, 2, 3, 4], 2).unwrap();
-        assert!(std::str::from_utf8(&two[10..64]).unwrap().contains("(2, 2)"));
+        let hlen2 = u16::from_le_bytes([two[8], two[9]]) as usize;
+        assert!(std::str::from_utf8(&two[10..10 + hlen2]).unwrap().contains("'shape': (2, 2)"));
+        assert_eq!(two.len(), 10 + hlen2 + 16);
     }
 }

@@ -1,6 +1,7 @@
 //! Parse throughput into a counting (no-op) sink.
 //!
 //!   ingest_bench INPUT...                  plan + ingest, print MB/s and edges/s
+//!   ingest_bench --store DIR INPUT...      the same into a real store (end-to-end convert)
 //!   ingest_bench --make-text PATH EDGES    write a synthetic `u<TAB>v` edge list (ids < 2^24)
 //!   ingest_bench --make-bin32 PATH EDGES   the same edges as a .bin32 file
 
@@ -57,6 +58,29 @@ fn main() -> anyhow::Result<()> {
             let mut out = BinEdgeWriter::create(args[1].as_ref(), BinFormat::Bin32)?;
             synthetic_edges(args[2].parse()?, |s, d| out.push_batch(s, d, None))?;
             out.finish()?;
+        }
+        Some("--store") => {
+            let inputs: Vec<PathBuf> = args[2..].iter().map(PathBuf::from).collect();
+            let plan = plan(&inputs, &IngestOptions::default())?;
+            let start = Instant::now();
+            let opts = vastgraph_store::BuildOptions {
+                weighted: plan.weighted,
+                symmetrize: plan.symmetric,
+                overwrite: true,
+                ..Default::default()
+            };
+            let mut builder = vastgraph_store::StoreBuilder::create(args[1].as_ref(), opts)?;
+            let summary = ingest(&plan, &mut builder, &mut |_| {})?;
+            let parsed = start.elapsed().as_secs_f64();
+            let manifest = builder.finish()?;
+            let secs = start.elapsed().as_secs_f64();
+            println!(
+                "{} edges → store of {} vertices, {} arcs in {secs:.2} s ({parsed:.2} s until the last push): {:.1} M edges/s",
+                summary.edges,
+                manifest.vertices,
+                manifest.arcs,
+                summary.edges as f64 / secs / 1e6
+            );
         }
         _ => {
             let inputs: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();

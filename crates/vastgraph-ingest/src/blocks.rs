@@ -10,7 +10,7 @@ use crate::source::read_full;
 
 /// Default block size for text parsing: large enough that per-block overheads (thread
 /// hand-off, rayon split) vanish, small enough that a few blocks in flight stay cheap.
-pub(crate) const TEXT_BLOCK_BYTES: usize = 16 << 20;
+pub(crate) const TEXT_BLOCK_BYTES: usize = 8 << 20;
 
 /// Longest line accepted while reading a header (Matrix Market, DIMACS) or sniffing.
 const HEADER_LINE_LIMIT: u64 = 1 << 20;

@@ -110,8 +110,8 @@ pub(crate) fn ingest_text_body(
             }
             if let Some(declared) = body.declared {
                 if records + piece.records > declared.count {
-                    let excess = declared.count - records; // records of this piece that fit
-                    let (rel, text) = nth_record_line(&block, &piece.range, parser, excess);
+                    let fitting = declared.count - records;
+                    let (rel, text) = nth_record_line(&block, &piece.range, parser, fitting);
                     return Err(IngestError::parse(
                         path,
                         next_line + rel,

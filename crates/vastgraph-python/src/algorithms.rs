@@ -24,7 +24,10 @@ pub fn algorithms() -> Vec<(&'static str, &'static str)> {
 pub fn param_names() -> PyResult<Vec<String>> {
     let defaults = serde_json::to_value(Params::default())
         .map_err(|e| PyValueError::new_err(format!("cannot list the parameters: {e}")))?;
-    Ok(defaults.as_object().map(|fields| fields.keys().cloned().collect()).unwrap_or_default())
+    Ok(defaults
+        .as_object()
+        .map(|fields| fields.keys().cloned().collect())
+        .unwrap_or_default())
 }
 
 /// The per-vertex (or per-row) result as a NumPy array that takes over the Rust vector.
@@ -39,7 +42,9 @@ fn values_to_numpy(py: Python<'_>, values: Values) -> PyResult<Bound<'_, PyAny>>
             let cols = cols.max(1);
             let rows = data.len() / cols;
             Array2::from_shape_vec((rows, cols), data)
-                .map_err(|e| PyValueError::new_err(format!("result rows do not fit {cols} columns: {e}")))?
+                .map_err(|e| {
+                    PyValueError::new_err(format!("result rows do not fit {cols} columns: {e}"))
+                })?
                 .into_pyarray(py)
                 .into_any()
         }

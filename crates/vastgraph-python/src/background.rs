@@ -62,7 +62,10 @@ fn in_pool<T: Send>(pool: Option<Arc<rayon::ThreadPool>>, work: impl FnOnce() ->
 
 /// Waits up to `POLL` for the worker's result with the GIL released. The receiver travels
 /// into the released section and back because it is not `Sync`.
-fn wait_once<T: Send>(py: Python<'_>, rx: Receiver<T>) -> (Result<T, RecvTimeoutError>, Receiver<T>) {
+fn wait_once<T: Send>(
+    py: Python<'_>,
+    rx: Receiver<T>,
+) -> (Result<T, RecvTimeoutError>, Receiver<T>) {
     py.detach(move || {
         let got = rx.recv_timeout(POLL);
         (got, rx)

@@ -29,7 +29,12 @@ struct Settings {
 }
 
 impl Settings {
-    fn build_options(&self, weighted: bool, command: &str, options_json: serde_json::Value) -> BuildOptions {
+    fn build_options(
+        &self,
+        weighted: bool,
+        command: &str,
+        options_json: serde_json::Value,
+    ) -> BuildOptions {
         BuildOptions {
             symmetrize: self.symmetrize,
             transpose: self.transpose && !self.symmetrize,
@@ -82,20 +87,35 @@ pub fn convert(
         .map(|f| InputFormat::from_str(&f))
         .transpose()
         .map_err(ingest_error)?;
-    let settings = Settings { symmetrize, transpose, keep_self_loops, memory_bytes, tmp_dir, overwrite };
+    let settings = Settings {
+        symmetrize,
+        transpose,
+        keep_self_loops,
+        memory_bytes,
+        tmp_dir,
+        overwrite,
+    };
     let options = parse_options(options_json)?;
     let state = BuildProgress::default();
     run_cancellable(py, threads, &state, progress.as_ref(), || {
-        let plan = vastgraph_ingest::plan(&inputs, &IngestOptions { format, relabel }).map_err(ingest_error)?;
+        let plan = vastgraph_ingest::plan(&inputs, &IngestOptions { format, relabel })
+            .map_err(ingest_error)?;
         state.set_total(plan.total_bytes());
         // A symmetric Matrix Market file stores one triangle: the store must hold both.
-        let settings = Settings { symmetrize: settings.symmetrize || plan.symmetric, ..settings };
-        let mut builder = StoreBuilder::create(&output, settings.build_options(plan.weighted, "convert", options))
-            .map_err(store_error)?;
+        let settings = Settings {
+            symmetrize: settings.symmetrize || plan.symmetric,
+            ..settings
+        };
+        let mut builder = StoreBuilder::create(
+            &output,
+            settings.build_options(plan.weighted, "convert", options),
+        )
+        .map_err(store_error)?;
         for record in plan.input_records() {
             builder.add_input(record);
         }
-        vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| state.set(done)).map_err(ingest_error)?;
+        vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| state.set(done))
+            .map_err(ingest_error)?;
         state.enter(PHASE_BUILDING);
         state.set(0);
         manifest_json(&builder.finish().map_err(store_error)?)
@@ -131,19 +151,34 @@ pub fn build_from_edges(
     command: &str,
     options_json: &str,
 ) -> PyResult<String> {
-    let contiguous = |what: &str| PyValueError::new_err(format!("{what} must be a contiguous array"));
+    let contiguous =
+        |what: &str| PyValueError::new_err(format!("{what} must be a contiguous array"));
     let src_values = src.as_slice().map_err(|_| contiguous("src"))?;
     let dst_values = dst.as_slice().map_err(|_| contiguous("dst"))?;
-    let weight_values = weights.as_ref().map(|w| w.as_slice().map_err(|_| contiguous("weights"))).transpose()?;
-    if src_values.len() != dst_values.len() || weight_values.is_some_and(|w| w.len() != src_values.len()) {
+    let weight_values = weights
+        .as_ref()
+        .map(|w| w.as_slice().map_err(|_| contiguous("weights")))
+        .transpose()?;
+    if src_values.len() != dst_values.len()
+        || weight_values.is_some_and(|w| w.len() != src_values.len())
+    {
         return Err(PyValueError::new_err(format!(
             "src, dst and weights must have equal lengths (got {}, {}{})",
             src_values.len(),
             dst_values.len(),
-            weight_values.map(|w| format!(", {}", w.len())).unwrap_or_default()
+            weight_values
+                .map(|w| format!(", {}", w.len()))
+                .unwrap_or_default()
         )));
     }
-    let settings = Settings { symmetrize, transpose, keep_self_loops, memory_bytes, tmp_dir, overwrite };
+    let settings = Settings {
+        symmetrize,
+        transpose,
+        keep_self_loops,
+        memory_bytes,
+        tmp_dir,
+        overwrite,
+    };
     let options = parse_options(options_json)?;
     let array_bytes = std::mem::size_of_val(src_values)
         + std::mem::size_of_val(dst_values)
@@ -151,8 +186,11 @@ pub fn build_from_edges(
     let state = BuildProgress::default();
     state.set_total(src_values.len() as u64);
     run_cancellable(py, threads, &state, progress.as_ref(), || {
-        let mut builder = StoreBuilder::create(&output, settings.build_options(weight_values.is_some(), command, options))
-            .map_err(store_error)?;
+        let mut builder = StoreBuilder::create(
+            &output,
+            settings.build_options(weight_values.is_some(), command, options),
+        )
+        .map_err(store_error)?;
         builder.add_input(InputRecord {
             path: "<arrays>".to_string(),
             format: "arrays".to_string(),
@@ -165,7 +203,11 @@ pub fn build_from_edges(
             let end = (start + ARRAY_BATCH_EDGES).min(src_values.len());
             let batch_weights = weight_values.map(|w| &w[start..end]);
             builder
-                .push_batch(&src_values[start..end], &dst_values[start..end], batch_weights)
+                .push_batch(
+                    &src_values[start..end],
+                    &dst_values[start..end],
+                    batch_weights,
+                )
                 .map_err(store_error)?;
             state.set(end as u64);
         }

@@ -31,7 +31,10 @@ fn view<'py, T: Element>(owner: &Bound<'py, NativeStore>, values: &[T]) -> Bound
     py_array.into_any()
 }
 
-fn weights_view<'py>(owner: &Bound<'py, NativeStore>, weights: WeightsRef<'_>) -> Bound<'py, PyAny> {
+fn weights_view<'py>(
+    owner: &Bound<'py, NativeStore>,
+    weights: WeightsRef<'_>,
+) -> Bound<'py, PyAny> {
     match weights {
         WeightsRef::I32(w) => view(owner, w),
         WeightsRef::F32(w) => view(owner, w),
@@ -46,7 +49,9 @@ impl NativeStore {
         let store = py.detach(|| Store::open(&path)).map_err(store_error)?;
         // As the CLI does: 2 MiB pages keep the randomly read arrays within the TLB's reach.
         store.advise(Advice::HugePage);
-        Ok(NativeStore { store: Arc::new(store) })
+        Ok(NativeStore {
+            store: Arc::new(store),
+        })
     }
 
     #[getter]
@@ -120,6 +125,7 @@ impl NativeStore {
     /// Recomputes every file's checksum and compares it with the manifest.
     fn verify_checksums(&self, py: Python<'_>) -> PyResult<()> {
         let store = self.store.clone();
-        py.detach(move || store.verify_checksums()).map_err(store_error)
+        py.detach(move || store.verify_checksums())
+            .map_err(store_error)
     }
 }

@@ -12,7 +12,11 @@ use vastgraph_engine::InMemoryGraph;
 
 /// Runs `f` on a rayon pool of `threads` threads.
 pub fn with_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
 }
 
 /// A deterministic pseudo-random integer weight in 1..=100 for the edge {u, v} (same both ways).
@@ -21,7 +25,10 @@ pub fn edge_weight(u: u32, v: u32) -> f32 {
 }
 
 pub fn with_weights(edges: &[(u32, u32)]) -> Vec<(u32, u32, f32)> {
-    edges.iter().map(|&(u, v)| (u, v, edge_weight(u, v))).collect()
+    edges
+        .iter()
+        .map(|&(u, v)| (u, v, edge_weight(u, v)))
+        .collect()
 }
 
 /// R-MAT edges (a, b, c = 0.57, 0.19, 0.19) on 2^scale vertices: a skewed degree distribution
@@ -69,7 +76,10 @@ pub fn read_real_edges(name: &str) -> Option<(usize, Vec<(u32, u32)>)> {
         return None;
     };
     let mut text = String::new();
-    zstd::stream::Decoder::new(file).unwrap().read_to_string(&mut text).unwrap();
+    zstd::stream::Decoder::new(file)
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
     let mut edges = Vec::new();
     let mut n = 0usize;
     for (i, line) in text.lines().enumerate() {
@@ -82,7 +92,11 @@ pub fn read_real_edges(name: &str) -> Option<(usize, Vec<(u32, u32)>)> {
                 n = n.max(u.max(v) as usize + 1);
                 edges.push((u, v));
             }
-            _ => panic!("{}:{}: not a `src<TAB>dst` line: {line:?}", path.display(), i + 1),
+            _ => panic!(
+                "{}:{}: not a `src<TAB>dst` line: {line:?}",
+                path.display(),
+                i + 1
+            ),
         }
     }
     Some((n, edges))

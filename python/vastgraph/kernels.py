@@ -81,7 +81,9 @@ def run(
     _check_graph(g)
     unknown = sorted(set(params) - _PARAM_NAMES)
     if unknown:
-        raise TypeError(f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}")
+        raise TypeError(
+            f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}"
+        )
     budget = None if memory is None else parse_memory(memory)
     given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
     values, stats_json = _native.run_algorithm(
@@ -110,25 +112,48 @@ def _sources(g: Graph, sources: Optional[Sequence[int]]) -> Optional[List[int]]:
     return [_dense_id(s, n) for s in np.asarray(sources).ravel().tolist()]
 
 
-def bfs(g: Graph, source: Optional[int] = None, *, parents: bool = False, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def bfs(
+    g: Graph,
+    source: Optional[int] = None,
+    *,
+    parents: bool = False,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+) -> np.ndarray:
     """Hop distance from ``source`` (int64; -1 when unreachable), or with ``parents=True`` the
     BFS tree's parent of every vertex. Default source: the vertex with the most out-edges."""
     return _values(g, "bfs", threads, memory, source=_source(g, source), parents=bool(parents))
 
 
-def sssp(g: Graph, source: Optional[int] = None, *, delta: Optional[float] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def sssp(
+    g: Graph,
+    source: Optional[int] = None,
+    *,
+    delta: Optional[float] = None,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+) -> np.ndarray:
     """Shortest-path distance from ``source`` over non-negative weights (float64; inf when
     unreachable), by delta-stepping with bucket width ``delta``. Unweighted stores need weights."""
     return _values(g, "sssp", threads, memory, source=_source(g, source), delta=delta)
 
 
-def bellman_ford(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def bellman_ford(
+    g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
     """Shortest-path distance from ``source`` allowing negative weights (float64; inf when
     unreachable); ValueError on a negative cycle reachable from the source."""
     return _values(g, "bellman-ford", threads, memory, source=_source(g, source))
 
 
-def connected_components(g: Graph, *, method: Optional[str] = None, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def connected_components(
+    g: Graph,
+    *,
+    method: Optional[str] = None,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+) -> np.ndarray:
     """Component label of every vertex (uint32): the smallest id in its component. Weak
     components on directed graphs. ``method``: "afforest" (default) or "ldd"."""
     return _values(g, "cc", threads, memory, method=method, seed=seed)
@@ -146,15 +171,31 @@ def pagerank(
     """PageRank scores (float64, summing to 1) with damping ``alpha``; dangling vertices spread
     their score uniformly. Stops after the first iteration whose L1 change is below ``tol``
     (note: NetworkX compares with ``n * tol``) or after ``max_iter`` iterations."""
-    return _values(g, "pagerank", threads, memory, damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter))
+    return _values(
+        g, "pagerank", threads, memory, damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter)
+    )
 
 
 def delta_pagerank(
-    g: Graph, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 100, *, threads: Optional[int] = None, memory: Memory = None
+    g: Graph,
+    alpha: float = 0.85,
+    tol: float = 1e-6,
+    max_iter: int = 100,
+    *,
+    threads: Optional[int] = None,
+    memory: Memory = None,
 ) -> np.ndarray:
     """PageRank computed by pushing only changes above a threshold; same stopping rule as
     :func:`pagerank`."""
-    return _values(g, "delta-pagerank", threads, memory, damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter))
+    return _values(
+        g,
+        "delta-pagerank",
+        threads,
+        memory,
+        damping=float(alpha),
+        tolerance=float(tol),
+        max_iters=int(max_iter),
+    )
 
 
 def personalized_pagerank(
@@ -174,7 +215,9 @@ def personalized_pagerank(
     )  # fmt: skip
 
 
-def betweenness(g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def betweenness(
+    g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
     """Single-source betweenness dependency from ``source`` (Brandes): for each vertex v, the
     sum over targets t of the fraction of shortest source-t paths through v (float64)."""
     return _values(g, "bc", threads, memory, source=_source(g, source))
@@ -197,7 +240,13 @@ def triangle_count(g: Graph, *, threads: Optional[int] = None, memory: Memory = 
 
 
 def widest_path(
-    g: Graph, source: Optional[int] = None, *, method: Optional[str] = None, delta: Optional[float] = None, threads: Optional[int] = None, memory: Memory = None
+    g: Graph,
+    source: Optional[int] = None,
+    *,
+    method: Optional[str] = None,
+    delta: Optional[float] = None,
+    threads: Optional[int] = None,
+    memory: Memory = None,
 ) -> np.ndarray:
     """Widest (bottleneck) path width from ``source`` (float64). ``method``: "frontier" or
     "buckets" (bucket width ``delta``)."""
@@ -205,13 +254,25 @@ def widest_path(
 
 
 def low_diameter_decomposition(
-    g: Graph, *, beta: Optional[float] = None, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None
+    g: Graph,
+    *,
+    beta: Optional[float] = None,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
+    memory: Memory = None,
 ) -> np.ndarray:
     """Cluster id of every vertex (uint32) of a low-diameter decomposition with rate ``beta``."""
     return _values(g, "ldd", threads, memory, beta=beta, seed=seed)
 
 
-def spanner(g: Graph, *, k: Optional[int] = None, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def spanner(
+    g: Graph,
+    *,
+    k: Optional[int] = None,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+) -> np.ndarray:
     """Edges of an O(k)-spanner as an (m', 2) uint32 array (default k: ceil(log2 n))."""
     return _values(g, "spanner", threads, memory, k=k, seed=seed)
 
@@ -221,22 +282,30 @@ def spanning_forest(g: Graph, *, threads: Optional[int] = None, memory: Memory =
     return _values(g, "spanning-forest", threads, memory)
 
 
-def coloring(g: Graph, *, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def coloring(
+    g: Graph, *, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
     """A proper vertex colouring with at most max degree + 1 colours (uint32 colour per vertex)."""
     return _values(g, "coloring", threads, memory, seed=seed)
 
 
-def maximal_independent_set(g: Graph, *, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def maximal_independent_set(
+    g: Graph, *, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
     """A maximal independent set as a boolean mask (random-priority greedy with ``seed``)."""
     return _values(g, "mis", threads, memory, seed=seed).view(np.bool_)
 
 
-def densest_subgraph(g: Graph, *, epsilon: Optional[float] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def densest_subgraph(
+    g: Graph, *, epsilon: Optional[float] = None, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
     """An approximately densest subgraph (peeling with ``epsilon``) as a boolean vertex mask."""
     return _values(g, "densest", threads, memory, epsilon=epsilon).view(np.bool_)
 
 
-def label_propagation(g: Graph, *, max_iter: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+def label_propagation(
+    g: Graph, *, max_iter: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
     """Community label of every vertex (uint32) by synchronous label propagation."""
     return _values(g, "label-propagation", threads, memory, max_iters=max_iter)
 
@@ -254,7 +323,16 @@ def random_walks(
     """Random walks, one row per walk (uint32 vertex ids, ``walk_length + 1`` columns; a walk
     stuck at a vertex without out-edges is padded with 2^32 - 1). Starts at ``sources``, or
     at every ``every``-th vertex."""
-    return _values(g, "random-walk", threads, memory, sources=_sources(g, sources), walk_length=walk_length, every=every, seed=seed)
+    return _values(
+        g,
+        "random-walk",
+        threads,
+        memory,
+        sources=_sources(g, sources),
+        walk_length=walk_length,
+        every=every,
+        seed=seed,
+    )
 
 
 #: Python function name -> registry name: the one table from the Python API to the kernels.
