@@ -15,5 +15,8 @@ cargo build --release --workspace --all-targets
 echo "== Rust tests"
 cargo test --release --workspace
 
+echo "== installing the vastgraph Python package (reuses the warm target/)"
+python3 -m pip install --quiet --disable-pip-version-check .
+
 echo "== Python tests"
 python3 -m pytest tests/python -q -rs

@@ -106,12 +106,20 @@ fn all_algorithms(name: &str) {
         );
     }
     let params = LddParams::default();
-    timed(
+    let r = timed(
         name,
         "ldd",
         || low_diameter_decomposition(g, &params).unwrap(),
         |r| &r.stats,
         |r| verify_ldd(g, r),
+    );
+    // Each edge is cut with probability ≤ 1 − e^(−β) < β (MPX); over ~10^5+ edges the
+    // fraction stays below β.
+    let cut = r.stats.extra["inter_cluster_arcs"].as_u64().unwrap() as f64;
+    assert!(
+        cut < params.beta * g.num_arcs() as f64,
+        "{cut} of {} arcs cut",
+        g.num_arcs()
     );
     let params = SpannerParams::default();
     let r = timed(

@@ -94,6 +94,11 @@ fn ldd_spanner_and_forest_on_a_skewed_graph() {
     });
     let r = low_diameter_decomposition(&g.view(), &params).unwrap();
     verify_ldd(&g.view(), &r).unwrap();
+    let cut = r.stats.extra["inter_cluster_arcs"].as_u64().unwrap() as f64;
+    assert!(
+        cut < params.beta * g.view().num_arcs() as f64,
+        "{cut} arcs cut"
+    );
     assert_eq!(clusters, ldd(&g.view(), params.beta, params.seed));
 
     let edges = same_on_1_and_2_threads("spanner", || {
