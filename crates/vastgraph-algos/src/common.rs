@@ -7,7 +7,10 @@ use vastgraph_engine::{Adjacency, Graph, Vertex};
 #[derive(Debug, Error)]
 pub enum AlgoError {
     #[error("{algorithm} needs edge weights, but this store is unweighted; {hint}")]
-    NeedsWeights { algorithm: &'static str, hint: &'static str },
+    NeedsWeights {
+        algorithm: &'static str,
+        hint: &'static str,
+    },
     #[error("{algorithm} needs a symmetric (undirected) graph, but this store is directed; rebuild it with `vastgraph convert --symmetrize` (or `generate ... --symmetrize`)")]
     NeedsSymmetric { algorithm: &'static str },
     #[error("{algorithm} needs the in-edges of this directed graph; rebuild the store with `vastgraph convert --transpose`")]
@@ -15,9 +18,15 @@ pub enum AlgoError {
     #[error("source vertex {vertex} is out of range: the graph has {vertices} vertices (ids 0..{vertices})")]
     SourceOutOfRange { vertex: u64, vertices: u64 },
     #[error("{algorithm}: {message}")]
-    InvalidParameter { algorithm: &'static str, message: String },
+    InvalidParameter {
+        algorithm: &'static str,
+        message: String,
+    },
     #[error("{algorithm}: {message}")]
-    InvalidInput { algorithm: &'static str, message: String },
+    InvalidInput {
+        algorithm: &'static str,
+        message: String,
+    },
 }
 
 #[derive(Debug, Error)]
@@ -29,7 +38,10 @@ pub struct VerifyError {
 
 impl VerifyError {
     pub fn new(algorithm: &'static str, message: impl Into<String>) -> Self {
-        VerifyError { algorithm, message: message.into() }
+        VerifyError {
+            algorithm,
+            message: message.into(),
+        }
     }
 }
 
@@ -53,12 +65,18 @@ impl RunStats {
 
 pub fn check_source<A: Adjacency>(g: &Graph<A>, source: u64) -> Result<Vertex, AlgoError> {
     if source >= g.num_vertices() as u64 {
-        return Err(AlgoError::SourceOutOfRange { vertex: source, vertices: g.num_vertices() as u64 });
+        return Err(AlgoError::SourceOutOfRange {
+            vertex: source,
+            vertices: g.num_vertices() as u64,
+        });
     }
     Ok(source as Vertex)
 }
 
-pub fn require_symmetric<A: Adjacency>(g: &Graph<A>, algorithm: &'static str) -> Result<(), AlgoError> {
+pub fn require_symmetric<A: Adjacency>(
+    g: &Graph<A>,
+    algorithm: &'static str,
+) -> Result<(), AlgoError> {
     if g.is_symmetric() {
         Ok(())
     } else {

@@ -53,7 +53,10 @@ pub enum Values {
     U8(Vec<u8>),
     F64(Vec<f64>),
     /// Rows of `cols` vertex ids (edges: cols = 2; walks: cols = length + 1).
-    Rows { data: Vec<u32>, cols: usize },
+    Rows {
+        data: Vec<u32>,
+        cols: usize,
+    },
 }
 
 impl Values {
@@ -135,10 +138,13 @@ pub fn default_source<A: Adjacency>(g: &Graph<A>) -> u64 {
         .unwrap_or(0)
 }
 
+/// A verifier applied to a kernel's typed result.
+type Verifier<'a, R> = &'a dyn Fn(&R) -> Result<(), VerifyError>;
+
 /// Runs `kernel`, measuring its time and heap peak, then (if asked) its verifier.
 fn execute<R>(
     kernel: impl FnOnce() -> Result<R, AlgoError>,
-    verifier: Option<&dyn Fn(&R) -> Result<(), VerifyError>>,
+    verifier: Option<Verifier<'_, R>>,
     parameters: serde_json::Value,
     into: impl FnOnce(R) -> (Option<Values>, RunStats),
 ) -> Result<Output, RunError> {
@@ -155,7 +161,14 @@ fn execute<R>(
         None => None,
     };
     let (values, stats) = into(result);
-    Ok(Output { values, stats, parameters, wall_seconds, peak_mutable_bytes: peak as u64, verify_seconds })
+    Ok(Output {
+        values,
+        stats,
+        parameters,
+        wall_seconds,
+        peak_mutable_bytes: peak as u64,
+        verify_seconds,
+    })
 }
 
 fn params_json(p: &impl std::fmt::Debug) -> serde_json::Value {
@@ -167,7 +180,12 @@ fn invalid(algorithm: &'static str, message: String) -> AlgoError {
 }
 
 /// Runs algorithm `name` on `g`; with `verify`, also checks the result with its verifier.
-pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> Result<Output, RunError> {
+pub fn run<A: Adjacency>(
+    name: &str,
+    g: &Graph<A>,
+    p: &Params,
+    verify: bool,
+) -> Result<Output, RunError> {
     let source = || p.source.unwrap_or_else(|| default_source(g));
     macro_rules! go {
         ($q:expr, $kernel:path, |$g:ident, $qq:ident, $r:ident| $verify:expr, |$res:ident| $into:expr) => {{
@@ -176,33 +194,55 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
                 let ($g, $qq) = (g, &q);
                 $verify
             };
-            execute(|| $kernel(g, &q), verify.then_some(&check as &dyn Fn(&_) -> _), params_json(&q), |$res| $into)
+            execute(
+                || $kernel(g, &q),
+                verify.then_some(&check as &dyn Fn(&_) -> _),
+                params_json(&q),
+                |$res| $into,
+            )
         }};
     }
     match name {
         "bfs" => go!(
-            bfs::BfsParams { source: source(), parents: p.parents },
+            bfs::BfsParams {
+                source: source(),
+                parents: p.parents
+            },
             bfs::bfs,
             |g, q, r| bfs::verify_bfs(g, q, r),
             |r| {
-                let values = if p.parents { r.parents.unwrap_or_default() } else { r.distances };
+                let values = if p.parents {
+                    r.parents.unwrap_or_default()
+                } else {
+                    r.distances
+                };
                 (Some(Values::I64(values)), r.stats)
             }
         ),
         "sssp" => go!(
-            sssp::SsspParams { source: source(), delta: p.delta, ..Default::default() },
+            sssp::SsspParams {
+                source: source(),
+                delta: p.delta,
+                ..Default::default()
+            },
             sssp::sssp,
             |g, q, r| sssp::verify_sssp(g, q.source, r),
             |r| (Some(Values::F64(r.distances)), r.stats)
         ),
         "bellman-ford" => go!(
-            sssp::BellmanFordParams { source: source(), ..Default::default() },
+            sssp::BellmanFordParams {
+                source: source(),
+                ..Default::default()
+            },
             sssp::bellman_ford,
             |g, q, r| sssp::verify_sssp(g, q.source, r),
             |r| (Some(Values::F64(r.distances)), r.stats)
         ),
         "cc" => {
-            let mut q = cc::CcParams { seed: p.seed.unwrap_or(cc::CcParams::default().seed), ..Default::default() };
+            let mut q = cc::CcParams {
+                seed: p.seed.unwrap_or(cc::CcParams::default().seed),
+                ..Default::default()
+            };
             if let Some(b) = p.beta {
                 q.beta = b;
             }
@@ -210,9 +250,18 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
                 None => q.method,
                 Some("afforest") => cc::CcMethod::Afforest,
                 Some("ldd") => cc::CcMethod::Ldd,
-                Some(other) => return Err(invalid("cc", format!("unknown method '{other}': afforest or ldd")).into()),
+                Some(other) => {
+                    return Err(
+                        invalid("cc", format!("unknown method '{other}': afforest or ldd")).into(),
+                    )
+                }
             };
-            go!(q, cc::connected_components, |g, _q, r| cc::verify_cc(g, r), |r| (Some(Values::U32(r.labels)), r.stats))
+            go!(
+                q,
+                cc::connected_components,
+                |g, _q, r| cc::verify_cc(g, r),
+                |r| (Some(Values::U32(r.labels)), r.stats)
+            )
         }
         "pagerank" => {
             let d = pagerank::PageRankParams::default();
@@ -228,7 +277,10 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
             )
         }
         "bc" => go!(
-            bc::BcParams { source: source(), ..Default::default() },
+            bc::BcParams {
+                source: source(),
+                ..Default::default()
+            },
             bc::bc,
             |g, q, r| bc::verify_bc(g, q, r),
             |r| (Some(Values::F64(r.dependencies)), r.stats)
@@ -240,7 +292,10 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
             |r| (Some(Values::U32(r.coreness)), r.stats)
         ),
         "tc" => go!(
-            tc::TcParams { per_vertex: p.per_vertex, ..Default::default() },
+            tc::TcParams {
+                per_vertex: p.per_vertex,
+                ..Default::default()
+            },
             tc::tc,
             |g, _q, r| tc::verify_tc(g, r),
             |r| (r.per_vertex.map(Values::U64), r.stats)
@@ -251,11 +306,20 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
                 Some("frontier") => widest::WidestMethod::Frontier,
                 Some("buckets") => widest::WidestMethod::Buckets,
                 Some(other) => {
-                    return Err(invalid("widest", format!("unknown method '{other}': frontier or buckets")).into())
+                    return Err(invalid(
+                        "widest",
+                        format!("unknown method '{other}': frontier or buckets"),
+                    )
+                    .into())
                 }
             };
             go!(
-                widest::WidestParams { source: source(), method, bucket_width: p.delta, ..Default::default() },
+                widest::WidestParams {
+                    source: source(),
+                    method,
+                    bucket_width: p.delta,
+                    ..Default::default()
+                },
                 widest::widest_path,
                 |g, q, r| widest::verify_widest_path(g, q, r),
                 |r| (Some(Values::F64(r.widths)), r.stats)
@@ -264,7 +328,10 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
         "ldd" => {
             let d = ldd::LddParams::default();
             go!(
-                ldd::LddParams { beta: p.beta.unwrap_or(d.beta), seed: p.seed.unwrap_or(d.seed) },
+                ldd::LddParams {
+                    beta: p.beta.unwrap_or(d.beta),
+                    seed: p.seed.unwrap_or(d.seed)
+                },
                 ldd::low_diameter_decomposition,
                 |g, _q, r| ldd::verify_ldd(g, r),
                 |r| (Some(Values::U32(r.clusters)), r.stats)
@@ -273,32 +340,55 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
         "spanner" => {
             let d = spanner::SpannerParams::default();
             go!(
-                spanner::SpannerParams { k: p.k.or(d.k), seed: p.seed.unwrap_or(d.seed) },
+                spanner::SpannerParams {
+                    k: p.k.or(d.k),
+                    seed: p.seed.unwrap_or(d.seed)
+                },
                 spanner::spanner,
                 |g, _q, r| spanner::verify_spanner(g, r),
-                |r| (Some(Values::Rows { data: r.edges.concat(), cols: 2 }), r.stats)
+                |r| (
+                    Some(Values::Rows {
+                        data: r.edges.concat(),
+                        cols: 2
+                    }),
+                    r.stats
+                )
             )
         }
         "spanning-forest" => go!(
             spanning_forest::SpanningForestParams::default(),
             spanning_forest::spanning_forest,
             |g, _q, r| spanning_forest::verify_spanning_forest(g, r),
-            |r| (Some(Values::Rows { data: r.edges.concat(), cols: 2 }), r.stats)
+            |r| (
+                Some(Values::Rows {
+                    data: r.edges.concat(),
+                    cols: 2
+                }),
+                r.stats
+            )
         ),
         "coloring" => go!(
-            coloring::ColoringParams { seed: p.seed.unwrap_or(coloring::ColoringParams::default().seed) },
+            coloring::ColoringParams {
+                seed: p.seed.unwrap_or(coloring::ColoringParams::default().seed)
+            },
             coloring::coloring,
             |g, _q, r| coloring::verify_coloring(g, r),
             |r| (Some(Values::U32(r.colors)), r.stats)
         ),
         "mis" => go!(
-            mis::MisParams { seed: p.seed.unwrap_or(mis::MisParams::default().seed) },
+            mis::MisParams {
+                seed: p.seed.unwrap_or(mis::MisParams::default().seed)
+            },
             mis::maximal_independent_set,
             |g, _q, r| mis::verify_mis(g, r),
             |r| (Some(Values::U8(r.in_set)), r.stats)
         ),
         "densest" => go!(
-            densest::DensestParams { epsilon: p.epsilon.unwrap_or(densest::DensestParams::default().epsilon) },
+            densest::DensestParams {
+                epsilon: p
+                    .epsilon
+                    .unwrap_or(densest::DensestParams::default().epsilon)
+            },
             densest::densest_subgraph,
             |g, q, r| densest::verify_densest_subgraph(g, q, r),
             |r| (Some(Values::U8(r.in_subgraph)), r.stats)
@@ -307,7 +397,10 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
             let d = label_propagation::LabelPropagationParams::default();
             go!(
                 label_propagation::LabelPropagationParams {
-                    max_iters: p.max_iters.map(|x| x.min(u32::MAX as u64) as u32).unwrap_or(d.max_iters),
+                    max_iters: p
+                        .max_iters
+                        .map(|x| x.min(u32::MAX as u64) as u32)
+                        .unwrap_or(d.max_iters),
                 },
                 label_propagation::label_propagation,
                 |g, q, r| label_propagation::verify_label_propagation(g, q, r),
@@ -325,7 +418,13 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
                 },
                 random_walk::random_walks,
                 |g, q, r| random_walk::verify_random_walks(g, q, r),
-                |r| (Some(Values::Rows { data: r.walks, cols: r.row_len }), r.stats)
+                |r| (
+                    Some(Values::Rows {
+                        data: r.walks,
+                        cols: r.row_len
+                    }),
+                    r.stats
+                )
             )
         }
         "delta-pagerank" => {
@@ -334,7 +433,10 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
                 pagerank_variants::DeltaPageRankParams {
                     damping: p.damping.unwrap_or(d.damping),
                     tolerance: p.tolerance.unwrap_or(d.tolerance),
-                    max_iters: p.max_iters.map(|x| x.min(u32::MAX as u64) as u32).unwrap_or(d.max_iters),
+                    max_iters: p
+                        .max_iters
+                        .map(|x| x.min(u32::MAX as u64) as u32)
+                        .unwrap_or(d.max_iters),
                     ..d
                 },
                 pagerank_variants::delta_pagerank,
@@ -349,7 +451,10 @@ pub fn run<A: Adjacency>(name: &str, g: &Graph<A>, p: &Params, verify: bool) -> 
                     sources: p.sources.clone().unwrap_or_else(|| vec![source()]),
                     damping: p.damping.unwrap_or(d.damping),
                     tolerance: p.tolerance.unwrap_or(d.tolerance),
-                    max_iters: p.max_iters.map(|x| x.min(u32::MAX as u64) as u32).unwrap_or(d.max_iters),
+                    max_iters: p
+                        .max_iters
+                        .map(|x| x.min(u32::MAX as u64) as u32)
+                        .unwrap_or(d.max_iters),
                     ..d
                 },
                 pagerank_variants::personalized_pagerank,

@@ -30,11 +30,16 @@ pub struct ConvertArgs {
 
 pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let started = Instant::now();
-    let opts = IngestOptions { format: args.format, relabel: args.relabel };
+    let opts = IngestOptions {
+        format: args.format,
+        relabel: args.relabel,
+    };
     let plan = vastgraph_ingest::plan(&args.inputs, &opts)?;
     let mut build = args.build.clone();
     if plan.symmetric && !build.symmetrize {
-        eprintln!("note: the input declares a symmetric matrix; storing both directions of every edge");
+        eprintln!(
+            "note: the input declares a symmetric matrix; storing both directions of every edge"
+        );
         build.symmetrize = true;
     }
     let mut options = build.to_json();
@@ -50,7 +55,9 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let mut progress = Progress::new("reading", Some(plan.total_bytes()), "bytes", quiet);
     let summary = vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| progress.set(done))?;
     progress.finish();
-    let manifest = builder.finish().with_context(|| format!("building {}", args.target.output.display()))?;
+    let manifest = builder
+        .finish()
+        .with_context(|| format!("building {}", args.target.output.display()))?;
     let secs = started.elapsed().as_secs_f64();
     let input_edges = summary.edges;
     eprintln!(

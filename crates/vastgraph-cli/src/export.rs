@@ -21,15 +21,23 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
-    anyhow::ensure!(args.format == "tsv", "unknown export format '{}': supported: tsv", args.format);
+    anyhow::ensure!(
+        args.format == "tsv",
+        "unknown export format '{}': supported: tsv",
+        args.format
+    );
     let store = Store::open(&args.store)?;
     let tmp = args.output.with_file_name(format!(
         ".{}.tmp-{}",
-        args.output.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default(),
+        args.output
+            .file_name()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default(),
         std::process::id()
     ));
     let result = write_tsv(&store, &tmp, quiet).and_then(|()| {
-        std::fs::rename(&tmp, &args.output).with_context(|| format!("renaming into {}", args.output.display()))
+        std::fs::rename(&tmp, &args.output)
+            .with_context(|| format!("renaming into {}", args.output.display()))
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -38,7 +46,8 @@ pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
 }
 
 fn write_tsv(store: &Store, path: &std::path::Path, quiet: bool) -> anyhow::Result<()> {
-    let file = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut out = BufWriter::with_capacity(1 << 22, file);
     let offsets = store.offsets();
     let neighbors = store.neighbors();

@@ -66,13 +66,33 @@ pub enum GeneratorKind {
 
 pub fn run(args: GenerateArgs, quiet: bool) -> anyhow::Result<()> {
     match args.kind {
-        GeneratorKind::Kron { scale, edge_factor, seed, target } => {
-            let generator = Kronecker::new(KroneckerParams { scale, edge_factor, seed, weighted: target.weighted })?;
+        GeneratorKind::Kron {
+            scale,
+            edge_factor,
+            seed,
+            target,
+        } => {
+            let generator = Kronecker::new(KroneckerParams {
+                scale,
+                edge_factor,
+                seed,
+                weighted: target.weighted,
+            })?;
             let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed, "weighted": target.weighted });
             emit(&generator, &target, "generate kron", options, quiet)
         }
-        GeneratorKind::Uniform { vertices, edges, seed, target } => {
-            let generator = Uniform::new(UniformParams { vertices, edges, seed, weighted: target.weighted })?;
+        GeneratorKind::Uniform {
+            vertices,
+            edges,
+            seed,
+            target,
+        } => {
+            let generator = Uniform::new(UniformParams {
+                vertices,
+                edges,
+                seed,
+                weighted: target.weighted,
+            })?;
             let options = serde_json::json!({ "generator": "uniform", "vertices": vertices, "edges": edges, "seed": seed, "weighted": target.weighted });
             emit(&generator, &target, "generate uniform", options, quiet)
         }
@@ -88,7 +108,10 @@ fn emit(
 ) -> anyhow::Result<()> {
     let started = Instant::now();
     if let Some(path) = &target.edge_list {
-        anyhow::ensure!(!target.weighted, "a binary edge list holds no weights; drop --weighted or write a store");
+        anyhow::ensure!(
+            !target.weighted,
+            "a binary edge list holds no weights; drop --weighted or write a store"
+        );
         write_edge_list(generator, path, quiet)?;
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
@@ -100,9 +123,19 @@ fn emit(
         );
         return Ok(());
     }
-    let output = target.output.as_ref().expect("clap requires --output or --edge-list");
+    let output = target
+        .output
+        .as_ref()
+        .expect("clap requires --output or --edge-list");
     if let Some(o) = options.as_object_mut() {
-        o.extend(target.build.to_json().as_object().cloned().unwrap_or_default());
+        o.extend(
+            target
+                .build
+                .to_json()
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        );
     }
     let manifest = build_store(generator, output, target, command, options, quiet)?;
     let secs = started.elapsed().as_secs_f64();
@@ -128,9 +161,15 @@ fn build_store(
     options: serde_json::Value,
     quiet: bool,
 ) -> anyhow::Result<Manifest> {
-    let store_target = crate::StoreTarget { output: output.to_path_buf(), force: target.force };
-    let opts = target.build.options(&store_target, generator.weighted(), command, options);
-    let mut builder = StoreBuilder::create(output, opts).with_context(|| format!("cannot create {}", output.display()))?;
+    let store_target = crate::StoreTarget {
+        output: output.to_path_buf(),
+        force: target.force,
+    };
+    let opts = target
+        .build
+        .options(&store_target, generator.weighted(), command, options);
+    let mut builder = StoreBuilder::create(output, opts)
+        .with_context(|| format!("cannot create {}", output.display()))?;
     builder.ensure_vertices(generator.num_vertices());
     push_all(generator, &mut builder, quiet)?;
     Ok(builder.finish()?)
@@ -147,7 +186,11 @@ fn write_edge_list(generator: &dyn EdgeGenerator, path: &Path, quiet: bool) -> a
     Ok(())
 }
 
-fn push_all(generator: &dyn EdgeGenerator, sink: &mut dyn EdgeSink, quiet: bool) -> anyhow::Result<()> {
+fn push_all(
+    generator: &dyn EdgeGenerator,
+    sink: &mut dyn EdgeSink,
+    quiet: bool,
+) -> anyhow::Result<()> {
     let mut progress = Progress::new("generating", Some(generator.num_edges()), "edges", quiet);
     let mut done = 0u64;
     generator.for_each_batch(&mut |src, dst, weights| {
@@ -170,13 +213,24 @@ pub fn kron_store(
     weighted: bool,
     force: bool,
 ) -> anyhow::Result<Manifest> {
-    let generator = Kronecker::new(KroneckerParams { scale, edge_factor, seed, weighted })?;
+    let generator = Kronecker::new(KroneckerParams {
+        scale,
+        edge_factor,
+        seed,
+        weighted,
+    })?;
     let target = GenerateTarget {
         output: Some(path.to_path_buf()),
         force,
         edge_list: None,
         weighted,
-        build: BuildArgs { symmetrize, transpose: false, keep_self_loops: false, memory: None, tmp_dir: None },
+        build: BuildArgs {
+            symmetrize,
+            transpose: false,
+            keep_self_loops: false,
+            memory: None,
+            tmp_dir: None,
+        },
     };
     let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed });
     build_store(&generator, path, &target, "quickstart", options, true)

@@ -32,12 +32,19 @@ fn degree_stats(offsets: &[u64]) -> serde_json::Value {
                 h
             },
         )
-        .reduce(|| vec![0u64; buckets.max(1)], |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect());
+        .reduce(
+            || vec![0u64; buckets.max(1)],
+            |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+        );
     let labels: Vec<serde_json::Value> = histogram
         .iter()
         .enumerate()
         .map(|(k, &count)| {
-            let range = if k == 0 { "0".to_string() } else { format!("{}-{}", 1u64 << (k - 1), (1u64 << k) - 1) };
+            let range = if k == 0 {
+                "0".to_string()
+            } else {
+                format!("{}-{}", 1u64 << (k - 1), (1u64 << k) - 1)
+            };
             serde_json::json!({ "degrees": range, "vertices": count })
         })
         .collect();
@@ -60,7 +67,10 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let total_bytes: u64 = files.iter().map(|f| f.1).sum();
     let adjacency_bytes: u64 = files
         .iter()
-        .filter(|(name, _)| name == vastgraph_store::manifest::files::OFFSETS || name == vastgraph_store::manifest::files::NEIGHBORS)
+        .filter(|(name, _)| {
+            name == vastgraph_store::manifest::files::OFFSETS
+                || name == vastgraph_store::manifest::files::NEIGHBORS
+        })
         .map(|f| f.1)
         .sum();
     let mut info = serde_json::json!({
@@ -96,13 +106,42 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         "arcs         {} ({}{}{})",
         m.arcs,
         if m.directed { "directed" } else { "symmetric" },
-        if m.weighted { format!(", weighted {:?}", m.weight_type.unwrap()).to_lowercase() } else { String::new() },
-        if m.has_transpose { ", with transpose" } else { "" }
+        if m.weighted {
+            format!(", weighted {:?}", m.weight_type.unwrap()).to_lowercase()
+        } else {
+            String::new()
+        },
+        if m.has_transpose {
+            ", with transpose"
+        } else {
+            ""
+        }
     );
-    println!("degree       max {}, mean {:.2}, {} vertices of degree 0", d["max"], d["mean"].as_f64().unwrap_or(0.0), d["zero_degree_vertices"]);
-    println!("histogram    {}", d["histogram"].as_array().unwrap().iter().map(|h| format!("{}:{}", h["degrees"].as_str().unwrap(), h["vertices"])).collect::<Vec<_>>().join(" "));
-    println!("dropped      {} self-loops, {} duplicate arcs", m.dropped.self_loops, m.dropped.duplicate_arcs);
-    println!("size         {} ({:.2} bytes per arc for the adjacency)", crate::size::human(total_bytes), info["bytes_per_arc"].as_f64().unwrap());
+    println!(
+        "degree       max {}, mean {:.2}, {} vertices of degree 0",
+        d["max"],
+        d["mean"].as_f64().unwrap_or(0.0),
+        d["zero_degree_vertices"]
+    );
+    println!(
+        "histogram    {}",
+        d["histogram"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| format!("{}:{}", h["degrees"].as_str().unwrap(), h["vertices"]))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    println!(
+        "dropped      {} self-loops, {} duplicate arcs",
+        m.dropped.self_loops, m.dropped.duplicate_arcs
+    );
+    println!(
+        "size         {} ({:.2} bytes per arc for the adjacency)",
+        crate::size::human(total_bytes),
+        info["bytes_per_arc"].as_f64().unwrap()
+    );
     for (name, bytes) in &files {
         println!("  {name:<18} {:>12}", crate::size::human(*bytes));
     }

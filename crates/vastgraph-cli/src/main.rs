@@ -20,10 +20,15 @@ use clap::{Parser, Subcommand};
 /// Heap accounting for the `peak_mutable_bytes` statistic: the graph is mapped, never on the heap,
 /// so the heap is the algorithms' mutable state.
 #[global_allocator]
-static ALLOCATOR: vastgraph_engine::memory::CountingAllocator = vastgraph_engine::memory::CountingAllocator;
+static ALLOCATOR: vastgraph_engine::memory::CountingAllocator =
+    vastgraph_engine::memory::CountingAllocator;
 
 #[derive(Parser)]
-#[command(name = "vastgraph", version, about = "Graph analytics on graphs larger than memory, on one machine")]
+#[command(
+    name = "vastgraph",
+    version,
+    about = "Graph analytics on graphs larger than memory, on one machine"
+)]
 struct Cli {
     /// Worker threads (default: all cores).
     #[arg(long, global = true)]
@@ -59,7 +64,10 @@ fn main() -> ExitCode {
             eprintln!("error: --threads must be at least 1");
             return ExitCode::from(2);
         }
-        rayon::ThreadPoolBuilder::new().num_threads(t).build_global().expect("thread pool is set once");
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .expect("thread pool is set once");
     }
     signals::install_interrupt_handler();
     let result = match cli.command {

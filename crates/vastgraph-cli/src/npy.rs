@@ -41,7 +41,11 @@ fn header(descr: &str, shape: &str) -> Vec<u8> {
 
 /// `rows` × `cols` array, row-major; `cols == 1` writes a 1-D array of length `rows`.
 pub fn write_npy<T: NpyElement, W: Write>(out: &mut W, data: &[T], cols: usize) -> io::Result<()> {
-    let shape = if cols == 1 { format!("({},)", data.len()) } else { format!("({}, {cols})", data.len() / cols) };
+    let shape = if cols == 1 {
+        format!("({},)", data.len())
+    } else {
+        format!("({}, {cols})", data.len() / cols)
+    };
     out.write_all(&header(T::DESCR, &shape))?;
     let mut buf = Vec::with_capacity(1 << 20);
     for chunk in data.chunks(1 << 17) {
@@ -66,11 +70,16 @@ mod tests {
         let dict = std::str::from_utf8(&out[10..10 + hlen]).unwrap();
         assert!(dict.contains("'descr': '<f8'") && dict.contains("'shape': (3,)"));
         assert_eq!(out.len(), 10 + hlen + 24);
-        assert_eq!(f64::from_le_bytes(out[10 + hlen..18 + hlen].try_into().unwrap()), 1.5);
+        assert_eq!(
+            f64::from_le_bytes(out[10 + hlen..18 + hlen].try_into().unwrap()),
+            1.5
+        );
         let mut two = Vec::new();
         write_npy(&mut two, &[1u32, 2, 3, 4], 2).unwrap();
         let hlen2 = u16::from_le_bytes([two[8], two[9]]) as usize;
-        assert!(std::str::from_utf8(&two[10..10 + hlen2]).unwrap().contains("'shape': (2, 2)"));
+        assert!(std::str::from_utf8(&two[10..10 + hlen2])
+            .unwrap()
+            .contains("'shape': (2, 2)"));
         assert_eq!(two.len(), 10 + hlen2 + 16);
     }
 }

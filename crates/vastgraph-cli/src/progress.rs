@@ -26,18 +26,31 @@ impl Progress {
                 None => ProgressBar::new_spinner(),
             };
             let template = match (total.is_some(), unit) {
-                (true, "bytes") => "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+                (true, "bytes") => {
+                    "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}"
+                }
                 (true, _) => "{msg} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}",
                 (false, "bytes") => "{msg} {spinner} {bytes} {bytes_per_sec}",
                 (false, _) => "{msg} {spinner} {human_pos} {per_sec}",
             };
-            bar.set_style(ProgressStyle::with_template(template).unwrap().progress_chars("=> "));
+            bar.set_style(
+                ProgressStyle::with_template(template)
+                    .unwrap()
+                    .progress_chars("=> "),
+            );
             bar.set_message(what.to_string());
             bar.enable_steady_tick(Duration::from_millis(200));
             bar
         });
         let now = Instant::now();
-        Progress { bar, what: what.to_string(), unit, total, started: now, last_log: now }
+        Progress {
+            bar,
+            what: what.to_string(),
+            unit,
+            total,
+            started: now,
+            last_log: now,
+        }
     }
 
     pub fn set(&mut self, done: u64) {
@@ -49,8 +62,15 @@ impl Progress {
             self.last_log = Instant::now();
             let secs = self.started.elapsed().as_secs_f64();
             let rate = done as f64 / secs.max(1e-9);
-            let pct = self.total.map(|t| format!(" ({:.1}%)", 100.0 * done as f64 / t.max(1) as f64)).unwrap_or_default();
-            let shown = if self.unit == "bytes" { crate::size::human(done) } else { format!("{done} {}", self.unit) };
+            let pct = self
+                .total
+                .map(|t| format!(" ({:.1}%)", 100.0 * done as f64 / t.max(1) as f64))
+                .unwrap_or_default();
+            let shown = if self.unit == "bytes" {
+                crate::size::human(done)
+            } else {
+                format!("{done} {}", self.unit)
+            };
             let rate = if self.unit == "bytes" {
                 format!("{}/s", crate::size::human(rate as u64))
             } else {

@@ -28,13 +28,22 @@ fn summarize(values: &Option<Values>) -> String {
         Some(Values::F64(v)) => {
             let finite: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
             let max = finite.iter().copied().fold(f64::NAN, f64::max);
-            format!("sum {:.4}, max {:.4}, {} finite", finite.iter().sum::<f64>(), max, finite.len())
+            format!(
+                "sum {:.4}, max {:.4}, {} finite",
+                finite.iter().sum::<f64>(),
+                max,
+                finite.len()
+            )
         }
         Some(Values::U32(v)) => {
             let mut distinct = v.clone();
             distinct.sort_unstable();
             distinct.dedup();
-            format!("{} distinct, max {}", distinct.len(), v.iter().max().unwrap_or(&0))
+            format!(
+                "{} distinct, max {}",
+                distinct.len(),
+                v.iter().max().unwrap_or(&0)
+            )
         }
         Some(Values::U64(v)) => format!("sum {}", v.iter().sum::<u64>()),
         Some(Values::U8(v)) => format!("{} selected", v.iter().filter(|&&x| x == 1).count()),
@@ -58,16 +67,33 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         args.scale, args.scale
     );
     let manifest = crate::generate::kron_store(&path, args.scale, 16, 1, true, true, true)?;
-    println!("store {}: {} vertices, {} arcs\n", path.display(), manifest.vertices, manifest.arcs);
+    println!(
+        "store {}: {} vertices, {} arcs\n",
+        path.display(),
+        manifest.vertices,
+        manifest.arcs
+    );
     let store = Store::open(&path)?;
     let graph = CsrGraph::from_store(&store);
-    println!("{:<22} {:>10} {:>10} {:>12}  {}", "algorithm", "seconds", "iterations", "heap peak", "result (verified)");
+    println!(
+        "{:<22} {:>10} {:>10} {:>12}  result (verified)",
+        "algorithm", "seconds", "iterations", "heap peak"
+    );
     let mut failures = 0;
     for algo in ALGORITHMS {
-        let params = Params { per_vertex: true, ..Default::default() };
+        let params = Params {
+            per_vertex: true,
+            ..Default::default()
+        };
         match registry::run(algo.name, &graph, &params, true) {
             Ok(out) => {
-                let extra: Vec<String> = out.stats.extra.iter().take(2).map(|(k, v)| format!("{k}={v}")).collect();
+                let extra: Vec<String> = out
+                    .stats
+                    .extra
+                    .iter()
+                    .take(2)
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect();
                 println!(
                     "{:<22} {:>10.4} {:>10} {:>12}  {} {}",
                     algo.name,

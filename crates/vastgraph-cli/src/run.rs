@@ -135,7 +135,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let median = sorted[sorted.len() / 2];
 
     if let Some(path) = &args.output {
-        let values = out.values.as_ref().with_context(|| format!("{} produces no per-vertex output", args.algorithm))?;
+        let values = out
+            .values
+            .as_ref()
+            .with_context(|| format!("{} produces no per-vertex output", args.algorithm))?;
         write_output(path, values, &store)?;
     }
     let m = store.manifest();
@@ -164,33 +167,61 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             Ok(())
         })?;
     }
-    let extra: Vec<String> = out.stats.extra.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let extra: Vec<String> = out
+        .stats
+        .extra
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
     eprintln!(
         "{} on {}: {:.4} s{}, {} iterations, {} arcs traversed, heap peak {}{}{}",
         args.algorithm,
         args.store.display(),
         median,
-        if args.trials > 1 { format!(" (median of {})", args.trials) } else { String::new() },
+        if args.trials > 1 {
+            format!(" (median of {})", args.trials)
+        } else {
+            String::new()
+        },
         out.stats.iterations,
         out.stats.edges_traversed,
         crate::size::human(out.peak_mutable_bytes),
-        if extra.is_empty() { String::new() } else { format!(", {}", extra.join(" ")) },
-        if out.verify_seconds.is_some() { ", verified" } else { "" },
+        if extra.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", extra.join(" "))
+        },
+        if out.verify_seconds.is_some() {
+            ", verified"
+        } else {
+            ""
+        },
     );
     Ok(())
 }
 
 /// Writes through a temporary sibling and renames, so a failed run leaves no half-written file.
-pub fn write_atomically(path: &Path, body: impl FnOnce(&mut BufWriter<std::fs::File>) -> anyhow::Result<()>) -> anyhow::Result<()> {
-    let name = path.file_name().with_context(|| format!("{} is not a file path", path.display()))?;
-    let tmp = path.with_file_name(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+pub fn write_atomically(
+    path: &Path,
+    body: impl FnOnce(&mut BufWriter<std::fs::File>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} is not a file path", path.display()))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let result = (|| {
-        let file = std::fs::File::create(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        let file = std::fs::File::create(&tmp)
+            .with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
         body(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot rename into {}", path.display()))
+        std::fs::rename(&tmp, path)
+            .with_context(|| format!("cannot rename into {}", path.display()))
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -226,8 +257,11 @@ fn write_output(path: &Path, values: &Values, store: &Store) -> anyhow::Result<(
                     Values::F64(v) => write_tsv_column(w, v, &name)?,
                     Values::Rows { data, cols } => {
                         for row in data.chunks(*cols) {
-                            let cells: Vec<String> =
-                                row.iter().filter(|&&x| x != u32::MAX).map(|&x| name(x as u64)).collect();
+                            let cells: Vec<String> = row
+                                .iter()
+                                .filter(|&&x| x != u32::MAX)
+                                .map(|&x| name(x as u64))
+                                .collect();
                             writeln!(w, "{}", cells.join("\t"))?;
                         }
                     }

@@ -4,16 +4,24 @@
 
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
-    let value: f64 = num.parse().map_err(|_| format!("'{text}' is not a size (examples: 512MiB, 2G, 1073741824)"))?;
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("'{text}' is not a size (examples: 512MiB, 2G, 1073741824)"))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
         "t" | "tb" | "tib" => 1 << 40,
-        other => return Err(format!("unknown size unit '{other}' in '{text}' (use K, M, G or T, optionally with iB)")),
+        other => {
+            return Err(format!(
+                "unknown size unit '{other}' in '{text}' (use K, M, G or T, optionally with iB)"
+            ))
+        }
     };
     let bytes = value * mult as f64;
     if !bytes.is_finite() || bytes < 1.0 {
@@ -26,7 +34,12 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 pub fn total_ram_bytes() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line["MemTotal:".len()..].trim().trim_end_matches("kB").trim().parse().ok()?;
+    let kib: u64 = line["MemTotal:".len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
     Some(kib * 1024)
 }
 

@@ -54,10 +54,12 @@ impl AtomicF64 {
     pub fn write_min(&self, v: f64) -> bool {
         let mut cur = self.0.load(Ordering::Relaxed);
         while v < f64::from_bits(cur) {
-            match self
-                .0
-                .compare_exchange_weak(cur, v.to_bits(), Ordering::Relaxed, Ordering::Relaxed)
-            {
+            match self.0.compare_exchange_weak(
+                cur,
+                v.to_bits(),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => return true,
                 Err(c) => cur = c,
             }

@@ -88,7 +88,11 @@ impl Bitmap {
         let counts: Vec<usize> = self
             .words
             .par_chunks(WORDS_PER_TASK)
-            .map(|c| c.iter().map(|w| w.load(Ordering::Relaxed).count_ones() as usize).sum())
+            .map(|c| {
+                c.iter()
+                    .map(|w| w.load(Ordering::Relaxed).count_ones() as usize)
+                    .sum()
+            })
             .collect();
         let total: usize = counts.iter().sum();
         let mut out = vec![0u32; total];

@@ -191,7 +191,16 @@ mod tests {
         while let Some((k, ids)) = b.next_bucket() {
             got.push((k, ids));
         }
-        assert_eq!(got, vec![(0, vec![1]), (5, vec![0, 3]), (129, vec![6]), (300, vec![2]), (1000, vec![5])]);
+        assert_eq!(
+            got,
+            vec![
+                (0, vec![1]),
+                (5, vec![0, 3]),
+                (129, vec![6]),
+                (300, vec![2]),
+                (1000, vec![5])
+            ]
+        );
     }
 
     #[test]

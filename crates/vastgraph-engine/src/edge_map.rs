@@ -65,13 +65,21 @@ pub struct EdgeMapOptions<'c> {
 
 impl Default for EdgeMapOptions<'_> {
     fn default() -> Self {
-        EdgeMapOptions { direction: Direction::Auto, threshold_divisor: 20, output: true, counters: None }
+        EdgeMapOptions {
+            direction: Direction::Auto,
+            threshold_divisor: 20,
+            output: true,
+            counters: None,
+        }
     }
 }
 
 impl<'c> EdgeMapOptions<'c> {
     pub fn with_counters(counters: &'c EdgeMapCounters) -> Self {
-        EdgeMapOptions { counters: Some(counters), ..Default::default() }
+        EdgeMapOptions {
+            counters: Some(counters),
+            ..Default::default()
+        }
     }
 }
 
@@ -124,7 +132,9 @@ pub fn edge_map<A: Adjacency, F: EdgeMapFn>(
     count_step(false, degree_sum);
     match frontier {
         VertexSubset::Dense { bits, .. } if heavy => push_dense(out, bits, f, n, opts.output),
-        VertexSubset::Dense { bits, .. } => push_sparse(out, &bits.to_sorted_ids(), f, n, opts.output),
+        VertexSubset::Dense { bits, .. } => {
+            push_sparse(out, &bits.to_sorted_ids(), f, n, opts.output)
+        }
         VertexSubset::Sparse { ids, .. } => push_sparse(out, ids, f, n, opts.output),
     }
 }
@@ -186,7 +196,9 @@ fn push_sparse<A: Adjacency, F: EdgeMapFn>(
                     .map(|p| {
                         let mut local = Vec::new();
                         let hi = ((p + 1) * HEAVY_DEGREE).min(deg);
-                        adj.for_each_neighbor_in(s, p * HEAVY_DEGREE, hi, |d, w| try_arc(s, d, w, &mut local));
+                        adj.for_each_neighbor_in(s, p * HEAVY_DEGREE, hi, |d, w| {
+                            try_arc(s, d, w, &mut local)
+                        });
                         local
                     })
                     .collect();
@@ -323,7 +335,10 @@ mod tests {
         let mut level = vec![-1i64; n];
         level[src as usize] = 0;
         let mut frontier = VertexSubset::single(n, src);
-        let opts = EdgeMapOptions { direction, ..Default::default() };
+        let opts = EdgeMapOptions {
+            direction,
+            ..Default::default()
+        };
         let mut depth = 0;
         while !frontier.is_empty() {
             depth += 1;
@@ -371,7 +386,11 @@ mod tests {
         // A few hubs so that both the heavy-vertex split and the pull switch are exercised.
         (0..m)
             .map(|i| {
-                let u = if i % 3 == 0 { (next() % 4) as u32 } else { (next() % n as u64) as u32 };
+                let u = if i % 3 == 0 {
+                    (next() % 4) as u32
+                } else {
+                    (next() % n as u64) as u32
+                };
                 (u, (next() % n as u64) as u32)
             })
             .collect()
@@ -385,7 +404,11 @@ mod tests {
             let g = InMemoryGraph::from_edges(n, &edges, symmetric);
             let want = reference_levels(n, &edges, symmetric, 0);
             for d in [Direction::Auto, Direction::Push, Direction::Pull] {
-                assert_eq!(bfs_levels(&g, n, 0, d), want, "direction {d:?} symmetric {symmetric}");
+                assert_eq!(
+                    bfs_levels(&g, n, 0, d),
+                    want,
+                    "direction {d:?} symmetric {symmetric}"
+                );
             }
         }
     }
@@ -398,18 +421,28 @@ mod tests {
         let view = g.view();
         let parent: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(u32::MAX)).collect();
         let counters = EdgeMapCounters::default();
-        let opts = EdgeMapOptions { output: false, direction: Direction::Push, ..EdgeMapOptions::with_counters(&counters) };
+        let opts = EdgeMapOptions {
+            output: false,
+            direction: Direction::Push,
+            ..EdgeMapOptions::with_counters(&counters)
+        };
         let all = VertexSubset::all(n);
         let out = edge_map(&view, &all, &Claim { parent: &parent }, &opts);
         assert!(out.is_empty());
         assert_eq!(counters.edges(), view.num_arcs());
         assert_eq!(counters.push_steps.load(Ordering::Relaxed), 1);
-        let reached = parent.iter().filter(|p| p.load(Ordering::Relaxed) != u32::MAX).count();
+        let reached = parent
+            .iter()
+            .filter(|p| p.load(Ordering::Relaxed) != u32::MAX)
+            .count();
         assert!(reached > 0);
     }
 
     #[test]
     fn concat_keeps_order() {
-        assert_eq!(concat(vec![vec![1, 2], vec![], vec![3], vec![4, 5]]), vec![1, 2, 3, 4, 5]);
+        assert_eq!(
+            concat(vec![vec![1, 2], vec![], vec![3], vec![4, 5]]),
+            vec![1, 2, 3, 4, 5]
+        );
     }
 }

@@ -45,13 +45,21 @@ pub struct CsrAdjacency<'a> {
 
 impl<'a> CsrAdjacency<'a> {
     /// The arrays must already be valid CSR (the store validates them when opened).
-    pub fn new(offsets: &'a [u64], neighbors: &'a [Vertex], weights: Option<WeightsRef<'a>>) -> Self {
+    pub fn new(
+        offsets: &'a [u64],
+        neighbors: &'a [Vertex],
+        weights: Option<WeightsRef<'a>>,
+    ) -> Self {
         assert!(!offsets.is_empty(), "CSR offsets hold n+1 entries");
         assert_eq!(*offsets.last().unwrap() as usize, neighbors.len());
         if let Some(w) = &weights {
             assert_eq!(w.len(), neighbors.len());
         }
-        CsrAdjacency { offsets, neighbors, weights }
+        CsrAdjacency {
+            offsets,
+            neighbors,
+            weights,
+        }
     }
 
     #[inline]
@@ -98,7 +106,13 @@ impl Adjacency for CsrAdjacency<'_> {
         }
     }
     #[inline]
-    fn for_each_neighbor_in<F: FnMut(Vertex, f64)>(&self, v: Vertex, lo: usize, hi: usize, mut f: F) {
+    fn for_each_neighbor_in<F: FnMut(Vertex, f64)>(
+        &self,
+        v: Vertex,
+        lo: usize,
+        hi: usize,
+        mut f: F,
+    ) {
         let (a, _) = self.range(v);
         let (a, b) = (a + lo, a + hi);
         match self.weights {
@@ -159,8 +173,15 @@ pub type CsrGraph<'a> = Graph<CsrAdjacency<'a>>;
 impl<A: Adjacency> Graph<A> {
     /// `incoming` must be None for a symmetric graph (its in-edges are `out`).
     pub fn new(out: A, incoming: Option<A>, symmetric: bool) -> Self {
-        assert!(!(symmetric && incoming.is_some()), "a symmetric graph's in-edges are its out-edges");
-        Graph { out, incoming, symmetric }
+        assert!(
+            !(symmetric && incoming.is_some()),
+            "a symmetric graph's in-edges are its out-edges"
+        );
+        Graph {
+            out,
+            incoming,
+            symmetric,
+        }
     }
     pub fn out(&self) -> &A {
         &self.out
@@ -203,7 +224,8 @@ pub struct InMemoryGraph {
 impl InMemoryGraph {
     /// `symmetric`: store both directions of every edge. Otherwise directed, with a transpose.
     pub fn from_edges(n: usize, edges: &[(Vertex, Vertex)], symmetric: bool) -> Self {
-        let weighted: Vec<(Vertex, Vertex, f32)> = edges.iter().map(|&(u, v)| (u, v, 1.0)).collect();
+        let weighted: Vec<(Vertex, Vertex, f32)> =
+            edges.iter().map(|&(u, v)| (u, v, 1.0)).collect();
         let mut g = Self::build(n, &weighted, symmetric);
         g.weights = None;
         g.in_weights = None;
@@ -217,7 +239,10 @@ impl InMemoryGraph {
     fn build(n: usize, edges: &[(Vertex, Vertex, f32)], symmetric: bool) -> Self {
         let mut arcs: Vec<(Vertex, Vertex, f32)> = Vec::with_capacity(edges.len() * 2);
         for &(u, v, w) in edges {
-            assert!((u as usize) < n && (v as usize) < n, "edge ({u},{v}) out of range for n={n}");
+            assert!(
+                (u as usize) < n && (v as usize) < n,
+                "edge ({u},{v}) out of range for n={n}"
+            );
             if u == v {
                 continue;
             }
@@ -261,7 +286,10 @@ impl InMemoryGraph {
 }
 
 /// Sorts arcs by (src, dst, weight), drops duplicates keeping the smallest weight, returns CSR.
-fn csr_from_arcs(n: usize, arcs: &mut Vec<(Vertex, Vertex, f32)>) -> (Vec<u64>, Vec<Vertex>, Vec<f32>) {
+fn csr_from_arcs(
+    n: usize,
+    arcs: &mut Vec<(Vertex, Vertex, f32)>,
+) -> (Vec<u64>, Vec<Vertex>, Vec<f32>) {
     arcs.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(a.2.total_cmp(&b.2)));
     arcs.dedup_by(|b, a| a.0 == b.0 && a.1 == b.1);
     let mut offsets = vec![0u64; n + 1];
@@ -282,7 +310,17 @@ mod tests {
 
     #[test]
     fn in_memory_csr_dedups_sorts_and_transposes() {
-        let g = InMemoryGraph::from_weighted_edges(4, &[(0, 2, 5.0), (0, 1, 1.0), (0, 2, 3.0), (3, 3, 1.0), (2, 1, 2.0)], false);
+        let g = InMemoryGraph::from_weighted_edges(
+            4,
+            &[
+                (0, 2, 5.0),
+                (0, 1, 1.0),
+                (0, 2, 3.0),
+                (3, 3, 1.0),
+                (2, 1, 2.0),
+            ],
+            false,
+        );
         let v = g.view();
         assert_eq!(v.num_arcs(), 3);
         assert_eq!(v.out().neighbor_slice(0).unwrap(), &[1, 2]);
@@ -293,7 +331,8 @@ mod tests {
         assert_eq!(inc.neighbor_slice(1).unwrap(), &[0, 2]);
         assert_eq!(inc.degree(3), 0);
         let mut part = vec![];
-        v.out().for_each_neighbor_in(0, 1, 2, |u, w| part.push((u, w)));
+        v.out()
+            .for_each_neighbor_in(0, 1, 2, |u, w| part.push((u, w)));
         assert_eq!(part, vec![(2, 3.0)]);
     }
 

@@ -90,7 +90,12 @@ pub fn rss_bytes() -> Option<u64> {
 fn status_kib(key: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..].trim().trim_end_matches("kB").trim().parse().ok()
+    line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// Asks the kernel to back `values` with transparent huge pages (Linux, THP in `madvise` mode),

@@ -19,4 +19,3 @@ impl<'a> CsrGraph<'a> {
         )
     }
 }
-

@@ -9,7 +9,11 @@ use crate::Vertex;
 pub enum VertexSubset {
     /// Distinct ids, in no particular order.
     Sparse { n: usize, ids: Vec<Vertex> },
-    Dense { n: usize, bits: Bitmap, count: usize },
+    Dense {
+        n: usize,
+        bits: Bitmap,
+        count: usize,
+    },
 }
 
 impl VertexSubset {
@@ -25,10 +29,14 @@ impl VertexSubset {
     /// Every vertex.
     pub fn all(n: usize) -> Self {
         let mut words = vec![u64::MAX; n.div_ceil(64)];
-        if n % 64 != 0 {
+        if !n.is_multiple_of(64) {
             *words.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
         }
-        VertexSubset::Dense { n, bits: Bitmap::from_words(words, n), count: n }
+        VertexSubset::Dense {
+            n,
+            bits: Bitmap::from_words(words, n),
+            count: n,
+        }
     }
 
     /// `ids` must be distinct and < n.
@@ -38,7 +46,11 @@ impl VertexSubset {
 
     pub fn from_bitmap(bits: Bitmap) -> Self {
         let count = bits.count_ones();
-        VertexSubset::Dense { n: bits.len(), bits, count }
+        VertexSubset::Dense {
+            n: bits.len(),
+            bits,
+            count,
+        }
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -70,7 +82,11 @@ impl VertexSubset {
                 ids.par_iter().for_each(|&v| {
                     bits.set_atomic(v as usize);
                 });
-                VertexSubset::Dense { n, count: ids.len(), bits }
+                VertexSubset::Dense {
+                    n,
+                    count: ids.len(),
+                    bits,
+                }
             }
             d => d,
         }
@@ -79,7 +95,10 @@ impl VertexSubset {
     /// Converts to an id list (ascending when converted from dense).
     pub fn into_sparse(self) -> Self {
         match self {
-            VertexSubset::Dense { n, bits, .. } => VertexSubset::Sparse { n, ids: bits.to_sorted_ids() },
+            VertexSubset::Dense { n, bits, .. } => VertexSubset::Sparse {
+                n,
+                ids: bits.to_sorted_ids(),
+            },
             s => s,
         }
     }
@@ -123,7 +142,9 @@ impl VertexSubset {
     /// Calls `f` on every member, in parallel.
     pub fn par_for_each<F: Fn(Vertex) + Sync + Send>(&self, f: F) {
         match self {
-            VertexSubset::Sparse { ids, .. } => ids.par_iter().with_min_len(256).for_each(|&v| f(v)),
+            VertexSubset::Sparse { ids, .. } => {
+                ids.par_iter().with_min_len(256).for_each(|&v| f(v))
+            }
             VertexSubset::Dense { bits, .. } => bits.par_for_each_set(f),
         }
     }

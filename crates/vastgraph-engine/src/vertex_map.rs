@@ -11,7 +11,10 @@ pub fn vertex_map<F: Fn(Vertex) + Sync + Send>(subset: &VertexSubset, f: F) {
 }
 
 /// The members for which `keep` is true, in the same representation as the input.
-pub fn vertex_filter<F: Fn(Vertex) -> bool + Sync + Send>(subset: &VertexSubset, keep: F) -> VertexSubset {
+pub fn vertex_filter<F: Fn(Vertex) -> bool + Sync + Send>(
+    subset: &VertexSubset,
+    keep: F,
+) -> VertexSubset {
     let n = subset.num_vertices();
     match subset {
         VertexSubset::Sparse { ids, .. } => {
@@ -36,7 +39,10 @@ mod tests {
 
     #[test]
     fn map_and_filter_both_representations() {
-        for s in [VertexSubset::from_ids(100, (0..100).collect()), VertexSubset::all(100)] {
+        for s in [
+            VertexSubset::from_ids(100, (0..100).collect()),
+            VertexSubset::all(100),
+        ] {
             let sum = AtomicU64::new(0);
             vertex_map(&s, |v| {
                 sum.fetch_add(v as u64, Ordering::Relaxed);
