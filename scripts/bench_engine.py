@@ -56,6 +56,7 @@ import re
 import resource
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -113,38 +114,47 @@ class ProcResult:
     stdout: str
     stderr: str
     seconds: float
-    max_rss_bytes: int
+    max_rss_bytes: int | None  # None without GNU time
     timed_out: bool
     # CPU time others used while this ran, as a fraction of all CPUs over its wall time.
     foreign_cpu_fraction: float = 0.0
 
 
 def run_process(argv, *, env=None, timeout=None, log_path: Path | None = None) -> ProcResult:
-    """Runs argv to completion, keeping its own peak RSS (wait4), output and exit status."""
-    log(" ".join(shlex.quote(str(a)) for a in argv))
+    """Runs argv to completion, keeping its peak RSS, output and exit status."""
+    argv = [str(a) for a in argv]
+    log(" ".join(shlex.quote(a) for a in argv))
     if log_path is not None:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         out_path = log_path.with_suffix(".stdout")
         err_path = log_path.with_suffix(".stderr")
     else:
         out_path = err_path = None
+    # The peak RSS comes from GNU time, not from wait4 here: Linux carries a forked child's
+    # maxrss (this Python process's RSS at the fork) across exec, so our own children would
+    # all report at least this process's size.
+    gnu_time = shutil.which("time")
     with (
         open(out_path, "w+") if out_path else tempfile.TemporaryFile("w+") as out_f,
         open(err_path, "w+") if err_path else tempfile.TemporaryFile("w+") as err_f,
+        tempfile.NamedTemporaryFile("r", suffix=".rss") as rss_f,
     ):
+        command = [gnu_time, "-f", "%M", "-o", rss_f.name, *argv] if gnu_time else argv
         busy_before = cpu_busy_seconds()
         start = time.perf_counter()
-        proc = subprocess.Popen([str(a) for a in argv], stdout=out_f, stderr=err_f, env=env)
+        proc = subprocess.Popen(
+            command, stdout=out_f, stderr=err_f, env=env, start_new_session=True
+        )
         timed_out = threading.Event()
 
         def kill():
             timed_out.set()
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)  # the wrapper and the tool under it
 
         timer = threading.Timer(timeout, kill) if timeout else None
         if timer:
             timer.start()
-        # wait4 rather than proc.wait(): it also gives this child's own peak RSS.
+        # wait4 also reports CPU time, the tool's included (the wrapper waited for it).
         _, status, usage = os.wait4(proc.pid, 0)
         if timer:
             timer.cancel()
@@ -154,13 +164,15 @@ def run_process(argv, *, env=None, timeout=None, log_path: Path | None = None) -
         out_f.seek(0)
         err_f.seek(0)
         stdout, stderr = out_f.read(), err_f.read()
+        rss_lines = rss_f.read().split()
+    max_rss_kib = int(rss_lines[-1]) if rss_lines and rss_lines[-1].isdigit() else None
     return ProcResult(
-        argv=[str(a) for a in argv],
+        argv=argv,
         returncode=proc.returncode,
         stdout=stdout,
         stderr=stderr,
         seconds=seconds,
-        max_rss_bytes=usage.ru_maxrss * 1024,  # Linux reports KiB
+        max_rss_bytes=max_rss_kib * 1024 if max_rss_kib is not None else None,
         timed_out=timed_out.is_set(),
         foreign_cpu_fraction=max(0.0, foreign) / (seconds * (os.cpu_count() or 1)),
     )
@@ -302,9 +314,10 @@ class GraphPreparer:
                 )
             vertices = int(manifest["vertices"])
             info["store_arcs"] = int(manifest["arcs"])
-            weight_dtype = manifest.get("weight_type") if weighted else None
             export = graph_dir / "edges.tsv"
-            if not is_fresh(export, store / "manifest.json"):
+            edges_npz = graph_dir / "peer-edges.npz"
+            # The text export is only the way to the peers' cache; it goes once cached.
+            if not is_fresh(edges_npz, store / "manifest.json"):
                 export.unlink(missing_ok=True)
                 start = time.perf_counter()
                 self.vastgraph(
@@ -319,9 +332,9 @@ class GraphPreparer:
                     graph_dir=graph_dir,
                 )
                 info["export_seconds"] = time.perf_counter() - start
-            edges_npz = graph_dir / "peer-edges.npz"
-            if not is_fresh(edges_npz, export):
                 cache_export_half(export, edges_npz, vertices, weighted)
+                if not self.args.keep_export:
+                    export.unlink()
         else:
             store = None
             if spec.kind != "file":
@@ -970,11 +983,6 @@ def markdown(report: dict) -> str:
         "",
     ]
     lines += [
-        f"**Warning: the machine was busy (1-minute load {meta['loadavg_start'][0]:.2f} before "
-        "the run); OpenMP and rayon times suffer badly when cores are shared.**",
-        "",
-    ]
-    lines += [
         "| algorithm | graph | vastgraph s | networkit s | GAPBS s | vastgraph/GAPBS | "
         "vastgraph/networkit | vastgraph peak RSS | check |",
         "|---|---|---:|---:|---:|---:|---:|---:|---|",
@@ -1045,6 +1053,9 @@ def parse_args(argv=None):
     )
     parser.add_argument("--json", type=Path, help="write the full results here")
     parser.add_argument("--rebuild", action="store_true", help="rebuild stores even if present")
+    parser.add_argument(
+        "--keep-export", action="store_true", help="keep the exported edges.tsv in the work dir"
+    )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per tool invocation")
     parser.add_argument("--gapbs-cc", default="cc", choices=["cc", "cc_sv"])
     parser.add_argument("--gapbs-pr", default="pr", choices=["pr", "pr_spmv"])
@@ -1070,9 +1081,12 @@ def parse_args(argv=None):
         "--busy-threshold of the CPUs, keeping the least disturbed run",
     )
     parser.add_argument("--busy-threshold", type=float, default=DISTURBED_FRACTION)
+    parser.add_argument(
+        "--report", type=Path, metavar="JSON", help="only print the table of an earlier --json"
+    )
     parser.add_argument("--networkit-worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.networkit_worker:
+    if args.networkit_worker or args.report:
         return args
     args.graphs = [g for g in args.graphs.split(",") if g]
     args.algos = [a for a in args.algos.split(",") if a]
@@ -1098,6 +1112,9 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.networkit_worker:
         networkit_worker(args.networkit_worker)
+        return 0
+    if args.report:
+        print(markdown(json.loads(args.report.read_text())))
         return 0
     args.workdir.mkdir(parents=True, exist_ok=True)
     report = run(args)
