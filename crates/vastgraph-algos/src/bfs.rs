@@ -1,5 +1,7 @@
 //! Breadth-first search from one source: hop distance per vertex (−1 when unreachable) and,
 //! on request, a BFS parent per vertex (−1 when unreachable, the source is its own parent).
+//! The parent is the *smallest* in-neighbour one level closer to the source, so the tree is the
+//! same for every thread count and run.
 //!
 //! Direction-optimising (Beamer, Asanović & Patterson). Small frontiers are expanded *top-down*:
 //! each frontier vertex scans its out-edges and claims unvisited destinations with one atomic OR
@@ -14,9 +16,14 @@
 //! levels allocate nothing; and the switching rule uses the unexplored-edge count, which suits
 //! skewed graphs better than a fixed fraction of m. Heap: the distance array (the output), the
 //! queue (n/2 words) and three bitmaps (3n/64 words), plus the parents when asked for.
+//!
+//! Parents are deterministic: bottom-up scans in-neighbours in ascending order and stops at the
+//! first in the frontier, which is the smallest; top-down offers every frontier arc to a packed
+//! word `depth << 32 | parent` with an atomic minimum, so a vertex keeps the smallest parent of
+//! the level that reached it and arcs from later levels (larger depth) never replace it.
 
 use std::ops::Range;
-use std::sync::atomic::{AtomicI64, AtomicU32, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use vastgraph_engine::bitmap::WORDS_PER_TASK;
@@ -28,6 +35,8 @@ const ALGORITHM: &str = "bfs";
 
 /// Marks a vertex not reached in the distance and parent arrays.
 const UNREACHED: i64 = -1;
+/// The packed `depth << 32 | parent` word of a vertex no level has reached yet.
+const NO_PARENT: u64 = u64::MAX;
 /// Go bottom-up when the frontier's out-edges exceed the unexplored edges / ALPHA.
 const ALPHA: u64 = 15;
 /// Return to top-down when the bottom-up frontier shrinks below n / BETA.
@@ -62,7 +71,12 @@ pub fn bfs<A: Adjacency>(g: &Graph<A>, params: &BfsParams) -> Result<BfsResult, 
     let search = Search {
         out: g.out(),
         dist: unreached_array(n),
-        parent: params.parents.then(|| unreached_array(n)),
+        parent: params.parents.then(|| {
+            (0..n)
+                .into_par_iter()
+                .map(|_| AtomicU64::new(NO_PARENT))
+                .collect()
+        }),
         visited: Bitmap::new(n),
         queue: (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
         tail: AtomicUsize::new(0),
@@ -81,7 +95,7 @@ pub fn bfs<A: Adjacency>(g: &Graph<A>, params: &BfsParams) -> Result<BfsResult, 
     let Search { dist, parent, .. } = search;
     Ok(BfsResult {
         distances: into_plain(dist),
-        parents: parent.map(into_plain),
+        parents: parent.map(unpack_parents),
         stats,
     })
 }
@@ -91,7 +105,8 @@ pub fn bfs<A: Adjacency>(g: &Graph<A>, params: &BfsParams) -> Result<BfsResult, 
 struct Search<'g, A: Adjacency> {
     out: &'g A,
     dist: Vec<AtomicI64>,
-    parent: Option<Vec<AtomicI64>>,
+    /// `depth << 32 | parent` per vertex, NO_PARENT until reached.
+    parent: Option<Vec<AtomicU64>>,
     visited: Bitmap,
     queue: Vec<AtomicU32>,
     tail: AtomicUsize,
@@ -181,10 +196,28 @@ impl<A: Adjacency> Search<'_, A> {
         levels
     }
 
+    /// Records that `v` is at `depth` with parent `parent`, when no other thread can touch `v`.
     fn mark(&self, v: Vertex, parent: Vertex, depth: i64) {
         self.dist[v as usize].store(depth, Relaxed);
         if let Some(p) = &self.parent {
-            p[v as usize].store(parent as i64, Relaxed);
+            p[v as usize].store(pack(depth, parent), Relaxed);
+        }
+    }
+
+    /// Offers `u` as the parent of `v` at `depth` during a top-down level, where several frontier
+    /// vertices may reach `v` at once; the smallest wins. A vertex reached at an earlier level has
+    /// a smaller packed word, so the load alone rejects the offer (as cheap as GAPBS's check of
+    /// the parent array per arc).
+    #[inline]
+    fn offer_parent(&self, parents: &[AtomicU64], v: Vertex, u: Vertex, depth: i64) {
+        let offer = pack(depth, u);
+        let slot = &parents[v as usize];
+        let mut current = slot.load(Relaxed);
+        while offer < current {
+            match slot.compare_exchange_weak(current, offer, Relaxed, Relaxed) {
+                Ok(_) => return,
+                Err(now) => current = now,
+            }
         }
     }
 
@@ -223,8 +256,11 @@ impl<A: Adjacency> Search<'_, A> {
 
     #[inline]
     fn claim(&self, u: Vertex, v: Vertex, depth: i64, claimed: &mut Claimed) {
+        if let Some(parents) = &self.parent {
+            self.offer_parent(parents, v, u, depth);
+        }
         if self.visited.set_atomic(v as usize) {
-            self.mark(v, u, depth);
+            self.dist[v as usize].store(depth, Relaxed);
             claimed.scout += self.out.degree(v) as u64;
             if claimed.ids.capacity() == 0 {
                 claimed.ids.reserve_exact(LOCAL_QUEUE);
@@ -317,8 +353,22 @@ fn into_plain(v: Vec<AtomicI64>) -> Vec<i64> {
     v.into_iter().map(AtomicI64::into_inner).collect()
 }
 
+fn pack(depth: i64, parent: Vertex) -> u64 {
+    (depth as u64) << 32 | parent as u64
+}
+
+/// The parent half of each packed word, −1 where no level reached the vertex.
+fn unpack_parents(v: Vec<AtomicU64>) -> Vec<i64> {
+    v.into_iter()
+        .map(|w| match w.into_inner() {
+            NO_PARENT => UNREACHED,
+            w => (w & u32::MAX as u64) as i64,
+        })
+        .collect()
+}
+
 /// Checks a BFS result against a plain sequential BFS: the distances must match exactly, and
-/// every parent must be an in-neighbour of its vertex exactly one level closer to the source.
+/// every parent must be the smallest in-neighbour of its vertex one level closer to the source.
 pub fn verify_bfs<A: Adjacency>(
     g: &Graph<A>,
     params: &BfsParams,
@@ -366,6 +416,21 @@ pub fn verify_bfs<A: Adjacency>(
     if parents.len() != n {
         return fail(format!("{} parents for {} vertices", parents.len(), n));
     }
+    // The smallest in-neighbour one level closer, found over out-edges so that directed graphs
+    // without a transpose can be checked too.
+    let mut smallest = vec![UNREACHED; n];
+    for u in 0..n {
+        if want[u] == UNREACHED {
+            continue;
+        }
+        g.out().for_each_neighbor(u as Vertex, |v| {
+            let v = v as usize;
+            if want[v] == want[u] + 1 && smallest[v] == UNREACHED {
+                // Out-lists are visited in ascending u, so the first offer is the smallest.
+                smallest[v] = u as i64;
+            }
+        });
+    }
     for v in 0..n {
         let p = parents[v];
         if want[v] == UNREACHED || v as u64 == params.source {
@@ -391,11 +456,11 @@ pub fn verify_bfs<A: Adjacency>(
                 want[v], want[p as usize]
             ));
         }
-        let mut is_arc = false;
-        g.out()
-            .for_each_neighbor(p as Vertex, |u| is_arc |= u as usize == v);
-        if !is_arc {
-            return fail(format!("vertex {v}: parent {p} has no arc to it"));
+        if p != smallest[v] {
+            return fail(format!(
+                "vertex {v}: parent {p}, but the smallest in-neighbour one level closer is {}",
+                smallest[v]
+            ));
         }
     }
     Ok(())

@@ -177,6 +177,26 @@ fn verifier_rejects_wrong_answers() {
     assert!(verify_bfs(&g.view(), &params, &missing).is_err());
 }
 
+#[test]
+fn parent_is_the_smallest_candidate() {
+    // 3 is two hops from 0 through 1 or 2: the tree must name 1, for every thread count.
+    let g = InMemoryGraph::from_edges(4, &[(0, 2), (0, 1), (2, 3), (1, 3)], true);
+    for threads in [1, 2] {
+        let r = with_threads(threads, || run_verified(&g.view(), 0));
+        assert_eq!(r.parents.unwrap(), vec![0, 0, 0, 1]);
+    }
+    let params = BfsParams {
+        source: 0,
+        parents: true,
+    };
+    let valid_but_larger = BfsResult {
+        distances: vec![0, 1, 1, 2],
+        parents: Some(vec![0, 0, 0, 2]),
+        stats: Default::default(),
+    };
+    assert!(verify_bfs(&g.view(), &params, &valid_but_larger).is_err());
+}
+
 /// The vertex with the most out-arcs: a source whose BFS reaches far in one step.
 fn busiest<A: Adjacency>(adj: &A) -> u64 {
     (0..adj.num_vertices() as Vertex)
