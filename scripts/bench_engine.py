@@ -1,15 +1,23 @@
 #!/usr/bin/env python3
-"""Engine benchmark: vastgraph against networkit and GAPBS, side by side, in one run.
+"""Engine benchmark: vastgraph against GBBS, GAPBS and networkit, side by side, in one run.
 
 For each graph the script builds a vastgraph store with the `vastgraph` CLI, exports its
 edge list once, and gives that same edge list to the peers. Every algorithm then runs on
-every tool with the same thread count and the same sources; the table reports the median
-of the per-trial times (each tool's own timer around the algorithm only: loading the graph
-is never counted).
+every tool with the same thread count, the same sources and the same parameters; the table
+reports the median of the per-trial times (each tool's own timer around the algorithm only:
+loading the graph is never counted), vastgraph's time over each peer's, and peak RSS.
 
     python3 scripts/bench_engine.py --json bench.json
     python3 scripts/bench_engine.py --graphs kron20 --algos bfs,pagerank --sources 8
     GAPBS_DIR=/path/to/gapbs python3 scripts/bench_engine.py ...   # adds the GAPBS column
+    GBBS_DIR=/path/to/gbbs-binaries GAPBS_DIR=/path/to/gapbs python3 scripts/bench_engine.py \
+        --graphs kron22,cnr-2000 --algos all --tools vastgraph,gbbs,gapbs --json all.json
+
+Algorithms (--algos): the engine set by default (bfs, cc, pagerank, sssp, bc, kcore, tc);
+`all` = every algorithm of `vastgraph run --help` (the registry). A peer without a program
+for a problem shows n/a, with the reason under the table. Peers are never built here: GBBS_DIR
+and GAPBS_DIR name directories of already built binaries (bench_gbbs.py says which GBBS
+programs and file format are used).
 
 Graphs (--graphs, comma separated):
   kron<S>       Kronecker graph, scale S, edge factor 16, seed 1, symmetrised
@@ -22,7 +30,8 @@ unordered vertex pair: deterministic, and equal in both directions.
 
 How the peers get the edge list. The export (`src<TAB>dst[<TAB>weight]`, both directions
 of each edge) is read once with pandas and cached as the half with src < dst (`.npz`).
-networkit builds its undirected graph from that half (GraphFromCoo). For GAPBS the script
+networkit builds its undirected graph from that half (GraphFromCoo). GBBS gets its binary
+adjacency file (bench_gbbs.py) from the same CSR as GAPBS. For GAPBS the script
 writes GAPBS's own serialized form (`.sg` / `.wsg`: directed flag, arc count, vertex count,
 int64 offsets, int32 neighbours [with int32 weights]) with the invariants GAPBS's builder
 guarantees (sorted neighbour lists, no duplicates, no self-loops) and the store's vertex
@@ -54,14 +63,9 @@ import os
 import platform
 import re
 import resource
-import shlex
 import shutil
-import signal
-import statistics
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -70,178 +74,111 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ALGORITHMS = ("bfs", "cc", "pagerank", "sssp", "bc", "kcore", "tc")
-SOURCE_ALGORITHMS = {"bfs", "sssp", "bc"}
-WEIGHTED_ALGORITHMS = {"sssp"}
-TOOLS = ("vastgraph", "networkit", "gapbs")
+from bench_common import (
+    DISTURBED_FRACTION,
+    CellError,
+    Job,
+    NotApplicable,
+    ProcResult,
+    SymmetricCsr,
+    checked,
+    cpu_busy_seconds,
+    is_fresh,
+    log,
+    max_known,
+    median,
+    run_process,
+    symmetric_csr,
+    timed_run,
+)
+from bench_gbbs import GBBS_PROGRAMS, gbbs_binary, gbbs_cell, write_gbbs_adjacency
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    source: bool = False  # one invocation per source vertex (--sources of them)
+    weighted: bool = False  # runs on the weighted variant of the graph
+
+
+# Every algorithm of vastgraph's registry (crates/vastgraph-algos/src/registry.rs). One that
+# the registry gains later still runs under `--algos all` (on vastgraph, with its defaults).
+ALGORITHMS = {
+    "bfs": Algorithm(source=True),
+    "sssp": Algorithm(source=True, weighted=True),
+    "bellman-ford": Algorithm(source=True, weighted=True),
+    "cc": Algorithm(),
+    "pagerank": Algorithm(),
+    "bc": Algorithm(source=True),
+    "kcore": Algorithm(),
+    "tc": Algorithm(),
+    "widest": Algorithm(source=True, weighted=True),
+    "ldd": Algorithm(),
+    "spanner": Algorithm(),
+    "spanning-forest": Algorithm(),
+    "coloring": Algorithm(),
+    "mis": Algorithm(),
+    "densest": Algorithm(),
+    "label-propagation": Algorithm(),
+    "random-walk": Algorithm(),
+    "delta-pagerank": Algorithm(),
+    "personalized-pagerank": Algorithm(source=True),
+}
+ENGINE_ALGORITHMS = ("bfs", "cc", "pagerank", "sssp", "bc", "kcore", "tc")
+TOOLS = ("vastgraph", "networkit", "gapbs", "gbbs")
+TOOL_NAMES = {"vastgraph": "vastgraph", "networkit": "networkit", "gapbs": "GAPBS", "gbbs": "GBBS"}
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# A cell is marked † when other processes used more than this share of the CPUs meanwhile.
-DISTURBED_FRACTION = 0.1
 KRON_EDGE_FACTOR = 16
 KRON_SEED = 1
 
-# What is not like for like, printed under the table.
+# What is not like for like, printed under the table (for the algorithms of the run).
 COMPARABILITY_NOTES = {
-    "bfs": "networkit BFS (nk.distance.BFS) is sequential; GAPBS bfs is direction-optimising.",
-    "cc": "networkit ConnectedComponents is a sequential BFS sweep (its "
+    "bfs": "networkit BFS (nk.distance.BFS) is sequential; GAPBS bfs and GBBS BFS are "
+    "direction-optimising.",
+    "sssp": "vastgraph: delta-stepping, delta from the weights (mean weight x n / arcs, about "
+    "4 on kron); GAPBS: delta-stepping with -d (--gapbs-sssp-delta, 2); GBBS: wBFS "
+    "(Julienne buckets, integral weights: delta 1); networkit: sequential Dijkstra.",
+    "bellman-ford": "GBBS BellmanFord: the same frontier-based Bellman-Ford.",
+    "cc": "vastgraph: Afforest. networkit ConnectedComponents is a sequential BFS sweep (its "
     "ParallelConnectedComponents was slower on kron 20); GAPBS cc is Afforest "
-    "(--gapbs-cc cc_sv for Shiloach-Vishkin).",
-    "pagerank": "20 iterations everywhere (tolerance 0). networkit: Jacobi, f64, an L2 "
-    "convergence sum every iteration, no sink handling. GAPBS pr: Gauss-Seidel, f32, "
-    "no sink handling (--gapbs-pr pr_spmv for its Jacobi variant).",
-    "sssp": "networkit Dijkstra is sequential; GAPBS sssp is delta-stepping "
-    "(-d, --gapbs-sssp-delta).",
+    "(--gapbs-cc cc_sv for Shiloach-Vishkin); GBBS Connectivity is the work-efficient "
+    "LDD-based algorithm (Shun, Dhulipala, Blelloch 2014; beta 0.2).",
+    "pagerank": "exactly --pr-iters iterations everywhere (tolerance 0). vastgraph: Jacobi, "
+    "f64, dangling mass spread. networkit: Jacobi, f64, an L2 convergence sum every iteration, "
+    "no sink handling. GAPBS pr: Gauss-Seidel, f32, no sink handling (--gapbs-pr pr_spmv for "
+    "its Jacobi variant). GBBS PageRank: Jacobi (edgeMapReduce), f64, dangling mass spread.",
+    "delta-pagerank": "both stop when one round changes the scores by less than "
+    "--delta-pr-tolerance in L1 (GBBS: -eps tolerance/n; it sums the pending changes) or "
+    "after --delta-pr-max-iters rounds. vastgraph pushes a vertex whose pending change exceeds "
+    "tolerance/n, GBBS (-delta) one whose change exceeds 1% of its score (-leps 0.01, its "
+    "default): GBBS does less work for a less accurate answer.",
+    "personalized-pagerank": "vastgraph only (GBBS's PageRank program takes no teleport set): "
+    "teleport to one source, exactly --pr-iters iterations.",
     "bc": "single-source Brandes per source. networkit has no BC from a given source "
-    "(EstimateBetweenness picks its own random sources, isolated ones included): n/a.",
-    "kcore": "GAPBS has no k-core: n/a. networkit CoreDecomposition (ParK, parallel).",
+    "(EstimateBetweenness picks its own random sources, isolated ones included): n/a. GBBS "
+    "SSBetweennessCentrality prints 100 scores inside its timer (negligible).",
+    "kcore": "GAPBS has no k-core: n/a. networkit CoreDecomposition (ParK, parallel); GBBS "
+    "KCore: Julienne peeling, as vastgraph's.",
     "tc": "networkit TriangleEdgeScore (edge ids indexed before timing); GAPBS tc includes its "
-    "degree-relabelling step in the timed kernel when its heuristic chooses it.",
+    "degree-relabelling step in the timed kernel when its heuristic chooses it; GBBS Triangle "
+    "(degree ordering) includes building its oriented graph.",
+    "widest": "GBBS SSWidestPath: Julienne buckets of integral widths; vastgraph: buckets "
+    "(--method buckets, its default) with a bucket width from the weights.",
+    "ldd": "both Miller-Peng-Xu with beta --ldd-beta; each draws its own random shifts.",
+    "spanner": "both Miller-Peng-Vladu-Xu with the same k (vastgraph's default "
+    "ceil(log2 n)), beta = ln(n) / 2k.",
+    "spanning-forest": "vastgraph: Borůvka hooking; GBBS SpanningForest: the work-efficient "
+    "LDD-based algorithm (SDB14, beta 0.2).",
+    "coloring": "both largest-log-degree-first (Hasenplaugh et al. 2014), each with its own "
+    "random order.",
+    "mis": "both the random-priority greedy MIS (Blelloch, Fineman, Shun 2012), each with its own "
+    "priorities; GBBS runs its root-set variant.",
+    "densest": "both approximate peeling (Bahmani, Kumar, Vassilvitskii 2012) with epsilon "
+    "--densest-epsilon.",
+    "label-propagation": "not the same computation: vastgraph is synchronous, at most 20 rounds, "
+    "ties to the smallest label; GBBS (Clustering/LabelPropagation) updates labels in place "
+    "(asynchronous) until none changes or 100 rounds, ties to the largest label.",
+    "random-walk": "vastgraph only: a walk of 10 steps from every vertex.",
 }
-
-
-class CellError(Exception):
-    """A tool could not produce a time for one cell; the message goes into the table."""
-
-
-# --------------------------------------------------------------------------------------
-# Running processes
-
-
-@dataclass
-class ProcResult:
-    argv: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float
-    max_rss_bytes: int | None  # None without GNU time
-    timed_out: bool
-    # CPU time others used while this ran, as a fraction of all CPUs over its wall time.
-    foreign_cpu_fraction: float = 0.0
-
-
-def run_process(argv, *, env=None, timeout=None, log_path: Path | None = None) -> ProcResult:
-    """Runs argv to completion, keeping its peak RSS, output and exit status."""
-    argv = [str(a) for a in argv]
-    log(" ".join(shlex.quote(a) for a in argv))
-    if log_path is not None:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        out_path = log_path.with_suffix(".stdout")
-        err_path = log_path.with_suffix(".stderr")
-    else:
-        out_path = err_path = None
-    # The peak RSS comes from GNU time, not from wait4 here: Linux carries a forked child's
-    # maxrss (this Python process's RSS at the fork) across exec, so our own children would
-    # all report at least this process's size.
-    gnu_time = shutil.which("time")
-    with (
-        open(out_path, "w+") if out_path else tempfile.TemporaryFile("w+") as out_f,
-        open(err_path, "w+") if err_path else tempfile.TemporaryFile("w+") as err_f,
-        tempfile.NamedTemporaryFile("r", suffix=".rss") as rss_f,
-    ):
-        command = [gnu_time, "-f", "%M", "-o", rss_f.name, *argv] if gnu_time else argv
-        busy_before = cpu_busy_seconds()
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            command, stdout=out_f, stderr=err_f, env=env, start_new_session=True
-        )
-        timed_out = threading.Event()
-
-        def kill():
-            timed_out.set()
-            os.killpg(proc.pid, signal.SIGKILL)  # the wrapper and the tool under it
-
-        timer = threading.Timer(timeout, kill) if timeout else None
-        if timer:
-            timer.start()
-        # wait4 also reports CPU time, the tool's included (the wrapper waited for it).
-        _, status, usage = os.wait4(proc.pid, 0)
-        if timer:
-            timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        seconds = time.perf_counter() - start
-        foreign = cpu_busy_seconds() - busy_before - (usage.ru_utime + usage.ru_stime)
-        out_f.seek(0)
-        err_f.seek(0)
-        stdout, stderr = out_f.read(), err_f.read()
-        rss_lines = rss_f.read().split()
-    max_rss_kib = int(rss_lines[-1]) if rss_lines and rss_lines[-1].isdigit() else None
-    return ProcResult(
-        argv=argv,
-        returncode=proc.returncode,
-        stdout=stdout,
-        stderr=stderr,
-        seconds=seconds,
-        max_rss_bytes=max_rss_kib * 1024 if max_rss_kib is not None else None,
-        timed_out=timed_out.is_set(),
-        foreign_cpu_fraction=max(0.0, foreign) / (seconds * (os.cpu_count() or 1)),
-    )
-
-
-def cpu_busy_seconds() -> float:
-    """CPU seconds all CPUs spent busy since boot (/proc/stat: all but idle and iowait)."""
-    with open("/proc/stat") as stat:
-        ticks = [int(x) for x in stat.readline().split()[1:9]]
-    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
-
-
-def wait_until_idle(max_wait: float) -> None:
-    """Waits (at most max_wait s) until others leave 90 % of the CPUs idle over 2 s."""
-    deadline = time.monotonic() + max_wait
-    cpus = os.cpu_count() or 1
-    while True:
-        before, start = cpu_busy_seconds(), time.monotonic()
-        time.sleep(2)
-        busy = (cpu_busy_seconds() - before) / ((time.monotonic() - start) * cpus)
-        if busy <= 0.1:
-            return
-        if time.monotonic() >= deadline:
-            log(f"machine still busy ({busy:.0%} of the CPUs) after {max_wait:.0f} s; running")
-            return
-
-
-def timed_run(args, argv, what: str, log_path: Path, env=None, foreign_of=None) -> ProcResult:
-    """A timed tool invocation: optionally waits for an idle machine, and reruns while other
-    processes took more than --busy-threshold of the CPUs, keeping the least disturbed run.
-    foreign_of(result) may replace the whole-process measure by one of the timed part only."""
-    best = None
-    for attempt in range(args.busy_retries + 1):
-        if args.wait_idle:
-            wait_until_idle(args.wait_idle)
-        result = checked(run_process(argv, env=env, timeout=args.timeout, log_path=log_path), what)
-        if foreign_of is not None:
-            result.foreign_cpu_fraction = foreign_of(result)
-        if best is None or result.foreign_cpu_fraction < best.foreign_cpu_fraction:
-            best = result
-        if result.foreign_cpu_fraction <= args.busy_threshold:
-            break
-        log(f"  others used {result.foreign_cpu_fraction:.0%} of the CPUs (attempt {attempt + 1})")
-    return best
-
-
-def checked(result: ProcResult, what: str) -> ProcResult:
-    """Raises CellError naming the failure when the process did not succeed."""
-    if result.timed_out:
-        raise CellError(f"{what}: timed out after {result.seconds:.0f} s")
-    if result.returncode != 0:
-        lines = [ln.strip() for ln in (result.stderr + result.stdout).splitlines() if ln.strip()]
-        errors = [ln for ln in lines if "error" in ln.lower()]
-        reason = (errors or lines or ["no output"])[-1]
-        raise CellError(f"{what}: exit {result.returncode}: {reason}")
-    return result
-
-
-def log(message: str) -> None:
-    stamp = _dt.datetime.now().strftime("%H:%M:%S")
-    print(f"[{stamp}] {message}", file=sys.stderr, flush=True)
-
-
-def is_fresh(path: Path, *inputs: Path) -> bool:
-    """True when path exists and is newer than every existing input."""
-    if not path.exists():
-        return False
-    mtime = path.stat().st_mtime
-    return all(not p.exists() or p.stat().st_mtime <= mtime for p in inputs)
 
 
 # --------------------------------------------------------------------------------------
@@ -281,6 +218,7 @@ class PeerInput:
     weight_dtype: str | None
     sources: list[int] = field(default_factory=list)
     gapbs_graph: Path | None = None
+    gbbs_graph: Path | None = None
     info: dict = field(default_factory=dict)
 
 
@@ -366,17 +304,30 @@ class GraphPreparer:
             vertices_with_edges=int(len(with_edges)),
             sources=sources,
         )
-        if "gapbs" in self.args.tools and self.args.gapbs_dir is not None:
-            suffix = ".wsg" if weighted else ".sg"
-            gapbs_graph = graph_dir / f"gapbs{suffix}"
-            if not is_fresh(gapbs_graph, edges_npz):
-                if weighted and not (weight_dtype or "").startswith("int"):
-                    info["gapbs_error"] = f"GAPBS needs int32 weights, store has {weight_dtype}"
-                else:
-                    write_gapbs_serialized(edges_npz, gapbs_graph)
-            if gapbs_graph.exists():
-                peer.gapbs_graph = gapbs_graph
+        self.write_peer_graphs(peer, graph_dir, weighted)
         return peer
+
+    def write_peer_graphs(self, peer: PeerInput, graph_dir: Path, weighted: bool) -> None:
+        """GAPBS's and GBBS's graph files, from one CSR of the cached edges."""
+        peer_files = []  # (tool, attribute, path, writer)
+        if "gapbs" in self.args.tools and self.args.gapbs_dir is not None:
+            path = graph_dir / ("gapbs.wsg" if weighted else "gapbs.sg")
+            peer_files.append(("gapbs", "gapbs_graph", path, write_gapbs_serialized))
+        if "gbbs" in self.args.tools and self.args.gbbs_dir is not None:
+            path = graph_dir / ("gbbs.wadj" if weighted else "gbbs.adj")
+            peer_files.append(("gbbs", "gbbs_graph", path, write_gbbs_adjacency))
+        stale = [f for f in peer_files if not is_fresh(f[2], peer.edges_npz)]
+        if stale and weighted and not (peer.weight_dtype or "").startswith("int"):
+            for tool, *_ in stale:
+                peer.info[f"{tool}_error"] = f"{tool} needs int32 weights, not {peer.weight_dtype}"
+            stale = []
+        if stale:
+            csr = symmetric_csr(peer.edges_npz)
+            for _, _, path, writer in stale:
+                writer(csr, path)
+        for _, attribute, path, _ in peer_files:
+            if path.exists():
+                setattr(peer, attribute, path)
 
     def build_store(self, spec, weighted, store, graph_dir, info):
         if (store / "manifest.json").exists() and not self.args.rebuild:
@@ -522,39 +473,20 @@ def write_hash_weighted_copy(path: Path, out: Path) -> None:
     pd.DataFrame({"s": src, "d": dst, "w": weight}).to_csv(out, sep="\t", header=False, index=False)
 
 
-def write_gapbs_serialized(edges_npz: Path, out: Path) -> None:
+def write_gapbs_serialized(csr: SymmetricCsr, out: Path) -> None:
     """Writes GAPBS's .sg/.wsg serialized CSR of the undirected graph."""
     start = time.perf_counter()
-    with np.load(edges_npz) as data:
-        src, dst = data["src"], data["dst"]
-        vertices = int(data["vertices"])
-        weight = data["weight"] if "weight" in data else None
-    # Both directions, sorted by (source, neighbour): GAPBS's builder output order.
-    keys = np.concatenate([src, dst]).astype(np.uint64) << np.uint64(32)
-    keys |= np.concatenate([dst, src])
-    counts = np.bincount(np.concatenate([src, dst]), minlength=vertices)
-    if weight is None:
-        keys.sort()
-        order = None
-    else:
-        order = np.argsort(keys)  # keys are unique, so any sort gives one order
-        keys = keys[order]
-    targets = (keys & np.uint64(0xFFFFFFFF)).astype(np.int32)
-    del keys
-    offsets = np.zeros(vertices + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
     tmp = out.with_suffix(out.suffix + ".tmp")
     with open(tmp, "wb") as f:
         f.write(np.bool_(False).tobytes())  # directed = false
-        f.write(np.int64(len(targets)).tobytes())  # arcs (both directions)
-        f.write(np.int64(vertices).tobytes())
-        f.write(offsets.tobytes())
-        if weight is None:
-            f.write(targets.tobytes())
+        f.write(np.int64(len(csr.targets)).tobytes())  # arcs (both directions)
+        f.write(np.int64(csr.vertices).tobytes())
+        f.write(csr.offsets.tobytes())
+        if csr.weights is None:
+            f.write(csr.targets.tobytes())
         else:
-            both = np.concatenate([weight, weight])[order].astype(np.int32)
-            pairs = np.empty((len(targets), 2), dtype=np.int32)
-            pairs[:, 0], pairs[:, 1] = targets, both
+            pairs = np.empty((len(csr.targets), 2), dtype=np.int32)
+            pairs[:, 0], pairs[:, 1] = csr.targets, csr.weights
             f.write(pairs.tobytes())
     tmp.replace(out)
     log(f"wrote {out} in {time.perf_counter() - start:.1f} s")
@@ -564,18 +496,13 @@ def write_gapbs_serialized(edges_npz: Path, out: Path) -> None:
 # Tools
 
 
-def median(values):
-    return statistics.median(values) if values else None
-
-
-def vastgraph_cell(args, algo: str, peer: PeerInput, cell_dir: Path) -> dict:
+def vastgraph_cell(args, job: Job, peer: PeerInput, cell_dir: Path) -> dict:
     if peer.store is None:
         raise CellError("no store")
-    runs = peer.sources if algo in SOURCE_ALGORITHMS else [None]
-    trials = args.tc_trials if algo == "tc" else args.trials
+    algo = job.algorithm
     trial_seconds, rss, mutable, process_rss, summaries, iterations = [], [], [], [], [], []
     foreign = []
-    for source in runs:
+    for source in job.sources:
         stats_path = cell_dir / f"vastgraph-{algo}-{source if source is not None else 'all'}.json"
         stats_path.unlink(missing_ok=True)
         argv = [
@@ -586,15 +513,15 @@ def vastgraph_cell(args, algo: str, peer: PeerInput, cell_dir: Path) -> dict:
             "--threads",
             args.threads,
             "--trials",
-            trials,
+            job.trials,
             "--stats",
             stats_path,
             "--quiet",  # no progress output while timing
         ]
         if source is not None:
             argv += ["--source", source]
-        if algo == "pagerank":
-            argv += ["--max-iters", args.pr_iters, "--tolerance", 0]
+        for key, value in job.params.items():
+            argv += [f"--{key.replace('_', '-')}", value]
         result = timed_run(args, argv, f"vastgraph run {algo}", stats_path.with_suffix(".log"))
         try:
             stats = json.loads(stats_path.read_text())
@@ -607,10 +534,7 @@ def vastgraph_cell(args, algo: str, peer: PeerInput, cell_dir: Path) -> dict:
         process_rss.append(result.max_rss_bytes)
         foreign.append(result.foreign_cpu_fraction)
         iterations.append(stats.get("iterations"))
-        summary = vastgraph_summary(stats)
-        if algo == "pagerank" and isinstance(stats.get("iterations"), int):
-            summary["iterations"] = stats["iterations"]  # must be pr_iters, like networkit's
-        summaries.append(summary)
+        summaries.append(vastgraph_summary(algo, stats, peer.vertices))
     return {
         "median_seconds": median(trial_seconds),
         "min_seconds": min(trial_seconds, default=None),
@@ -624,20 +548,24 @@ def vastgraph_cell(args, algo: str, peer: PeerInput, cell_dir: Path) -> dict:
     }
 
 
-def vastgraph_summary(stats: dict) -> dict:
+# Result facts that do not depend on how an algorithm breaks ties or draws random numbers, so
+# every tool must agree on them (per source).
+SUMMARY_KEYS = ("reached", "components", "triangles", "max_core", "max_distance")
+
+
+def vastgraph_summary(algo: str, stats: dict, vertices: int) -> dict:
     """The result facts the CLI reports under the names the peers' summaries use."""
     found = {}
     for scope in (stats, stats.get("extra") or {}):
         if isinstance(scope, dict):
-            for key in ("reached", "components", "triangles", "max_core"):
+            for key in SUMMARY_KEYS:
                 if isinstance(scope.get(key), (int, float)):
                     found[key] = scope[key]
+    if algo == "spanning-forest" and "components" in found:
+        found = {"forest_edges": vertices - found["components"]}
+    if algo == "pagerank" and isinstance(stats.get("iterations"), int):
+        found["iterations"] = stats["iterations"]  # must be max_iters, like networkit's
     return found
-
-
-def max_known(values):
-    known = [v for v in values if isinstance(v, (int, float))]
-    return max(known) if known else None
 
 
 GAPBS_KERNELS = {"bfs": "bfs", "sssp": "sssp", "bc": "bc", "tc": "tc"}
@@ -649,34 +577,35 @@ GAPBS_SUMMARY = {
 }
 
 
-def gapbs_cell(args, algo: str, peer: PeerInput, cell_dir: Path) -> dict:
-    if algo == "kcore":
-        raise CellError("n/a (GAPBS has no k-core)")
+def gapbs_cell(args, job: Job, peer: PeerInput, cell_dir: Path) -> dict:
+    algo = job.algorithm
+    kernel = {"cc": args.gapbs_cc, "pagerank": args.gapbs_pr}.get(algo, GAPBS_KERNELS.get(algo))
+    if kernel is None:
+        raise NotApplicable(f"GAPBS has no {algo} kernel")
     if peer.gapbs_graph is None:
         raise CellError(peer.info.get("gapbs_error", "no GAPBS graph"))
-    kernel = {"cc": args.gapbs_cc, "pagerank": args.gapbs_pr}.get(algo, GAPBS_KERNELS.get(algo))
     binary = args.gapbs_dir / kernel
     if not os.access(binary, os.X_OK):
         raise CellError(f"{binary} missing")
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
-    runs = peer.sources if algo in SOURCE_ALGORITHMS else [None]
-    trials = args.tc_trials if algo == "tc" else args.trials
     trial_seconds, process_rss, summaries, foreign = [], [], [], []
-    for source in runs:
-        argv = [binary, "-f", peer.gapbs_graph, "-n", trials, "-a"]
+    for source in job.sources:
+        argv = [binary, "-f", peer.gapbs_graph, "-n", job.trials, "-a"]
         if source is not None:
             argv += ["-r", source]
         if algo == "bc":
             argv += ["-i", 1]
         if algo == "sssp":
             argv += ["-d", args.gapbs_sssp_delta]
-        if algo == "pagerank":
-            argv += ["-i", args.pr_iters, "-t", 0]
+        if algo == "pagerank":  # GAPBS stops when the L1 change < -t, as vastgraph does
+            argv += ["-i", job.params["max_iters"], "-t", job.params["tolerance"]]
         log_path = cell_dir / f"gapbs-{algo}-{source if source is not None else 'all'}.log"
         result = timed_run(args, argv, f"GAPBS {kernel}", log_path, env=env)
         times = [float(t) for t in re.findall(r"Trial Time:\s+([0-9.eE+-]+)", result.stdout)]
-        if len(times) != int(trials):
-            raise CellError(f"GAPBS {kernel}: found {len(times)} trial times, expected {trials}")
+        if len(times) != int(job.trials):
+            raise CellError(
+                f"GAPBS {kernel}: found {len(times)} trial times, expected {job.trials}"
+            )
         trial_seconds += times
         process_rss.append(result.max_rss_bytes)
         foreign.append(result.foreign_cpu_fraction)
@@ -698,16 +627,22 @@ def gapbs_cell(args, algo: str, peer: PeerInput, cell_dir: Path) -> dict:
     }
 
 
-def networkit_cell(args, algo: str, peer: PeerInput, cell_dir: Path) -> dict:
+NETWORKIT_ALGORITHMS = ("bfs", "sssp", "cc", "pagerank", "kcore", "tc")
+
+
+def networkit_cell(args, job: Job, peer: PeerInput, cell_dir: Path) -> dict:
+    algo = job.algorithm
     if algo == "bc":
-        raise CellError("n/a (no single-source BC in networkit)")
+        raise NotApplicable("networkit has no single-source BC")
+    if algo not in NETWORKIT_ALGORITHMS:
+        raise NotApplicable(f"not mapped to a networkit algorithm ({algo})")
     request = {
         "edges_npz": str(peer.edges_npz),
         "algorithm": algo,
-        "sources": peer.sources if algo in SOURCE_ALGORITHMS else [None],
-        "trials": args.tc_trials if algo == "tc" else args.trials,
+        "sources": job.sources,
+        "trials": job.trials,
         "threads": args.threads,
-        "pr_iters": args.pr_iters,
+        "pr_iters": job.params.get("max_iters"),
     }
     request_path = cell_dir / f"networkit-{algo}.request.json"
     request_path.write_text(json.dumps(request))
@@ -817,11 +752,52 @@ def networkit_worker(request_path: str) -> None:
     )
 
 
-TOOL_CELLS = {"vastgraph": vastgraph_cell, "networkit": networkit_cell, "gapbs": gapbs_cell}
+TOOL_CELLS = {
+    "vastgraph": vastgraph_cell,
+    "networkit": networkit_cell,
+    "gapbs": gapbs_cell,
+    "gbbs": gbbs_cell,
+}
 
 
 # --------------------------------------------------------------------------------------
 # The run
+
+
+def algorithm(name: str) -> Algorithm:
+    return ALGORITHMS.get(name, Algorithm())
+
+
+def make_job(args, algo: str, peer: PeerInput) -> Job:
+    return Job(
+        algorithm=algo,
+        params=problem_parameters(args, algo, peer.vertices),
+        sources=list(peer.sources) if algorithm(algo).source else [None],
+        trials=args.tc_trials if algo == "tc" else args.trials,
+    )
+
+
+def problem_parameters(args, algo: str, vertices: int) -> dict:
+    """The parameters every tool runs `algo` with, written out even where they are vastgraph's
+    defaults, so that the peers get the same (vastgraph takes each as --key-name value)."""
+    if algo in ("pagerank", "personalized-pagerank"):
+        return {"max_iters": args.pr_iters, "tolerance": 0.0}  # exactly max_iters iterations
+    if algo == "delta-pagerank":
+        return {"max_iters": args.delta_pr_max_iters, "tolerance": args.delta_pr_tolerance}
+    if algo == "ldd":
+        return {"beta": args.ldd_beta}
+    if algo == "spanner":
+        return {"k": spanner_k(vertices)}
+    if algo == "densest":
+        return {"epsilon": args.densest_epsilon}
+    if algo == "random-walk":
+        return {"walk_length": 10, "every": 1}
+    return {}
+
+
+def spanner_k(vertices: int) -> int:
+    """vastgraph's default spanner k, ⌈log2 n⌉ (at least 1)."""
+    return max(1, (vertices - 1).bit_length())
 
 
 def consistency(tools: dict) -> str:
@@ -857,6 +833,8 @@ def run(args) -> dict:
             "tc_trials": args.tc_trials,
             "seed": args.seed,
             "pr_iters": args.pr_iters,
+            "delta_pr_tolerance": args.delta_pr_tolerance,
+            "delta_pr_max_iters": args.delta_pr_max_iters,
             "tools": args.tools,
             "vastgraph": str(args.vastgraph),
             "gapbs_dir": str(args.gapbs_dir) if args.gapbs_dir else None,
@@ -864,6 +842,8 @@ def run(args) -> dict:
             if args.gapbs_dir
             else None,
             "gapbs_sssp_delta": args.gapbs_sssp_delta,
+            "gbbs_dir": str(args.gbbs_dir) if args.gbbs_dir else None,
+            "gbbs_commit": read_text_or_none(args.gbbs_dir / "COMMIT") if args.gbbs_dir else None,
             "networkit_version": networkit_version(),
         },
         "graphs": {},
@@ -871,7 +851,7 @@ def run(args) -> dict:
     }
     for spec in specs:
         peers: dict[bool, PeerInput | CellError] = {}
-        for weighted in sorted({a in WEIGHTED_ALGORITHMS for a in args.algos}):
+        for weighted in sorted({algorithm(a).weighted for a in args.algos}):
             try:
                 peers[weighted] = preparer.prepare(spec, weighted)
                 report["graphs"].setdefault(spec.name, {})[
@@ -890,29 +870,35 @@ def run(args) -> dict:
                     "weighted" if weighted else "unweighted"
                 ] = {"error": str(peers[weighted])}
         for algo in args.algos:
-            peer = peers[algo in WEIGHTED_ALGORITHMS]
+            peer = peers[algorithm(algo).weighted]
             row = {"algorithm": algo, "graph": spec.name, "tools": {}, "loadavg": os.getloadavg()}
             if isinstance(peer, PeerInput):
-                row["sources"] = peer.sources if algo in SOURCE_ALGORITHMS else None
+                job = make_job(args, algo, peer)
+                row["sources"] = peer.sources if algorithm(algo).source else None
+                row["parameters"] = job.params
                 cell_dir = peer.edges_npz.parent / "runs"
                 cell_dir.mkdir(exist_ok=True)
             for tool in args.tools:
                 if isinstance(peer, CellError):
                     row["tools"][tool] = {"error": "graph failed (see Graphs)"}
                     continue
-                if tool == "gapbs" and args.gapbs_dir is None:
+                if (tool == "gapbs" and args.gapbs_dir is None) or (
+                    tool == "gbbs" and args.gbbs_dir is None
+                ):
                     continue
                 log(f"{spec.name} {algo} {tool}")
                 try:
-                    row["tools"][tool] = TOOL_CELLS[tool](args, algo, peer, cell_dir)
+                    row["tools"][tool] = TOOL_CELLS[tool](args, job, peer, cell_dir)
+                except NotApplicable as reason:
+                    row["tools"][tool] = {"not_applicable": str(reason)}
                 except CellError as error:
                     row["tools"][tool] = {"error": str(error)}
                 except Exception as error:
                     traceback.print_exc()
                     row["tools"][tool] = {"error": f"{type(error).__name__}: {error}"}
                 cell = row["tools"][tool]
-                log(f"  -> {cell.get('median_seconds', cell.get('error'))}")
-            row["check"] = consistency({t: c for t, c in row["tools"].items() if "error" not in c})
+                log(f"  -> {cell.get('median_seconds', cell.get('error', 'n/a'))}")
+            row["check"] = consistency({t: c for t, c in row["tools"].items() if "summaries" in c})
             report["results"].append(row)
             if args.json:
                 write_json(args.json, report)
@@ -948,6 +934,8 @@ def write_json(path: Path, report: dict) -> None:
 def seconds_cell(cell: dict | None) -> str:
     if cell is None:
         return "-"
+    if "not_applicable" in cell:
+        return "n/a"
     if "error" in cell:
         text = cell["error"].replace("|", "/")
         return text if len(text) <= 70 else text[:67] + "..."
@@ -966,35 +954,54 @@ def ratio_cell(mine: dict | None, theirs: dict | None) -> str:
     return f"{a / b:.2f}"
 
 
-def bytes_cell(value) -> str:
+def rss_cell(tool: str, cell: dict | None) -> str:
+    cell = cell or {}
+    # vastgraph's own VmHWM; a peer's from GNU time (mmap'd graph pages it touched included).
+    value = cell.get("peak_rss_bytes") if tool == "vastgraph" else None
+    value = value or cell.get("process_max_rss_bytes")
     return "-" if not value else f"{value / 2**20:.0f} MiB"
 
 
 def markdown(report: dict) -> str:
     meta = report["meta"]
+    tools = [t for t in meta["tools"] if any(t in row["tools"] for row in report["results"])]
+    peers = [t for t in tools if t != "vastgraph"]
+    name = TOOL_NAMES.get
     lines = [
         f"## Engine benchmark ({meta['started']}, {meta['threads']} threads, "
         f"{meta['cpus']} CPUs, load {meta['loadavg_start'][0]:.2f} at start)",
         "",
         f"Median of per-trial algorithm times in seconds; {meta['sources_per_graph']} sources x "
-        f"{meta['trials']} trials for bfs/sssp/bc, {meta['trials']} trials otherwise "
-        f"({meta['tc_trials']} for tc). PageRank: {meta['pr_iters']} iterations. "
-        "Ratios < 1: vastgraph faster.",
+        f"{meta['trials']} trials for the algorithms from a source, {meta['trials']} trials "
+        f"otherwise ({meta['tc_trials']} for tc). Every tool runs the same parameters "
+        "(`parameters` in the JSON). Ratios < 1: vastgraph faster.",
         "",
     ]
+    ratio_tools = peers if "vastgraph" in tools else []
+    header = (
+        ["algorithm", "graph"]
+        + [f"{name(t, t)} s" for t in tools]
+        + [f"vastgraph/{name(t, t)}" for t in ratio_tools]
+        + [f"{name(t, t)} peak RSS" for t in tools]
+        + ["check"]
+    )
     lines += [
-        "| algorithm | graph | vastgraph s | networkit s | GAPBS s | vastgraph/GAPBS | "
-        "vastgraph/networkit | vastgraph peak RSS | check |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+        "| " + " | ".join(header) + " |",
+        "|---|---|" + "---:|" * (len(header) - 3) + "---|",
     ]
     for row in report["results"]:
-        tools = row["tools"]
-        vg, nk, gb = tools.get("vastgraph"), tools.get("networkit"), tools.get("gapbs")
-        vg_rss = (vg or {}).get("peak_rss_bytes") or (vg or {}).get("process_max_rss_bytes")
+        cells = row["tools"]
+        vg = cells.get("vastgraph")
         lines.append(
-            f"| {row['algorithm']} | {row['graph']} | {seconds_cell(vg)} | {seconds_cell(nk)} | "
-            f"{seconds_cell(gb)} | {ratio_cell(vg, gb)} | {ratio_cell(vg, nk)} | "
-            f"{bytes_cell(vg_rss)} | {row.get('check', '')} |"
+            "| "
+            + " | ".join(
+                [row["algorithm"], row["graph"]]
+                + [seconds_cell(cells.get(t)) for t in tools]
+                + [ratio_cell(vg, cells.get(t)) for t in ratio_tools]
+                + [rss_cell(t, cells.get(t)) for t in tools]
+                + [row.get("check", "")]
+            )
+            + " |"
         )
     disturbed = any(
         (cell.get("foreign_cpu_fraction") or 0.0) > DISTURBED_FRACTION
@@ -1009,22 +1016,32 @@ def markdown(report: dict) -> str:
             "--busy-retries / --wait-idle.",
         ]
     lines += ["", "Graphs:"]
-    for name, variants in report["graphs"].items():
+    for graph, variants in report["graphs"].items():
         for variant, info in variants.items():
             if "error" in info:
-                lines.append(f"- {name} ({variant}): {info['error']}")
+                lines.append(f"- {graph} ({variant}): {info['error']}")
             else:
                 lines.append(
-                    f"- {name} ({variant}): {info['vertices']:,} vertices "
+                    f"- {graph} ({variant}): {info['vertices']:,} vertices "
                     f"({info['vertices_with_edges']:,} with edges), "
                     f"{info['undirected_edges']:,} undirected edges; sources {info['sources']}"
                 )
+    not_applicable: dict[str, dict[str, str]] = {}
+    for row in report["results"]:
+        for tool, cell in row["tools"].items():
+            if "not_applicable" in cell:
+                not_applicable.setdefault(tool, {})[row["algorithm"]] = cell["not_applicable"]
+    if not_applicable:
+        lines += ["", "n/a (the tool has no program for the problem):"]
+        for tool, reasons in not_applicable.items():
+            listed = "; ".join(f"{algo} ({reason})" for algo, reason in reasons.items())
+            lines.append(f"- {name(tool, tool)}: {listed}")
     algos = []
     for row in report["results"]:
         if row["algorithm"] not in algos:
             algos.append(row["algorithm"])
     lines += ["", "Not like for like:"]
-    lines += [f"- {a}: {COMPARABILITY_NOTES[a]}" for a in algos]
+    lines += [f"- {a}: {COMPARABILITY_NOTES[a]}" for a in algos if a in COMPARABILITY_NOTES]
     return "\n".join(lines)
 
 
@@ -1038,14 +1055,29 @@ def parse_args(argv=None):
         default="kron20,kron22,cnr-2000",
         help="comma-separated: kron<S>, a data-dir name, or name=path",
     )
-    parser.add_argument("--algos", default=",".join(ALGORITHMS))
+    parser.add_argument(
+        "--algos",
+        default=",".join(ENGINE_ALGORITHMS),
+        help="comma-separated, or `all` for every algorithm of `vastgraph run --help`",
+    )
     parser.add_argument("--tools", default=",".join(TOOLS))
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--sources", type=int, default=4, help="sources for bfs/sssp/bc")
+    parser.add_argument(
+        "--sources", type=int, default=4, help="sources for the algorithms from a source"
+    )
     parser.add_argument("--trials", type=int, default=3, help="trials per source / per run")
     parser.add_argument("--tc-trials", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1, help="picks the sources")
-    parser.add_argument("--pr-iters", type=int, default=20)
+    parser.add_argument(
+        "--pr-iters",
+        type=int,
+        default=20,
+        help="pagerank, personalized-pagerank: exactly this many iterations (tolerance 0)",
+    )
+    parser.add_argument("--delta-pr-tolerance", type=float, default=1e-6)
+    parser.add_argument("--delta-pr-max-iters", type=int, default=100)
+    parser.add_argument("--ldd-beta", type=float, default=0.2)
+    parser.add_argument("--densest-epsilon", type=float, default=0.001)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/vastgraph-bench"))
     parser.add_argument("--data-dir", type=Path, default=REPO_ROOT.parent / "shared" / "data")
     parser.add_argument(
@@ -1089,11 +1121,17 @@ def parse_args(argv=None):
     if args.networkit_worker or args.report:
         return args
     args.graphs = [g for g in args.graphs.split(",") if g]
-    args.algos = [a for a in args.algos.split(",") if a]
     args.tools = [t for t in args.tools.split(",") if t]
+    known = list(ALGORITHMS)
+    if "vastgraph" in args.tools:
+        known = registry_algorithms(args.vastgraph)
+        missing = [a for a in known if a not in ALGORITHMS]
+        if missing:
+            log(f"not in bench_engine.ALGORITHMS (run with vastgraph's defaults): {missing}")
+    args.algos = known if args.algos == "all" else [a for a in args.algos.split(",") if a]
     for algo in args.algos:
-        if algo not in ALGORITHMS:
-            parser.error(f"unknown algorithm {algo!r} (known: {', '.join(ALGORITHMS)})")
+        if algo not in known:
+            parser.error(f"unknown algorithm {algo!r} (known: {', '.join(known)})")
     for tool in args.tools:
         if tool not in TOOLS:
             parser.error(f"unknown tool {tool!r} (known: {', '.join(TOOLS)})")
@@ -1105,7 +1143,27 @@ def parse_args(argv=None):
         log("GAPBS_DIR is not set: no GAPBS column")
     if args.gapbs_dir is not None and not os.access(args.gapbs_dir / "bfs", os.X_OK):
         parser.error(f"GAPBS_DIR={args.gapbs_dir} has no built GAPBS binaries (bfs)")
+    gbbs = os.environ.get("GBBS_DIR")
+    args.gbbs_dir = Path(gbbs).resolve() if gbbs else None
+    if "gbbs" in args.tools and args.gbbs_dir is None:
+        log("GBBS_DIR is not set: no GBBS column")
+    if args.gbbs_dir is not None and gbbs_binary(args.gbbs_dir, GBBS_PROGRAMS["bfs"]) is None:
+        parser.error(f"GBBS_DIR={args.gbbs_dir} has no built GBBS binaries (BFS)")
     return args
+
+
+def registry_algorithms(vastgraph: Path) -> list[str]:
+    """The algorithm names `vastgraph run --help` lists (the registry's, in its order)."""
+    try:
+        text = subprocess.run(
+            [str(vastgraph), "run", "--help"], capture_output=True, text=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise SystemExit(f"{vastgraph} run --help failed: {error}") from error
+    match = re.search(r"\[possible values: ([^\]]+)\]", text)
+    if not match:
+        raise SystemExit(f"{vastgraph} run --help lists no algorithms")
+    return [a.strip() for a in match.group(1).split(",")]
 
 
 def main(argv=None) -> int:
