@@ -192,6 +192,21 @@ def max_known(values):
     return max(known) if known else None
 
 
+def timing_cell(trial_seconds, process_rss, foreign, summaries, **extra):
+    """One tool's result for one (graph, algorithm): the per-trial times with their median and
+    minimum, the largest process RSS and foreign-CPU fraction seen, the answer summaries, and
+    what the tool adds (``extra``)."""
+    return {
+        "median_seconds": median(trial_seconds),
+        "min_seconds": min(trial_seconds, default=None),
+        "trial_seconds": trial_seconds,
+        "process_max_rss_bytes": max_known(process_rss),
+        "foreign_cpu_fraction": max_known(foreign),
+        "summaries": summaries,
+        **extra,
+    }
+
+
 # --------------------------------------------------------------------------------------
 # Graph files
 

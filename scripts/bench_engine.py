@@ -90,6 +90,7 @@ from bench_common import (
     run_process,
     symmetric_csr,
     timed_run,
+    timing_cell,
 )
 from bench_gbbs import GBBS_PROGRAMS, gbbs_binary, gbbs_cell, write_gbbs_adjacency
 
@@ -535,17 +536,15 @@ def vastgraph_cell(args, job: Job, peer: PeerInput, cell_dir: Path) -> dict:
         foreign.append(result.foreign_cpu_fraction)
         iterations.append(stats.get("iterations"))
         summaries.append(vastgraph_summary(algo, stats, peer.vertices))
-    return {
-        "median_seconds": median(trial_seconds),
-        "min_seconds": min(trial_seconds, default=None),
-        "trial_seconds": trial_seconds,
-        "peak_rss_bytes": max_known(rss),
-        "peak_mutable_bytes": max_known(mutable),
-        "process_max_rss_bytes": max_known(process_rss),
-        "foreign_cpu_fraction": max_known(foreign),
-        "iterations": iterations,
-        "summaries": summaries,
-    }
+    return timing_cell(
+        trial_seconds,
+        process_rss,
+        foreign,
+        summaries,
+        peak_rss_bytes=max_known(rss),
+        peak_mutable_bytes=max_known(mutable),
+        iterations=iterations,
+    )
 
 
 # Result facts that do not depend on how an algorithm breaks ties or draws random numbers, so
@@ -616,15 +615,7 @@ def gapbs_cell(args, job: Job, peer: PeerInput, cell_dir: Path) -> dict:
             if match:
                 summary[key] = int(match.group(1))
         summaries.append(summary)
-    return {
-        "median_seconds": median(trial_seconds),
-        "min_seconds": min(trial_seconds, default=None),
-        "trial_seconds": trial_seconds,
-        "process_max_rss_bytes": max_known(process_rss),
-        "foreign_cpu_fraction": max_known(foreign),
-        "kernel": kernel,
-        "summaries": summaries,
-    }
+    return timing_cell(trial_seconds, process_rss, foreign, summaries, kernel=kernel)
 
 
 NETWORKIT_ALGORITHMS = ("bfs", "sssp", "cc", "pagerank", "kcore", "tc")

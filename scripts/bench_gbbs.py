@@ -30,9 +30,8 @@ from bench_common import (
     NotApplicable,
     SymmetricCsr,
     log,
-    max_known,
-    median,
     timed_run,
+    timing_cell,
 )
 
 
@@ -194,12 +193,4 @@ def gbbs_cell(args, job: Job, peer, cell_dir: Path) -> dict:
             if found:
                 summary[key] = int(found[-1])
         summaries.append(summary)
-    return {
-        "median_seconds": median(trial_seconds),
-        "min_seconds": min(trial_seconds, default=None),
-        "trial_seconds": trial_seconds,
-        "process_max_rss_bytes": max_known(process_rss),
-        "foreign_cpu_fraction": max_known(foreign),
-        "program": program.name,
-        "summaries": summaries,
-    }
+    return timing_cell(trial_seconds, process_rss, foreign, summaries, program=program.name)
