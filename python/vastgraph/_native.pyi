@@ -41,7 +41,12 @@ class Store:
 def algorithms() -> List[Tuple[str, str]]: ...
 def param_names() -> List[str]: ...
 def run_algorithm(
-    store: Store, name: str, params_json: str, threads: Optional[int] = None, verify: bool = False
+    store: Store,
+    name: str,
+    params_json: str,
+    threads: Optional[int] = None,
+    verify: bool = False,
+    memory: Optional[int] = None,
 ) -> Tuple[Optional[np.ndarray], str]: ...
 def convert(
     inputs: Sequence[_Path],
@@ -58,6 +63,7 @@ def convert(
     threads: Optional[int] = None,
     progress: Optional[_Progress] = None,
     options_json: str = "{}",
+    compress: bool = False,
 ) -> str: ...
 def build_from_edges(
     output: _Path,
@@ -78,3 +84,14 @@ def build_from_edges(
     command: str = "from_edges",
     options_json: str = "{}",
 ) -> str: ...
+def export_parquet(
+    store: Store,
+    directory: _Path,
+    chunk_rows: int,
+    rows_per_file: int,
+    compression: str,
+    overwrite: bool,
+    vertices: bool,
+    threads: Optional[int] = None,
+    progress: Optional[_Progress] = None,
+) -> Tuple[int, int]: ...

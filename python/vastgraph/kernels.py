@@ -13,8 +13,13 @@ until it ends) and its result is dropped.
 Common keyword arguments:
 
 - ``threads``: run in a pool of that many threads (default: all cores).
-- ``memory``: a memory budget (bytes or ``"4GiB"``) for the out-of-core engine; validated and
-  recorded in the statistics, not yet used (the graph is memory-mapped).
+- ``memory``: a memory budget (bytes or ``"4GiB"``), as the CLI's ``--memory``. bfs, sssp, cc,
+  pagerank and maximal_independent_set then run out of core: vertex state and I/O buffers stay
+  within the budget and neighbour lists are read from disk (O_DIRECT, not the page cache); the
+  statistics gain ``out_of_core`` (bytes read, requests, MB/s, the I/O mode of every
+  iteration). Other algorithms run in memory if the graph and their state fit the budget and
+  raise ValueError otherwise, as does a budget below the O(n) state (the message gives the
+  minimum). Without ``memory`` the graph is memory-mapped and the page cache is used freely.
 """
 
 from __future__ import annotations
@@ -87,11 +92,10 @@ def run(
     budget = None if memory is None else parse_memory(memory)
     given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
     values, stats_json = _native.run_algorithm(
-        g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify)
+        g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
+        memory=budget,
     )
-    stats = json.loads(stats_json)
-    stats["memory_budget"] = budget
-    return RunResult(values, stats)
+    return RunResult(values, json.loads(stats_json))
 
 
 def _values(g: Graph, algorithm: str, threads: Optional[int], memory: Memory, **params: Any) -> np.ndarray:
@@ -303,6 +307,39 @@ def densest_subgraph(
     return _values(g, "densest", threads, memory, epsilon=epsilon).view(np.bool_)
 
 
+def maximal_matching(
+    g: Graph, *, seed: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None
+) -> np.ndarray:
+    """A maximal matching as a (k, 2) uint32 array of edges [u, v], u < v: the sequential
+    greedy in a random edge order fixed by ``seed``. Needs a symmetric store."""
+    return _values(g, "matching", threads, memory, seed=seed)
+
+
+def set_cover(
+    g: Graph,
+    *,
+    epsilon: Optional[float] = None,
+    seed: Optional[int] = None,
+    threads: Optional[int] = None,
+    memory: Memory = None,
+) -> np.ndarray:
+    """A (1+epsilon)-approximate greedy set cover of the closed neighbourhoods (a dominating
+    set) as a boolean vertex mask. Needs a symmetric store."""
+    return _values(g, "setcover", threads, memory, epsilon=epsilon, seed=seed).view(np.bool_)
+
+
+def articulation_points(g: Graph, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
+    """The articulation points (cut vertices) as a boolean vertex mask. Needs a symmetric
+    store; :func:`biconnected_component_count` gives the number of biconnected components."""
+    return _values(g, "biconnectivity", threads, memory).view(np.bool_)
+
+
+def biconnected_component_count(g: Graph, *, threads: Optional[int] = None, memory: Memory = None) -> int:
+    """Number of biconnected components (isolated vertices belong to none)."""
+    stats = run(g, "biconnectivity", threads=threads, memory=memory).stats
+    return int(stats["extra"]["biconnected_components"])
+
+
 def label_propagation(
     g: Graph, *, max_iter: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None
 ) -> np.ndarray:
@@ -352,6 +389,9 @@ REGISTRY_NAMES: Dict[str, str] = {
     "coloring": "coloring",
     "maximal_independent_set": "mis",
     "densest_subgraph": "densest",
+    "maximal_matching": "matching",
+    "set_cover": "setcover",
+    "articulation_points": "biconnectivity",
     "label_propagation": "label-propagation",
     "random_walks": "random-walk",
     "delta_pagerank": "delta-pagerank",

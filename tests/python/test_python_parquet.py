@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import vastgraph as vg
-from conftest import FIXTURES
+from conftest import FIXTURES, vastgraph_binary
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -126,3 +126,20 @@ def test_graphframes_reads_the_export(tmp_path):
         assert frame.edges.count() == g.num_arcs
     finally:
         spark.stop()
+
+
+def test_cli_export_matches_the_python_export(tmp_path):
+    """`vastgraph export --format parquet` and `g.export_parquet` write the same tables."""
+    import subprocess
+
+    binary = str(vastgraph_binary())
+    g = vg.from_edges([0, 0, 3, 2], [1, 2, 1, 3], [1.5, -2.0, 4.0, 0.5], path=tmp_path / "g")
+    subprocess.run([binary, "--quiet", "export", g.path, "--format", "parquet", "-o", str(tmp_path / "cli")], check=True)
+    g.export_parquet(tmp_path / "py")
+    for table in ("edges", "vertices"):
+        cli, _ = read_dir(tmp_path / "cli" / table)
+        py, _ = read_dir(tmp_path / "py" / table)
+        assert cli.equals(py), table
+    edges, _ = read_dir(tmp_path / "cli" / "edges")
+    assert edges.column("src").to_pylist() == [0, 0, 2, 3]
+    assert edges.column("weight").to_pylist() == [1.5, -2.0, 0.5, 4.0]

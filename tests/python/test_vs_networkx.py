@@ -165,3 +165,31 @@ def test_triangles_match_networkx(vastgraph, real_store, tmp_path, name):
     want = np.array([want.get(v, 0) for v in range(len(got))])
     np.testing.assert_array_equal(got, want)
     assert stats["extra"]["triangles"] == want.sum() // 3
+
+
+@pytest.mark.parametrize("name", [ROAD, TWITTER, CNR])
+def test_biconnectivity_matches_networkx(vastgraph, real_store, tmp_path, name):
+    import networkx as nx
+
+    g = nx_graph(name, True)
+    got, stats = run_algorithm(vastgraph, tmp_path, "biconnectivity", real_store(name, True))
+    want = np.zeros(g.number_of_nodes(), dtype=np.uint8)
+    want[list(nx.articulation_points(g))] = 1
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got, want)
+    assert stats["extra"]["biconnected_components"] == sum(1 for _ in nx.biconnected_components(g))
+    assert stats["extra"]["articulation_points"] == int(want.sum())
+
+
+@pytest.mark.parametrize("name", [ROAD, TWITTER])
+def test_matching_and_set_cover_pass_networkx_checks(vastgraph, real_store, tmp_path, name):
+    import networkx as nx
+
+    g = nx_graph(name, True)
+    store = real_store(name, True)
+    edges, stats = run_algorithm(vastgraph, tmp_path, "matching", store)
+    assert edges.shape == (stats["extra"]["matching_size"], 2)
+    assert nx.is_maximal_matching(g, {(int(u), int(v)) for u, v in edges})
+    cover, stats = run_algorithm(vastgraph, tmp_path, "setcover", store, "--epsilon", "0.1")
+    assert nx.is_dominating_set(g, np.flatnonzero(cover).tolist())
+    assert stats["extra"]["cover_size"] == int(cover.sum())

@@ -36,11 +36,11 @@ const ALGORITHM: &str = "bfs";
 /// Marks a vertex not reached in the distance and parent arrays.
 const UNREACHED: i64 = -1;
 /// The packed `depth << 32 | parent` word of a vertex no level has reached yet.
-const NO_PARENT: u64 = u64::MAX;
+pub(crate) const NO_PARENT: u64 = u64::MAX;
 /// Go bottom-up when the frontier's out-edges exceed the unexplored edges / ALPHA.
-const ALPHA: u64 = 15;
+pub(crate) const ALPHA: u64 = 15;
 /// Return to top-down when the bottom-up frontier shrinks below n / BETA.
-const BETA: usize = 18;
+pub(crate) const BETA: usize = 18;
 /// Out-lists longer than this are split across tasks in a top-down step, so that one hub does
 /// not serialise its level.
 const HEAVY_DEGREE: usize = 1 << 13;
@@ -353,7 +353,7 @@ fn into_plain(v: Vec<AtomicI64>) -> Vec<i64> {
     v.into_iter().map(AtomicI64::into_inner).collect()
 }
 
-fn pack(depth: i64, parent: Vertex) -> u64 {
+pub(crate) fn pack(depth: i64, parent: Vertex) -> u64 {
     (depth as u64) << 32 | parent as u64
 }
 

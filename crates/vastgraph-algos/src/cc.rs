@@ -143,7 +143,7 @@ fn identity_forest(n: usize) -> Vec<AtomicU32> {
 /// parents under the smaller, but only while the larger is still a root; otherwise climb and
 /// retry. Keeps `comp[x] <= x` for every x.
 #[inline]
-fn link(comp: &[AtomicU32], u: Vertex, v: Vertex) {
+pub(crate) fn link(comp: &[AtomicU32], u: Vertex, v: Vertex) {
     let mut p1 = comp[u as usize].load(Relaxed);
     let mut p2 = comp[v as usize].load(Relaxed);
     while p1 != p2 {
@@ -165,7 +165,7 @@ fn link(comp: &[AtomicU32], u: Vertex, v: Vertex) {
 }
 
 /// Pointer jumping: every vertex ends pointing at its root. Only `v`'s task writes `comp[v]`.
-fn compress(comp: &[AtomicU32]) {
+pub(crate) fn compress(comp: &[AtomicU32]) {
     comp.par_iter().with_min_len(1024).for_each(|c| loop {
         let p = c.load(Relaxed);
         let grand = comp[p as usize].load(Relaxed);

@@ -22,6 +22,12 @@ pub enum AlgoError {
         algorithm: &'static str,
         message: String,
     },
+    /// Reading the graph failed (out-of-core runs read it while they compute).
+    #[error("{algorithm}: {message}")]
+    Io {
+        algorithm: &'static str,
+        message: String,
+    },
     #[error("{algorithm}: {message}")]
     InvalidInput {
         algorithm: &'static str,

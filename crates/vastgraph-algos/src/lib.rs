@@ -4,6 +4,7 @@
 
 pub mod bc;
 pub mod bfs;
+pub mod biconnectivity;
 pub mod cc;
 pub mod coloring;
 pub mod common;
@@ -12,13 +13,16 @@ pub mod hashing;
 pub mod kcore;
 pub mod label_propagation;
 pub mod ldd;
+pub mod matching;
 pub mod mis;
+pub mod ooc;
 pub mod pagerank;
 pub mod pagerank_variants;
 pub mod priority;
 pub mod random_walk;
 pub mod registry;
 mod serial_check;
+pub mod setcover;
 pub mod spanner;
 pub mod spanning_forest;
 pub mod sssp;

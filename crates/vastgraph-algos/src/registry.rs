@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
-use vastgraph_engine::{memory, Adjacency, Graph, Vertex};
+use vastgraph_engine::{memory, Adjacency, Graph, GraphVisitor, Vertex};
 
 use crate::common::{AlgoError, RunStats, VerifyError};
 use crate::*;
@@ -29,14 +29,14 @@ pub struct Params {
     pub damping: Option<f64>,
     /// sssp: bucket width; widest: bucket width.
     pub delta: Option<f64>,
-    /// cc: afforest | ldd; widest: frontier | buckets.
+    /// cc: afforest | ldd; widest: frontier | buckets; tc: marking | filter.
     pub method: Option<String>,
     pub seed: Option<u64>,
     /// ldd: the exponential-shift rate β.
     pub beta: Option<f64>,
     /// spanner: the stretch parameter k.
     pub k: Option<u32>,
-    /// densest: ε.
+    /// densest, setcover: ε.
     pub epsilon: Option<f64>,
     /// random-walk: steps per walk.
     pub walk_length: Option<usize>,
@@ -120,6 +120,9 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first" },
     AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set" },
     AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen" },
+    AlgorithmInfo { name: "matching", summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges" },
+    AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen" },
+    AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats" },
     AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation" },
     AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk" },
     AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule" },
@@ -139,10 +142,10 @@ pub fn default_source<A: Adjacency>(g: &Graph<A>) -> u64 {
 }
 
 /// A verifier applied to a kernel's typed result.
-type Verifier<'a, R> = &'a dyn Fn(&R) -> Result<(), VerifyError>;
+pub(crate) type Verifier<'a, R> = &'a dyn Fn(&R) -> Result<(), VerifyError>;
 
 /// Runs `kernel`, measuring its time and heap peak, then (if asked) its verifier.
-fn execute<R>(
+pub(crate) fn execute<R>(
     kernel: impl FnOnce() -> Result<R, AlgoError>,
     verifier: Option<Verifier<'_, R>>,
     parameters: serde_json::Value,
@@ -177,6 +180,21 @@ fn params_json(p: &impl std::fmt::Debug) -> serde_json::Value {
 
 fn invalid(algorithm: &'static str, message: String) -> AlgoError {
     AlgoError::InvalidParameter { algorithm, message }
+}
+
+/// [`run`] as a [`GraphVisitor`]: `vastgraph_engine::visit_store(&store, RunOnGraph { .. })`
+/// runs the algorithm on whichever graph view the store's codec needs.
+pub struct RunOnGraph<'a> {
+    pub name: &'a str,
+    pub params: &'a Params,
+    pub verify: bool,
+}
+
+impl GraphVisitor for RunOnGraph<'_> {
+    type Output = Result<Output, RunError>;
+    fn visit<A: Adjacency>(self, graph: &Graph<A>) -> Self::Output {
+        run(self.name, graph, self.params, self.verify)
+    }
 }
 
 /// Runs algorithm `name` on `g`; with `verify`, also checks the result with its verifier.
@@ -291,15 +309,22 @@ pub fn run<A: Adjacency>(
             |g, _q, r| kcore::verify_kcore(g, r),
             |r| (Some(Values::U32(r.coreness)), r.stats)
         ),
-        "tc" => go!(
-            tc::TcParams {
-                per_vertex: p.per_vertex,
-                ..Default::default()
-            },
-            tc::tc,
-            |g, _q, r| tc::verify_tc(g, r),
-            |r| (r.per_vertex.map(Values::U64), r.stats)
-        ),
+        "tc" => {
+            let method = match p.method.as_deref() {
+                None => tc::TcParams::default().method,
+                Some(m) => m.parse()?,
+            };
+            go!(
+                tc::TcParams {
+                    per_vertex: p.per_vertex,
+                    method,
+                    ..Default::default()
+                },
+                tc::tc,
+                |g, _q, r| tc::verify_tc(g, r),
+                |r| (r.per_vertex.map(Values::U64), r.stats)
+            )
+        }
         "widest" => {
             let method = match p.method.as_deref() {
                 None => widest::WidestParams::default().method,
@@ -392,6 +417,39 @@ pub fn run<A: Adjacency>(
             densest::densest_subgraph,
             |g, q, r| densest::verify_densest_subgraph(g, q, r),
             |r| (Some(Values::U8(r.in_subgraph)), r.stats)
+        ),
+        "matching" => go!(
+            matching::MatchingParams {
+                seed: p.seed.unwrap_or(matching::MatchingParams::default().seed),
+                ..Default::default()
+            },
+            matching::maximal_matching,
+            |g, _q, r| matching::verify_matching(g, r),
+            |r| (
+                Some(Values::Rows {
+                    data: r.edges.concat(),
+                    cols: 2
+                }),
+                r.stats
+            )
+        ),
+        "setcover" => {
+            let d = setcover::SetCoverParams::default();
+            go!(
+                setcover::SetCoverParams {
+                    epsilon: p.epsilon.unwrap_or(d.epsilon),
+                    seed: p.seed.unwrap_or(d.seed),
+                },
+                setcover::set_cover,
+                |g, q, r| setcover::verify_set_cover(g, q, r),
+                |r| (Some(Values::U8(r.in_cover)), r.stats)
+            )
+        }
+        "biconnectivity" => go!(
+            biconnectivity::BiconnectivityParams::default(),
+            biconnectivity::biconnectivity,
+            |g, _q, r| biconnectivity::verify_biconnectivity(g, r),
+            |r| (Some(Values::U8(r.articulation)), r.stats)
         ),
         "label-propagation" => {
             let d = label_propagation::LabelPropagationParams::default();

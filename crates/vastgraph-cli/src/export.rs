@@ -1,91 +1,105 @@
-//! `vastgraph export STORE --format tsv -o FILE`: the arcs as `src<TAB>dst[<TAB>weight]`, sorted
-//! by source then destination (the store's own order), written to a temporary name and renamed.
+//! `vastgraph export STORE --format tsv -o FILE` (arcs as `src<TAB>dst[<TAB>weight]`, in the
+//! store's order) and `vastgraph export STORE --format parquet -o DIR` (`DIR/edges/*.parquet`
+//! with src, dst[, weight] and `DIR/vertices/*.parquet` with id[, label]). Both are written under
+//! a temporary name and renamed, by the `vastgraph-export` crate.
 
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
-use anyhow::Context;
-use vastgraph_store::{Store, WeightsRef};
+use vastgraph_engine::{visit_store, Adjacency, Graph, GraphVisitor};
+use vastgraph_export::{write_parquet, write_tsv, ExportGraph, ParquetCompression, ParquetOptions};
+use vastgraph_store::Store;
 
 use crate::progress::Progress;
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// One `src<TAB>dst[<TAB>weight]` line per arc.
+    Tsv,
+    /// A directory of Parquet tables for Spark GraphFrames, DuckDB, Polars.
+    Parquet,
+}
 
 #[derive(clap::Args)]
 pub struct ExportArgs {
     pub store: PathBuf,
-    /// Output format: tsv.
-    #[arg(long, default_value = "tsv")]
-    pub format: String,
-    /// Output file.
+    #[arg(long, value_enum, default_value = "tsv")]
+    pub format: ExportFormat,
+    /// Output file (tsv) or directory (parquet).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Parquet: rows per row group.
+    #[arg(long, default_value_t = ParquetOptions::default().chunk_rows)]
+    pub chunk_rows: usize,
+    /// Parquet: rows per file before the next `part-NNNNN.parquet` starts.
+    #[arg(long, default_value_t = ParquetOptions::default().rows_per_file)]
+    pub rows_per_file: u64,
+    /// Parquet: zstd, snappy or none.
+    #[arg(long, default_value = "zstd")]
+    pub compression: ParquetCompression,
+    /// Parquet: replace the tables of a non-empty output directory.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        args.format == "tsv",
-        "unknown export format '{}': supported: tsv",
-        args.format
-    );
     let store = Store::open(&args.store)?;
-    let tmp = args.output.with_file_name(format!(
-        ".{}.tmp-{}",
-        args.output
-            .file_name()
-            .map(|f| f.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    let result = write_tsv(&store, &tmp, quiet).and_then(|()| {
-        std::fs::rename(&tmp, &args.output)
-            .with_context(|| format!("renaming into {}", args.output.display()))
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    let labels = store.labels()?;
+    let bar = Progress::new("exporting", Some(store.num_arcs()), "arcs", quiet);
+    let export = Export {
+        args: &args,
+        store: &store,
+        labels: labels.as_deref(),
+        bar,
+    };
+    // Raw or compressed lists: the writers see the graph through its Adjacency.
+    visit_store(&store, export)
 }
 
-fn write_tsv(store: &Store, path: &std::path::Path, quiet: bool) -> anyhow::Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut out = BufWriter::with_capacity(1 << 22, file);
-    let offsets = store.offsets();
-    let neighbors = store.neighbors();
-    let weights = store.weights();
-    let mut progress = Progress::new("exporting", Some(store.num_arcs()), "arcs", quiet);
-    let mut line = Vec::with_capacity(64);
-    let mut ints = itoa::Buffer::new();
-    for u in 0..store.num_vertices() {
-        let (a, b) = (offsets[u] as usize, offsets[u + 1] as usize);
-        for i in a..b {
-            line.clear();
-            line.extend_from_slice(ints.format(u).as_bytes());
-            line.push(b'\t');
-            line.extend_from_slice(ints.format(neighbors[i]).as_bytes());
-            match weights {
-                Some(WeightsRef::I32(w)) => {
-                    line.push(b'\t');
-                    line.extend_from_slice(ints.format(w[i]).as_bytes());
-                }
-                Some(WeightsRef::F32(w)) => {
-                    line.push(b'\t');
-                    // The shortest text that reads back as the same f32.
-                    line.extend_from_slice(format!("{}", w[i]).as_bytes());
-                }
-                None => {}
-            }
-            line.push(b'\n');
-            out.write_all(&line)?;
-        }
-        if u % 65536 == 0 {
-            progress.set(a as u64);
-            if vastgraph_store::cancel_requested() {
-                anyhow::bail!("interrupted");
-            }
+struct Export<'a> {
+    args: &'a ExportArgs,
+    store: &'a Store,
+    labels: Option<&'a [String]>,
+    bar: Progress,
+}
+
+impl GraphVisitor for Export<'_> {
+    type Output = anyhow::Result<()>;
+    fn visit<A: Adjacency>(self, graph: &Graph<A>) -> anyhow::Result<()> {
+        let Export {
+            args,
+            store,
+            labels,
+            mut bar,
+        } = self;
+        let export = ExportGraph {
+            out: graph.out(),
+            weight_type: store.manifest().weight_type,
+            labels,
+        };
+        write(args, &export, &mut bar)?;
+        bar.finish();
+        Ok(())
+    }
+}
+
+fn write<A: Adjacency>(
+    args: &ExportArgs,
+    export: &ExportGraph<A>,
+    bar: &mut Progress,
+) -> anyhow::Result<()> {
+    let mut progress = |arcs: u64| bar.set(arcs);
+    match args.format {
+        ExportFormat::Tsv => write_tsv(export, &args.output, &mut progress)?,
+        ExportFormat::Parquet => {
+            let options = ParquetOptions {
+                chunk_rows: args.chunk_rows,
+                rows_per_file: args.rows_per_file,
+                compression: args.compression,
+                overwrite: args.overwrite,
+                vertices: true,
+            };
+            write_parquet(export, &args.output, &options, &mut progress)?;
         }
     }
-    progress.finish();
-    let file = out.into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()?;
     Ok(())
 }

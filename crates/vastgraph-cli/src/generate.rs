@@ -230,6 +230,7 @@ pub fn kron_store(
             keep_self_loops: false,
             memory: None,
             tmp_dir: None,
+            compress: false,
         },
     };
     let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed });

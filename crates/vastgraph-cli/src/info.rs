@@ -65,14 +65,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let m = store.manifest();
     let files = store.file_sizes();
     let total_bytes: u64 = files.iter().map(|f| f.1).sum();
-    let adjacency_bytes: u64 = files
-        .iter()
-        .filter(|(name, _)| {
-            name == vastgraph_store::manifest::files::OFFSETS
-                || name == vastgraph_store::manifest::files::NEIGHBORS
-        })
-        .map(|f| f.1)
-        .sum();
+    let adjacency_bytes = crate::compress::adjacency_bytes(m);
     let mut info = serde_json::json!({
         "store": args.store.display().to_string(),
         "vertices": m.vertices,
@@ -132,6 +125,14 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             .map(|h| format!("{}:{}", h["degrees"].as_str().unwrap(), h["vertices"]))
             .collect::<Vec<_>>()
             .join(" ")
+    );
+    println!(
+        "codec        {}",
+        match m.codec {
+            vastgraph_store::Codec::Raw => "raw (u32 neighbour ids)",
+            vastgraph_store::Codec::ByteCode64 =>
+                "bytecode64 (difference-encoded byte codes, blocks of 64 neighbours)",
+        }
     );
     println!(
         "dropped      {} self-loops, {} duplicate arcs",

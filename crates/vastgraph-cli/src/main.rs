@@ -1,11 +1,13 @@
 //! `vastgraph`: convert edge lists into a store, generate graphs, inspect and export stores, and
 //! run algorithms on them.
 
+mod compress;
 mod convert;
 mod export;
 mod generate;
 mod info;
 mod npy;
+mod out_of_core;
 mod progress;
 mod quickstart;
 mod run;
@@ -44,6 +46,8 @@ struct Cli {
 enum Command {
     /// Build a store from edge lists, Matrix Market, DIMACS, binary edge lists or WebGraph.
     Convert(convert::ConvertArgs),
+    /// Write a compressed copy of a store (byte-coded neighbour lists, ~1-2 bytes per arc).
+    Compress(compress::CompressArgs),
     /// Generate a graph (Kronecker or uniform) straight into a store or a binary edge list.
     Generate(generate::GenerateArgs),
     /// Describe a store: sizes, degrees, what the build dropped.
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
     signals::install_interrupt_handler();
     let result = match cli.command {
         Command::Convert(a) => convert::run(a, cli.quiet),
+        Command::Compress(a) => compress::run(a),
         Command::Generate(a) => generate::run(a, cli.quiet),
         Command::Info(a) => info::run(a),
         Command::Export(a) => export::run(a, cli.quiet),
@@ -116,6 +121,10 @@ pub struct BuildArgs {
     /// Directory for sorted runs (default: next to the output store).
     #[arg(long)]
     pub tmp_dir: Option<PathBuf>,
+    /// Store the neighbour lists compressed (difference-encoded byte codes in blocks of 64,
+    /// as in Ligra+): every algorithm runs on it unchanged, in a fraction of the space.
+    #[arg(long)]
+    pub compress: bool,
 }
 
 impl BuildArgs {
@@ -136,6 +145,7 @@ impl BuildArgs {
             overwrite: target.force,
             command: command.to_string(),
             options_json,
+            compress: self.compress,
             ..Default::default()
         }
     }
@@ -146,6 +156,7 @@ impl BuildArgs {
             "transpose": self.transpose,
             "keep_self_loops": self.keep_self_loops,
             "memory": self.memory,
+            "compress": self.compress,
         })
     }
 }

@@ -5,11 +5,13 @@ use numpy::ndarray::Array2;
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use vastgraph_algos::registry::{self, Params, Values, ALGORITHMS};
-use vastgraph_engine::CsrGraph;
+use vastgraph_algos::ooc::{self, BudgetFit};
+use vastgraph_algos::registry::{Params, RunOnGraph, Values, ALGORITHMS};
+use vastgraph_engine::ooc::OocOptions;
+use vastgraph_engine::visit_store;
 
 use crate::background::run_detached;
-use crate::errors::run_error;
+use crate::errors::chain_error;
 use crate::store::NativeStore;
 
 /// The registry's algorithms as (name, summary) pairs.
@@ -52,10 +54,12 @@ fn values_to_numpy(py: Python<'_>, values: Values) -> PyResult<Bound<'_, PyAny>>
 }
 
 /// Runs registry algorithm `name` on `store` with `params_json` (the registry's `Params`,
-/// as JSON) in a pool of `threads` threads (default: all cores). Returns the values (None
-/// for algorithms with no per-vertex output) and the run statistics as JSON text.
+/// as JSON) in a pool of `threads` threads (default: all cores). With `memory` (bytes), the run
+/// stays within that budget: out of core where the algorithm has a kernel for it, in memory
+/// where the graph and its state fit, an error otherwise. Returns the values (None for
+/// algorithms with no per-vertex output) and the run statistics as JSON text.
 #[pyfunction]
-#[pyo3(signature = (store, name, params_json, threads=None, verify=false))]
+#[pyo3(signature = (store, name, params_json, threads=None, verify=false, memory=None))]
 pub fn run_algorithm<'py>(
     py: Python<'py>,
     store: &Bound<'py, NativeStore>,
@@ -63,6 +67,7 @@ pub fn run_algorithm<'py>(
     params_json: &str,
     threads: Option<usize>,
     verify: bool,
+    memory: Option<u64>,
 ) -> PyResult<(Option<Bound<'py, PyAny>>, String)> {
     if !ALGORITHMS.iter().any(|a| a.name == name) {
         let known: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
@@ -75,12 +80,30 @@ pub fn run_algorithm<'py>(
         .map_err(|e| PyValueError::new_err(format!("invalid parameters for {name}: {e}")))?;
     let shared = store.get().store.clone();
     let algorithm = name.to_string();
-    let outcome = run_detached(py, threads, move || {
-        let graph = CsrGraph::from_store(&shared);
+    let outcome = run_detached(py, threads, move || -> anyhow::Result<_> {
         let threads_used = rayon::current_num_threads();
-        registry::run(&algorithm, &graph, &params, verify).map(|out| (out, threads_used))
+        if let Some(budget) = memory {
+            let fit = ooc::open_within_budget(
+                shared.dir(),
+                &algorithm,
+                &params,
+                budget,
+                OocOptions::default(),
+            )?;
+            if let BudgetFit::OutOfCore(graph) = fit {
+                let out = ooc::run(&algorithm, &graph, &params, verify)?;
+                return Ok((out.output, Some(out.io), threads_used));
+            }
+        }
+        // The graph view of the store's codec (raw or compressed), chosen once for the run.
+        let run = RunOnGraph {
+            name: &algorithm,
+            params: &params,
+            verify,
+        };
+        Ok((visit_store(&shared, run)?, None, threads_used))
     })?;
-    let (out, threads_used) = outcome.map_err(run_error)?;
+    let (out, io, threads_used) = outcome.map_err(chain_error)?;
     let stats = serde_json::json!({
         "algorithm": name,
         "parameters": out.parameters,
@@ -92,6 +115,8 @@ pub fn run_algorithm<'py>(
         "peak_mutable_bytes": out.peak_mutable_bytes,
         "verified": out.verify_seconds.is_some(),
         "verify_seconds": out.verify_seconds,
+        "memory_budget": memory,
+        "out_of_core": io,
     });
     let values = out.values.map(|v| values_to_numpy(py, v)).transpose()?;
     Ok((values, stats.to_string()))

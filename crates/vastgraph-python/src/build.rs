@@ -64,7 +64,8 @@ fn parse_options(options_json: &str) -> PyResult<serde_json::Value> {
 #[pyfunction]
 #[pyo3(signature = (
     inputs, output, *, symmetrize, transpose, keep_self_loops, relabel, memory_bytes,
-    format=None, tmp_dir=None, overwrite=false, threads=None, progress=None, options_json="{}"
+    format=None, tmp_dir=None, overwrite=false, threads=None, progress=None, options_json="{}",
+    compress=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert(
@@ -82,6 +83,7 @@ pub fn convert(
     threads: Option<usize>,
     progress: Option<Bound<'_, PyAny>>,
     options_json: &str,
+    compress: bool,
 ) -> PyResult<String> {
     let format = format
         .map(|f| InputFormat::from_str(&f))
@@ -108,7 +110,10 @@ pub fn convert(
         };
         let mut builder = StoreBuilder::create(
             &output,
-            settings.build_options(plan.weighted, "convert", options),
+            BuildOptions {
+                compress,
+                ..settings.build_options(plan.weighted, "convert", options)
+            },
         )
         .map_err(store_error)?;
         for record in plan.input_records() {

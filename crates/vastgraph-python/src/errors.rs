@@ -8,7 +8,6 @@ use pyo3::exceptions::{
     PyValueError,
 };
 use pyo3::PyErr;
-use vastgraph_algos::registry::RunError;
 use vastgraph_ingest::IngestError;
 use vastgraph_store::StoreError;
 
@@ -51,10 +50,6 @@ pub fn ingest_error(e: IngestError) -> PyErr {
     }
 }
 
-pub fn run_error(e: RunError) -> PyErr {
-    PyValueError::new_err(e.to_string())
-}
-
 /// A worker thread panicked: a bug, reported with the panic message.
 pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
     let message = payload
@@ -63,4 +58,21 @@ pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".to_string());
     PyRuntimeError::new_err(format!("vastgraph worker thread panicked: {message}"))
+}
+
+/// The exception for a failed export or out-of-core run: the kind of the first I/O or store
+/// error in the chain (an existing non-empty directory is `FileExistsError`, Ctrl-C
+/// `KeyboardInterrupt`), else `ValueError` (e.g. a memory budget below the minimum); the
+/// message is the whole chain.
+pub fn chain_error(e: anyhow::Error) -> PyErr {
+    let message = format!("{e:#}");
+    for cause in e.chain() {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return io_error(io.kind(), message);
+        }
+        if let Some(store) = cause.downcast_ref::<StoreError>() {
+            return store_error_as(store, message);
+        }
+    }
+    PyValueError::new_err(message)
 }

@@ -12,6 +12,7 @@ mod algorithms;
 mod background;
 mod build;
 mod errors;
+mod export;
 mod store;
 
 #[pymodule]
@@ -25,5 +26,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms::run_algorithm, m)?)?;
     m.add_function(wrap_pyfunction!(build::convert, m)?)?;
     m.add_function(wrap_pyfunction!(build::build_from_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(export::export_parquet, m)?)?;
     Ok(())
 }

@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use numpy::ndarray::ArrayView1;
-use numpy::{Element, PyArray1, PyArrayMethods};
+use numpy::{Element, IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use vastgraph_store::{Advice, Store, WeightsRef};
+use rayon::prelude::*;
+use vastgraph_store::{Advice, ByteCodeLists, Store, WeightsRef};
 
 use crate::errors::store_error;
 
@@ -29,6 +30,36 @@ fn view<'py, T: Element>(owner: &Bound<'py, NativeStore>, values: &[T]) -> Bound
     // The mapping is read-only: a write through the array would crash the process.
     py_array.readwrite().make_nonwriteable();
     py_array.into_any()
+}
+
+/// Every list of a compressed direction, decoded in parallel into one array (CSR order).
+fn decoded<'py>(py: Python<'py>, lists: ByteCodeLists<'_>) -> Bound<'py, PyArray1<u32>> {
+    let offsets = lists.offsets();
+    let mut neighbors = vec![0u32; lists.num_arcs() as usize];
+    const VERTICES_PER_TASK: usize = 1 << 12;
+    py.detach(|| {
+        let vertices = offsets.len() - 1;
+        let mut rest = neighbors.as_mut_slice();
+        let mut pieces = Vec::with_capacity(vertices / VERTICES_PER_TASK + 1);
+        for first in (0..vertices).step_by(VERTICES_PER_TASK) {
+            let last = (first + VERTICES_PER_TASK).min(vertices);
+            let arcs = (offsets[last] - offsets[first]) as usize;
+            let (piece, tail) = rest.split_at_mut(arcs);
+            pieces.push((first..last, piece));
+            rest = tail;
+        }
+        pieces.into_par_iter().for_each(|(range, piece)| {
+            let mut slots = piece.iter_mut();
+            for v in range {
+                lists.for_each(v as u32, |u| {
+                    if let Some(slot) = slots.next() {
+                        *slot = u;
+                    }
+                });
+            }
+        });
+    });
+    neighbors.into_pyarray(py)
 }
 
 fn weights_view<'py>(
@@ -103,15 +134,23 @@ impl NativeStore {
 
     /// One of the store's arrays as a read-only NumPy view: `offsets` (u64, n+1), `neighbors`
     /// (u32, m), `weights` (i32 or f32, m), and `in_offsets`, `in_neighbors`, `in_weights` for
-    /// a stored transpose. None when the store has no such array.
+    /// a stored transpose. None when the store has no such array. A compressed store's
+    /// neighbour arrays are decoded into new arrays (m u32 in memory), not views.
     fn array<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
         let store = &slf.get().store;
+        let py = slf.py();
         Ok(match name {
             "offsets" => Some(view(slf, store.offsets())),
-            "neighbors" => Some(view(slf, store.neighbors())),
+            "neighbors" => Some(match store.byte_code() {
+                Some(lists) => decoded(py, lists).into_any(),
+                None => view(slf, store.neighbors()),
+            }),
             "weights" => store.weights().map(|w| weights_view(slf, w)),
             "in_offsets" => store.in_offsets().map(|o| view(slf, o)),
-            "in_neighbors" => store.in_neighbors().map(|n| view(slf, n)),
+            "in_neighbors" => match store.in_byte_code() {
+                Some(lists) => Some(decoded(py, lists).into_any()),
+                None => store.in_neighbors().map(|n| view(slf, n)),
+            },
             "in_weights" => store.in_weights().map(|w| weights_view(slf, w)),
             other => {
                 return Err(PyValueError::new_err(format!(

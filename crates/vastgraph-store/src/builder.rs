@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::cancel::check_cancel;
+use crate::compress::compress_staged;
 use crate::csr_writer::{CsrFileNames, CsrWriter, IN_EDGES, OUT_EDGES};
 use crate::external_sort::{for_each_chunk_of, sort_buffer_bytes, ExternalSorter, Sorted};
 use crate::hashed_file::HashedFileWriter;
@@ -17,7 +18,7 @@ use crate::pipeline::pipelined;
 use crate::record::{pack, sort_records, SortRecord, WeightedArc};
 use crate::run_file::RunSpace;
 use crate::staging::{check_replaceable, commit, split_target, TempDir};
-use crate::{StoreError, MAX_VERTICES};
+use crate::{Store, StoreError, MAX_VERTICES};
 
 /// Budgets below this leave too little room for sort buffers next to the fixed-size I/O
 /// buffers to build anything efficiently.
@@ -45,6 +46,8 @@ pub struct BuildOptions {
     pub options_json: serde_json::Value,
     /// Testing knob: cap the in-memory sort buffer at this many bytes to force many runs.
     pub run_bytes: Option<u64>,
+    /// Write the neighbour lists byte-coded (`Codec::ByteCode64`) instead of raw.
+    pub compress: bool,
 }
 
 impl Default for BuildOptions {
@@ -60,6 +63,7 @@ impl Default for BuildOptions {
             command: String::new(),
             options_json: serde_json::Value::Null,
             run_bytes: None,
+            compress: false,
         }
     }
 }
@@ -282,6 +286,9 @@ impl StoreBuilder {
             ArcSorter::Plain(sorter) => write_graph(sorter, plan)?,
             ArcSorter::Weighted(sorter) => write_graph(sorter, plan)?,
         };
+        if opts.compress {
+            compress_staged(staging.path(), &mut entries, opts.memory_bytes)?;
+        }
         if let Some(labels) = &labels {
             entries.push(write_labels(staging.path(), labels, vertices)?);
         }
@@ -294,7 +301,11 @@ impl StoreBuilder {
             weighted: opts.weighted,
             weight_type,
             id_width: 32,
-            codec: Codec::Raw,
+            codec: if opts.compress {
+                Codec::ByteCode64
+            } else {
+                Codec::Raw
+            },
             has_transpose: opts.stores_transpose(),
             has_labels: labels.is_some(),
             self_loops_kept: opts.keep_self_loops,
@@ -316,6 +327,10 @@ impl StoreBuilder {
             },
         };
         write_manifest(staging.path(), &manifest)?;
+        if opts.compress {
+            // Decode every list once before the store appears (the encoder's own output).
+            Store::open(staging.path())?;
+        }
         check_cancel()?;
         commit(staging, &target, opts.overwrite)?;
         Ok(manifest)
@@ -455,7 +470,7 @@ fn write_labels(dir: &Path, labels: &[String], vertices: u64) -> Result<FileEntr
     out.finish()
 }
 
-fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+pub(crate) fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
     let json = serde_json::to_vec_pretty(manifest)
         .map_err(|e| StoreError::invalid_input(format!("cannot serialise the manifest: {e}")))?;
     let mut out = HashedFileWriter::create(dir, MANIFEST_FILE)?;

@@ -1,6 +1,6 @@
 //! The vastgraph graph store: a directory holding a versioned `manifest.json` and
-//! checksummed little-endian arrays (CSR offsets, neighbour ids, optional weights,
-//! optional transpose, optional label map). Stores are read-only once written and are
+//! checksummed little-endian arrays (CSR offsets, neighbour ids raw or byte-coded by
+//! `vastgraph-codec`, optional weights, optional transpose, optional label map). Stores are read-only once written and are
 //! memory-mapped for reading; they are built out of core, within a memory budget, into a
 //! temporary sibling directory that is renamed into place only when complete.
 
@@ -9,7 +9,9 @@
 compile_error!("vastgraph-store supports little-endian hosts only");
 
 mod builder;
+mod byte_code_writer;
 mod cancel;
+mod compress;
 mod csr_writer;
 mod error;
 mod external_sort;
@@ -27,9 +29,11 @@ pub mod synthetic;
 
 pub use builder::{BuildOptions, StoreBuilder, MIN_MEMORY_BYTES};
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
+pub use compress::{compress_store, CompressOptions};
 pub use error::StoreError;
 pub use manifest::{Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType};
-pub use reader::{Advice, Store};
+pub use reader::{open_manifest, validate_offsets, Advice, Store};
+pub use vastgraph_codec::ByteCodeLists;
 
 /// Vertex ids are u32: a store holds at most `MAX_VERTICES` vertices.
 pub type Vertex = u32;

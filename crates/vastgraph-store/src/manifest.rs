@@ -19,6 +19,12 @@ pub mod files {
     pub const IN_NEIGHBORS: &str = "in_neighbors.u32";
     pub const IN_WEIGHTS_I32: &str = "in_weights.i32";
     pub const IN_WEIGHTS_F32: &str = "in_weights.f32";
+    /// Compressed stores (`Codec::ByteCode64`) replace neighbors.u32 by these two: the byte
+    /// offset of each vertex's encoded list (n+1, LE) and the encoded lists.
+    pub const BYTE_OFFSETS: &str = "byte_offsets.u64";
+    pub const NEIGHBOR_CODES: &str = "neighbors.bc64";
+    pub const IN_BYTE_OFFSETS: &str = "in_byte_offsets.u64";
+    pub const IN_NEIGHBOR_CODES: &str = "in_neighbors.bc64";
     /// One original label per line, line i = label of dense id i.
     pub const LABELS: &str = "labels.txt";
 }
@@ -32,12 +38,18 @@ pub enum WeightType {
     F32,
 }
 
-/// The adjacency encoding. Version 1 writes only `Raw`.
+/// The adjacency encoding. Readers that predate a codec reject its name when parsing the
+/// manifest, so adding one needs no version bump.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Codec {
     /// offsets.u64 (n+1, LE) + neighbors.u32 (m, LE), sorted and unique per vertex.
     Raw,
+    /// offsets.u64 as for `Raw` (degrees, weight alignment), byte_offsets.u64 (n+1, LE) and
+    /// neighbors.bc64: each list in Ligra+-style byte codes, cut into blocks of 64 neighbours
+    /// with a per-list block index (the `vastgraph-codec` crate). Weights stay raw arrays.
+    #[serde(rename = "bytecode64")]
+    ByteCode64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

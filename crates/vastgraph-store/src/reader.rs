@@ -17,6 +17,7 @@ use crate::manifest::{
 };
 use crate::pod::{try_cast, Pod};
 use crate::{StoreError, WeightsRef, MAX_VERTICES};
+use vastgraph_codec::{ByteCodeLists, CodecError};
 
 /// A manifest is a few kilobytes; anything this large is not one.
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
@@ -63,13 +64,13 @@ impl Mapped {
 }
 
 /// A mapped array of `T`, its alignment and length checked when opened.
-struct MappedArray<T: Pod> {
+pub(crate) struct MappedArray<T: Pod> {
     mapped: Mapped,
     _values: std::marker::PhantomData<T>,
 }
 
 impl<T: Pod> MappedArray<T> {
-    fn open(path: &Path, len: u64) -> Result<MappedArray<T>, StoreError> {
+    pub(crate) fn open(path: &Path, len: u64) -> Result<MappedArray<T>, StoreError> {
         let mapped = Mapped::open(path, len)?;
         if try_cast::<T>(mapped.bytes()).is_none() {
             return Err(StoreError::Manifest {
@@ -86,7 +87,7 @@ impl<T: Pod> MappedArray<T> {
         })
     }
 
-    fn values(&self) -> &[T] {
+    pub(crate) fn values(&self) -> &[T] {
         // Checked in `open`; the bytes never change afterwards.
         try_cast::<T>(self.mapped.bytes()).unwrap_or(&[])
     }
@@ -113,19 +114,42 @@ impl MappedWeights {
     }
 }
 
-/// One direction's CSR arrays.
+/// One direction's CSR arrays. A compressed direction has `byte_code` and an empty `neighbors`.
 struct Adjacency {
     offsets: MappedArray<u64>,
     neighbors: MappedArray<u32>,
     weights: Option<MappedWeights>,
+    byte_code: Option<ByteCodeArrays>,
+}
+
+/// The files of a compressed direction besides its offsets.
+struct ByteCodeArrays {
+    byte_offsets: MappedArray<u64>,
+    codes: Mapped,
 }
 
 impl Adjacency {
     fn mappings(&self) -> impl Iterator<Item = &Mapped> {
+        let byte_code = self.byte_code.as_ref();
         [Some(&self.offsets.mapped), Some(&self.neighbors.mapped)]
             .into_iter()
             .chain([self.weights.as_ref().map(MappedWeights::mapped)])
+            .chain([
+                byte_code.map(|b| &b.byte_offsets.mapped),
+                byte_code.map(|b| &b.codes),
+            ])
             .flatten()
+    }
+
+    /// The encoded lists of a compressed direction; their layout was checked when opened.
+    fn byte_code_lists(&self) -> Option<Result<ByteCodeLists<'_>, CodecError>> {
+        self.byte_code.as_ref().map(|b| {
+            ByteCodeLists::new(
+                self.offsets.values(),
+                b.byte_offsets.values(),
+                b.codes.bytes(),
+            )
+        })
     }
 }
 
@@ -177,8 +201,28 @@ impl Store {
         self.out_edges.offsets.values()
     }
 
+    /// The raw neighbour array; empty for a compressed store, whose lists are in
+    /// [`Store::byte_code`].
     pub fn neighbors(&self) -> &[u32] {
         self.out_edges.neighbors.values()
+    }
+
+    pub fn codec(&self) -> Codec {
+        self.manifest.codec
+    }
+
+    /// The out-edges' encoded lists when the store is compressed (`Codec::ByteCode64`),
+    /// validated when the store was opened; None for a raw store.
+    pub fn byte_code(&self) -> Option<ByteCodeLists<'_>> {
+        self.out_edges.byte_code_lists().and_then(Result::ok)
+    }
+
+    /// The transpose's encoded lists, for a compressed store with a transpose.
+    pub fn in_byte_code(&self) -> Option<ByteCodeLists<'_>> {
+        self.in_edges
+            .as_ref()
+            .and_then(Adjacency::byte_code_lists)
+            .and_then(Result::ok)
     }
 
     pub fn weights(&self) -> Option<WeightsRef<'_>> {
@@ -278,24 +322,62 @@ impl Store {
         let n = self.manifest.vertices;
         let m = self.manifest.arcs;
         let names = [
-            (files::OFFSETS, files::NEIGHBORS),
-            (files::IN_OFFSETS, files::IN_NEIGHBORS),
+            (
+                files::OFFSETS,
+                files::NEIGHBORS,
+                files::BYTE_OFFSETS,
+                files::NEIGHBOR_CODES,
+            ),
+            (
+                files::IN_OFFSETS,
+                files::IN_NEIGHBORS,
+                files::IN_BYTE_OFFSETS,
+                files::IN_NEIGHBOR_CODES,
+            ),
         ];
         let directions = [Some(&self.out_edges), self.in_edges.as_ref()];
-        for (adjacency, (offsets_name, neighbors_name)) in directions.into_iter().zip(names) {
-            if let Some(adjacency) = adjacency {
-                let offsets = adjacency.offsets.values();
-                validate_offsets(&self.dir.join(offsets_name), offsets, m)?;
-                validate_neighbors(
+        for (adjacency, (offsets_name, neighbors_name, byte_offsets_name, codes_name)) in
+            directions.into_iter().zip(names)
+        {
+            let Some(adjacency) = adjacency else {
+                continue;
+            };
+            let offsets = adjacency.offsets.values();
+            validate_offsets(&self.dir.join(offsets_name), offsets, m)?;
+            match adjacency.byte_code_lists() {
+                None => validate_neighbors(
                     &self.dir.join(neighbors_name),
                     offsets,
                     adjacency.neighbors.values(),
                     n,
-                )?;
+                )?,
+                Some(lists) => {
+                    let codes_path = self.dir.join(codes_name);
+                    let lists = lists.map_err(|e| StoreError::Manifest {
+                        path: codes_path.clone(),
+                        reason: e.to_string(),
+                    })?;
+                    validate_offsets(
+                        &self.dir.join(byte_offsets_name),
+                        lists.byte_offsets(),
+                        lists.bytes().len() as u64,
+                    )?;
+                    validate_byte_code(&codes_path, &lists)?;
+                }
             }
         }
         Ok(())
     }
+}
+
+/// Reads and checks the manifest of the store in `dir`, and that every file it lists exists
+/// with the recorded length, without mapping or validating the arrays: for readers that fetch
+/// the arrays themselves (the out-of-core engine reads the neighbour lists with direct I/O and
+/// must not pull them through the page cache just to open the store).
+pub fn open_manifest(dir: &Path) -> Result<Manifest, StoreError> {
+    let manifest = read_manifest(dir)?;
+    check_manifest(dir, &manifest)?;
+    Ok(manifest)
 }
 
 fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
@@ -347,10 +429,19 @@ fn required_files(manifest: &Manifest) -> Vec<&'static str> {
         Some(WeightType::F32) => Some(f32_name),
         None => None,
     };
-    let mut names = vec![files::OFFSETS, files::NEIGHBORS];
+    let (neighbors, in_neighbors): (&[&'static str], &[&'static str]) = match manifest.codec {
+        Codec::Raw => (&[files::NEIGHBORS], &[files::IN_NEIGHBORS]),
+        Codec::ByteCode64 => (
+            &[files::BYTE_OFFSETS, files::NEIGHBOR_CODES],
+            &[files::IN_BYTE_OFFSETS, files::IN_NEIGHBOR_CODES],
+        ),
+    };
+    let mut names = vec![files::OFFSETS];
+    names.extend(neighbors);
     names.extend(weight_names(files::WEIGHTS_I32, files::WEIGHTS_F32));
     if manifest.has_transpose {
-        names.extend([files::IN_OFFSETS, files::IN_NEIGHBORS]);
+        names.push(files::IN_OFFSETS);
+        names.extend(in_neighbors);
         names.extend(weight_names(files::IN_WEIGHTS_I32, files::IN_WEIGHTS_F32));
     }
     if manifest.has_labels {
@@ -371,9 +462,6 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
             "id width {} is not supported (only 32)",
             manifest.id_width
         )));
-    }
-    if manifest.codec != Codec::Raw {
-        return Err(fail(format!("codec {:?} is not supported", manifest.codec)));
     }
     if manifest.vertices > MAX_VERTICES {
         return Err(fail(format!(
@@ -412,6 +500,8 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
         (files::IN_NEIGHBORS, manifest.arcs.checked_mul(4)),
         (files::IN_WEIGHTS_I32, manifest.arcs.checked_mul(4)),
         (files::IN_WEIGHTS_F32, manifest.arcs.checked_mul(4)),
+        (files::BYTE_OFFSETS, n_plus_one.checked_mul(8)),
+        (files::IN_BYTE_OFFSETS, n_plus_one.checked_mul(8)),
     ] {
         if seen.contains(name) && Some(entry_bytes(name)) != expected {
             return Err(fail(format!(
@@ -473,15 +563,55 @@ fn open_adjacency(
             Some(MappedWeights::F32(MappedArray::open(&path, len)?))
         }
     };
+    let byte_code = match manifest.codec {
+        Codec::Raw => None,
+        Codec::ByteCode64 => {
+            let (byte_offsets, codes) = if transposed {
+                (files::IN_BYTE_OFFSETS, files::IN_NEIGHBOR_CODES)
+            } else {
+                (files::BYTE_OFFSETS, files::NEIGHBOR_CODES)
+            };
+            let (byte_offsets_path, byte_offsets_len) = open(byte_offsets);
+            let (codes_path, codes_len) = open(codes);
+            Some(ByteCodeArrays {
+                byte_offsets: MappedArray::open(&byte_offsets_path, byte_offsets_len)?,
+                codes: Mapped::open(&codes_path, codes_len)?,
+            })
+        }
+    };
     Ok(Adjacency {
         offsets: MappedArray::open(&offsets_path, offsets_len)?,
         neighbors: MappedArray::open(&neighbors_path, neighbors_len)?,
         weights,
+        byte_code,
+    })
+}
+
+/// Decodes every list of a compressed direction (offsets and byte offsets must already be
+/// validated): the bytes must be exactly a valid encoding of sorted lists of ids below n with
+/// the recorded degrees, so that nothing run on the store meets a corrupt block.
+fn validate_byte_code(path: &Path, lists: &ByteCodeLists<'_>) -> Result<(), StoreError> {
+    let vertices = lists.num_vertices();
+    let blocks = vertices.div_ceil(VALIDATION_BLOCK);
+    (0..blocks).into_par_iter().try_for_each(|block| {
+        let first = block * VALIDATION_BLOCK;
+        let last = (first + VALIDATION_BLOCK).min(vertices);
+        lists.validate_vertices(first..last).map_err(|e| match e {
+            CodecError::Corrupt { vertex, reason } => StoreError::BadNeighbors {
+                path: path.to_path_buf(),
+                vertex,
+                reason,
+            },
+            other => StoreError::Manifest {
+                path: path.to_path_buf(),
+                reason: other.to_string(),
+            },
+        })
     })
 }
 
 /// offsets[0] = 0, non-decreasing, offsets[n] = m.
-fn validate_offsets(path: &Path, offsets: &[u64], arcs: u64) -> Result<(), StoreError> {
+pub fn validate_offsets(path: &Path, offsets: &[u64], arcs: u64) -> Result<(), StoreError> {
     let fail = |reason: String| StoreError::BadOffsets {
         path: path.to_path_buf(),
         reason,

@@ -3,12 +3,9 @@
 //! budget + 64 MiB, and the result is compared with an independent in-memory computation.
 //! Skips (with a message) where no writable v1 memory controller exists.
 
-use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use vastgraph_store::synthetic::RandomEdges;
 use vastgraph_store::Store;
+use vastgraph_testkit::MemoryCgroup;
 
 const MIB: u64 = 1 << 20;
 const BUDGET: u64 = 32 * MIB;
@@ -18,39 +15,6 @@ const EDGES: u64 = 36_000_000;
 /// Few enough vertices that many arcs repeat across runs.
 const VERTICES: u64 = 1 << 14;
 const SEED: u64 = 2024;
-
-/// A memory cgroup, removed when dropped.
-struct Cgroup(PathBuf);
-
-impl Cgroup {
-    fn create() -> Result<Cgroup, String> {
-        let root = Path::new("/sys/fs/cgroup/memory");
-        if !root.join("memory.limit_in_bytes").exists() {
-            return Err(format!(
-                "no cgroup v1 memory controller at {}",
-                root.display()
-            ));
-        }
-        let path = root.join(format!("vastgraph-store-test-{}", std::process::id()));
-        fs::create_dir(&path)
-            .map_err(|e| format!("cannot create {}: {e} (needs root)", path.display()))?;
-        Ok(Cgroup(path))
-    }
-
-    fn write(&self, file: &str, value: &str) {
-        fs::write(self.0.join(file), value).unwrap_or_else(|e| panic!("write {file}: {e}"));
-    }
-
-    fn read(&self, file: &str) -> String {
-        fs::read_to_string(self.0.join(file)).unwrap_or_else(|e| panic!("read {file}: {e}"))
-    }
-}
-
-impl Drop for Cgroup {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir(&self.0);
-    }
-}
 
 fn field(output: &str, key: &str) -> u64 {
     output
@@ -103,24 +67,18 @@ fn assert_direction(offsets: &[u64], neighbors: &[u32], keys: &[u64], what: &str
 
 #[test]
 fn out_of_core_build_stays_within_budget_in_a_memory_cgroup() {
-    let cgroup = match Cgroup::create() {
+    let limit = BUDGET + SLACK;
+    let cgroup = match MemoryCgroup::create("vastgraph-store-test", limit) {
         Ok(cgroup) => cgroup,
         Err(reason) => {
             println!("SKIP out_of_core_build_stays_within_budget_in_a_memory_cgroup: {reason}");
             return;
         }
     };
-    let limit = BUDGET + SLACK;
-    cgroup.write("memory.limit_in_bytes", &limit.to_string());
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("store");
-    // The shell moves itself into the cgroup before exec'ing the builder, so every byte
-    // the builder touches is charged there.
-    let output = Command::new("sh")
-        .arg("-c")
-        .arg(r#"echo $$ > "$0/cgroup.procs" && exec "$@""#)
-        .arg(&cgroup.0)
-        .arg(env!("CARGO_BIN_EXE_vastgraph-build-bench"))
+    let output = cgroup
+        .command(env!("CARGO_BIN_EXE_vastgraph-build-bench"))
         .args([
             "--edges",
             &EDGES.to_string(),
@@ -140,18 +98,12 @@ fn out_of_core_build_stays_within_budget_in_a_memory_cgroup() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let max_usage: u64 = cgroup
-        .read("memory.max_usage_in_bytes")
-        .trim()
-        .parse()
-        .unwrap();
-    let oom_control = cgroup.read("memory.oom_control");
+    let (max_usage, oom_kills) = (cgroup.max_usage(), cgroup.oom_kills());
     println!("child: {stdout}");
     println!(
-        "cgroup limit {} MiB, max usage {} MiB (page cache included); {}",
+        "cgroup limit {} MiB, max usage {} MiB (page cache included); {oom_kills} OOM kills",
         limit / MIB,
         max_usage / MIB,
-        oom_control.replace('\n', ", ")
     );
     assert!(
         output.status.success(),
@@ -159,9 +111,7 @@ fn out_of_core_build_stays_within_budget_in_a_memory_cgroup() {
         output.status
     );
     assert!(max_usage <= limit);
-    assert!(!oom_control
-        .lines()
-        .any(|l| l.starts_with("oom_kill ") && l != "oom_kill 0"));
+    assert_eq!(oom_kills, 0);
     let peak_rss = field(&stdout, "peak_rss_bytes");
     assert!(
         peak_rss <= limit,

@@ -1,0 +1,298 @@
+//! Out-of-core BFS, with the in-memory kernel's results (distances, and parents = the smallest
+//! in-neighbour one level closer).
+//!
+//! **Symmetric graphs: level-synchronous and direction-optimising**, as in memory, with the same
+//! switching rule (frontier out-degree against the unexplored edges). A *push* level reads the
+//! frontier's lists and offers each neighbour a packed `depth << 32 | parent` word with an atomic
+//! minimum, so the smallest parent of the first level wins. A *pull* level reads the lists of the
+//! unvisited vertices instead and stops each at its first neighbour in the frontier bitmap (n/8
+//! bytes, cache-resident): on a dense level that is a sequential read of most of the file and a
+//! few arcs of CPU per vertex, where a push would do one random atomic per arc. Each level's
+//! scan is given the set it reads (frontier or unvisited), so the cost model weighs exactly what
+//! selective and streaming would read for the step chosen.
+//!
+//! **Directed graphs** (no stored transpose, so no pull): label-correcting. A vertex whose
+//! distance drops is activated and every pass relaxes the active lists with an atomic minimum;
+//! with reentry, vertices activated inside a loaded range are relaxed at once, so a long sparse
+//! search needs fewer passes. Parents are one more pass.
+
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use vastgraph_engine::ooc::{IterationRecord, OocGraph, ScanSpec};
+use vastgraph_engine::{Bitmap, Vertex};
+
+use super::{all_vertices, check_source, io_error};
+use crate::bfs::{pack, BfsParams, BfsResult, ALPHA, BETA, NO_PARENT};
+use crate::common::{AlgoError, RunStats};
+
+const ALGORITHM: &str = "bfs";
+const UNREACHED: i64 = i64::MAX;
+
+pub fn bfs(g: &OocGraph, params: &BfsParams) -> Result<BfsResult, AlgoError> {
+    let source = check_source(g, params.source)?;
+    let (distances, parents, stats) = if g.is_symmetric() {
+        direction_optimising(g, source, params.parents)?
+    } else {
+        label_correcting(g, source, params.parents)?
+    };
+    let reached = distances.par_iter().filter(|&&d| d >= 0).count() as u64;
+    let max_depth = distances.par_iter().copied().max().unwrap_or(0);
+    Ok(BfsResult {
+        distances,
+        parents,
+        stats: stats.with("reached", reached).with("max_depth", max_depth),
+    })
+}
+
+type Outcome = (Vec<i64>, Option<Vec<i64>>, RunStats);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Push,
+    Pull,
+}
+
+fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<Outcome, AlgoError> {
+    let n = g.num_vertices();
+    // depth << 32 | parent per vertex: the distance and the parent in one word, NO_PARENT until
+    // a level reaches the vertex.
+    let reached: Vec<AtomicU64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU64::new(NO_PARENT))
+        .collect();
+    reached[source as usize].store(pack(0, source), Relaxed);
+    let mut front = Bitmap::new(n);
+    let mut next = Bitmap::new(n);
+    let unvisited = all_vertices(n);
+    front.set(source as usize);
+    remove(&unvisited, &front);
+
+    let mut direction = Direction::Push;
+    let mut scout = g.degree(source) as u64;
+    let mut unexplored = g.num_arcs();
+    let mut awake = 1usize;
+    let mut depth = 0i64;
+    let (mut edges, mut directions) = (0u64, Vec::new());
+    while awake > 0 {
+        depth += 1;
+        if direction == Direction::Push && scout > unexplored / ALPHA {
+            direction = Direction::Pull;
+        }
+        let before = awake;
+        let record = match direction {
+            Direction::Push => {
+                unexplored = unexplored.saturating_sub(scout);
+                push(g, &reached, &front, &next, depth)?
+            }
+            Direction::Pull => pull(g, &reached, &unvisited, &front, &next, depth)?,
+        };
+        edges += record.bytes_needed / 4;
+        directions.push(match direction {
+            Direction::Push => "push",
+            Direction::Pull => "pull",
+        });
+        std::mem::swap(&mut front, &mut next);
+        next.clear_all();
+        remove(&unvisited, &front);
+        awake = front.count_ones();
+        scout = degree_sum(g, &front);
+        if direction == Direction::Pull && awake < before && awake <= n / BETA {
+            direction = Direction::Push;
+            // As in memory: the level after a pull phase is a push, whatever its out-degree.
+            scout = 1;
+        }
+    }
+    let pushes = directions.iter().filter(|&&d| d == "push").count();
+    let stats = RunStats {
+        iterations: directions.len() as u64,
+        edges_traversed: edges,
+        ..Default::default()
+    }
+    .with("push_steps", pushes)
+    .with("pull_steps", directions.len() - pushes)
+    .with("directions", directions);
+    let parents = parents.then(|| {
+        reached
+            .par_iter()
+            .map(|w| match w.load(Relaxed) {
+                NO_PARENT => -1,
+                w => (w & u32::MAX as u64) as i64,
+            })
+            .collect()
+    });
+    // Unwrapping in place reuses the allocation (same size and alignment).
+    let distances = reached
+        .into_iter()
+        .map(|w| match w.into_inner() {
+            NO_PARENT => -1,
+            w => (w >> 32) as i64,
+        })
+        .collect();
+    Ok((distances, parents, stats))
+}
+
+/// One top-down level: every frontier vertex offers itself to its neighbours; a neighbour no
+/// level had reached joins `next`.
+fn push(
+    g: &OocGraph,
+    reached: &[AtomicU64],
+    front: &Bitmap,
+    next: &Bitmap,
+    depth: i64,
+) -> Result<IterationRecord, AlgoError> {
+    g.scan(&ScanSpec::new(front), |v, neighbors, _| {
+        let offer = pack(depth, v);
+        for &u in neighbors {
+            let slot = &reached[u as usize];
+            // Vertices of earlier levels hold smaller words: the load alone rejects them.
+            if slot.load(Relaxed) > offer && slot.fetch_min(offer, Relaxed) == NO_PARENT {
+                next.set_atomic(u as usize);
+            }
+        }
+    })
+    .map_err(|e| io_error(ALGORITHM, e))
+}
+
+/// One bottom-up level: every unvisited vertex takes its first neighbour in the frontier (the
+/// smallest: lists are sorted) and stops. A list longer than an I/O buffer arrives in several
+/// pieces, possibly on several threads: a piece whose first neighbour is not below the parent
+/// already found is skipped, and the minimum keeps the smallest across pieces.
+fn pull(
+    g: &OocGraph,
+    reached: &[AtomicU64],
+    unvisited: &Bitmap,
+    front: &Bitmap,
+    next: &Bitmap,
+    depth: i64,
+) -> Result<IterationRecord, AlgoError> {
+    g.scan(&ScanSpec::new(unvisited), |v, neighbors, _| {
+        let slot = &reached[v as usize];
+        let Some(&first) = neighbors.first() else {
+            return;
+        };
+        if slot.load(Relaxed) <= pack(depth, first) {
+            return;
+        }
+        if let Some(&u) = neighbors.iter().find(|&&u| front.get(u as usize)) {
+            if slot.fetch_min(pack(depth, u), Relaxed) == NO_PARENT {
+                next.set_atomic(v as usize);
+            }
+        }
+    })
+    .map_err(|e| io_error(ALGORITHM, e))
+}
+
+/// Clears the members of `visited` from `unvisited`.
+fn remove(unvisited: &Bitmap, visited: &Bitmap) {
+    unvisited
+        .words()
+        .par_iter()
+        .zip(visited.words())
+        .for_each(|(u, v)| u.store(u.load(Relaxed) & !v.load(Relaxed), Relaxed));
+}
+
+/// The out-degree sum of a frontier (GAPBS's scout count), from the offsets in DRAM.
+fn degree_sum(g: &OocGraph, front: &Bitmap) -> u64 {
+    let offsets = g.offsets();
+    front
+        .words()
+        .par_iter()
+        .enumerate()
+        .map(|(w, word)| {
+            let mut bits = word.load(Relaxed);
+            let mut sum = 0;
+            while bits != 0 {
+                let v = w * 64 + bits.trailing_zeros() as usize;
+                sum += offsets[v + 1] - offsets[v];
+                bits &= bits - 1;
+            }
+            sum
+        })
+        .sum()
+}
+
+fn label_correcting(g: &OocGraph, source: Vertex, parents: bool) -> Result<Outcome, AlgoError> {
+    let n = g.num_vertices();
+    let dist: Vec<AtomicI64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicI64::new(UNREACHED))
+        .collect();
+    dist[source as usize].store(0, Relaxed);
+    let mut active = Bitmap::new(n);
+    let mut activated = Bitmap::new(n);
+    active.set(source as usize);
+    let mut passes = 0u64;
+    let mut edges = 0u64;
+    while active.count_ones() > 0 {
+        passes += 1;
+        let spec = ScanSpec {
+            activated: Some(&activated),
+            ..ScanSpec::new(&active)
+        };
+        let record = g
+            .scan(&spec, |v, neighbors, _| {
+                let next = dist[v as usize].load(Relaxed) + 1;
+                for &u in neighbors {
+                    let slot = &dist[u as usize];
+                    if slot.load(Relaxed) > next && slot.fetch_min(next, Relaxed) > next {
+                        activated.set_atomic(u as usize);
+                    }
+                }
+            })
+            .map_err(|e| io_error(ALGORITHM, e))?;
+        edges += record.bytes_needed / 4;
+        std::mem::swap(&mut active, &mut activated);
+        activated.clear_all();
+    }
+
+    let parents = if parents {
+        // Reached vertices offer themselves to their out-neighbours one level further.
+        let reached = Bitmap::new(n);
+        dist.par_iter().enumerate().for_each(|(v, d)| {
+            if d.load(Relaxed) != UNREACHED {
+                reached.set_atomic(v);
+            }
+        });
+        let parent: Vec<AtomicI64> = (0..n)
+            .into_par_iter()
+            .map(|_| AtomicI64::new(i64::MAX))
+            .collect();
+        let record = g
+            .scan(&ScanSpec::new(&reached), |v, neighbors, _| {
+                let next = dist[v as usize].load(Relaxed) + 1;
+                for &u in neighbors {
+                    if dist[u as usize].load(Relaxed) == next {
+                        parent[u as usize].fetch_min(v as i64, Relaxed);
+                    }
+                }
+            })
+            .map_err(|e| io_error(ALGORITHM, e))?;
+        edges += record.bytes_needed / 4;
+        parent[source as usize].store(source as i64, Relaxed);
+        Some(
+            parent
+                .into_iter()
+                .map(|p| match p.into_inner() {
+                    i64::MAX => -1,
+                    p => p,
+                })
+                .collect(),
+        )
+    } else {
+        None
+    };
+    let distances = dist
+        .into_iter()
+        .map(|d| match d.into_inner() {
+            UNREACHED => -1,
+            d => d,
+        })
+        .collect();
+    let stats = RunStats {
+        iterations: passes,
+        edges_traversed: edges,
+        ..Default::default()
+    };
+    Ok((distances, parents, stats))
+}

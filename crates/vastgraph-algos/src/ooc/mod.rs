@@ -1,0 +1,288 @@
+//! Out-of-core kernels: the same algorithms and results as the in-memory registry, on an
+//! [`OocGraph`] that reads neighbour lists from disk under a memory budget, one pass per
+//! iteration. Label-correcting kernels (bfs, sssp) let the engine reprocess loaded ranges
+//! (reentry); cc and mis are one sequential pass each (CLIP's beyond-neighbourhood kernels).
+//!
+//! [`run`] is this module's counterpart of [`crate::registry::run`]: same parameter names, output
+//! arrays and verifiers (which read the store through the page cache, after the kernel).
+
+mod bfs;
+mod cc;
+mod mis;
+mod pagerank;
+mod sssp;
+
+use std::path::Path;
+
+use rayon::prelude::*;
+use vastgraph_engine::ooc::{MemoryPlan, OocGraph, OocOptions};
+use vastgraph_engine::{Bitmap, CsrGraph, Vertex};
+use vastgraph_store::Store;
+
+use crate::common::{AlgoError, VerifyError};
+use crate::registry::{execute, Output, Params, RunError, Values};
+
+pub use bfs::bfs;
+pub use cc::connected_components;
+pub use mis::maximal_independent_set;
+pub use pagerank::pagerank;
+pub use sssp::sssp;
+
+/// The algorithms with an out-of-core kernel.
+pub const OUT_OF_CORE: &[&str] = &["bfs", "sssp", "cc", "pagerank", "mis"];
+
+/// Bytes of vertex state the out-of-core kernel of `name` keeps for `n` vertices (outputs
+/// included), or None when it has no out-of-core kernel. The budget check adds the offsets and
+/// the I/O buffers.
+pub fn state_bytes(name: &str, n: u64, p: &Params) -> Option<u64> {
+    let bitmap = n.div_ceil(64) * 8;
+    Some(match name {
+        // Distances (with the parents packed in, symmetric), frontier, next and unvisited
+        // bitmaps; the parents output adds a word per vertex.
+        "bfs" => 8 * n + 3 * bitmap + if p.parents { 8 * n } else { 0 },
+        "sssp" => 8 * n + 2 * bitmap,
+        // One union-find word per vertex (becomes the labels), the all-vertices bitmap.
+        "cc" => 4 * n + bitmap,
+        // Scores and incoming sums.
+        "pagerank" => 16 * n + bitmap,
+        // One decision byte per vertex (becomes the output).
+        "mis" => n + bitmap,
+        _ => return None,
+    })
+}
+
+/// How a run of `name` on the store in `dir` fits a memory budget.
+pub enum BudgetFit {
+    /// The out-of-core kernel runs on this graph, opened for direct reads within the budget.
+    OutOfCore(Box<OocGraph>),
+    /// No out-of-core kernel, but the mapped graph and its vertex state (`need` bytes) fit the
+    /// budget: the in-memory kernel runs.
+    InMemory { need: u64 },
+}
+
+/// Plans a run of `name` within `budget` bytes, for the CLI's `--memory` and Python's `memory=`
+/// alike. Fails before anything runs when the O(n) state alone does not fit (the message gives
+/// the minimum), or when the algorithm has no out-of-core kernel and the graph does not fit.
+pub fn open_within_budget(
+    dir: &Path,
+    name: &str,
+    p: &Params,
+    budget: u64,
+    options: OocOptions,
+) -> anyhow::Result<BudgetFit> {
+    let manifest = OocGraph::manifest_of(dir)?;
+    let n = manifest.vertices;
+    let Some(state) = state_bytes(name, n, p) else {
+        // In memory the graph is mapped and the kernels keep a few words per vertex.
+        let graph_bytes: u64 = manifest
+            .files
+            .iter()
+            .filter(|f| f.name != vastgraph_store::manifest::files::LABELS)
+            .map(|f| f.bytes)
+            .sum();
+        let need = graph_bytes + 32 * n;
+        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+        anyhow::ensure!(
+            need <= budget,
+            "{name} has no out-of-core kernel, and in memory it needs about {:.1} MiB (the \
+             graph and its vertex state), more than the memory budget of {:.1} MiB; the \
+             out-of-core algorithms are {}",
+            mib(need),
+            mib(budget),
+            OUT_OF_CORE.join(", ")
+        );
+        return Ok(BudgetFit::InMemory { need });
+    };
+    let weight_files = usize::from(reads_weights(name) && manifest.weighted);
+    let plan = MemoryPlan::new(budget, n, 1 + weight_files, state, None, None)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(BudgetFit::OutOfCore(Box::new(OocGraph::open(
+        dir, plan, options,
+    )?)))
+}
+
+/// Whether the kernel reads edge weights (a second file per request).
+pub fn reads_weights(name: &str) -> bool {
+    name == "sssp"
+}
+
+/// The default source, as in-memory: the vertex with the most out-edges, smallest id among ties.
+pub fn default_source(g: &OocGraph) -> u64 {
+    let offsets = g.offsets();
+    (0..g.num_vertices())
+        .into_par_iter()
+        .map(|v| (offsets[v + 1] - offsets[v], std::cmp::Reverse(v)))
+        .max()
+        .map_or(0, |(_, std::cmp::Reverse(v))| v as u64)
+}
+
+pub(crate) fn check_source(g: &OocGraph, source: u64) -> Result<Vertex, AlgoError> {
+    if source >= g.num_vertices() as u64 {
+        return Err(AlgoError::SourceOutOfRange {
+            vertex: source,
+            vertices: g.num_vertices() as u64,
+        });
+    }
+    Ok(source as Vertex)
+}
+
+pub(crate) fn io_error(algorithm: &'static str, e: anyhow::Error) -> AlgoError {
+    AlgoError::Io {
+        algorithm,
+        message: format!("{e:#}"),
+    }
+}
+
+/// A bitmap with every vertex set: the frontier of a pass over the whole graph.
+pub(crate) fn all_vertices(n: usize) -> Bitmap {
+    let mut words = vec![u64::MAX; n.div_ceil(64)];
+    if !n.is_multiple_of(64) {
+        *words.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
+    }
+    Bitmap::from_words(words, n)
+}
+
+/// An out-of-core run: the registry's output plus what the I/O did.
+pub struct OocOutput {
+    pub output: Output,
+    /// bytes_read, requests, MB/s, amplification, wait vs compute, per-iteration records.
+    pub io: serde_json::Value,
+}
+
+/// Runs algorithm `name` out of core; with `verify`, checks the result with the in-memory
+/// verifier, which opens the store through the page cache after the kernel has finished.
+pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutput, RunError> {
+    let source = || p.source.unwrap_or_else(|| default_source(g));
+    let dir = g.dir().to_path_buf();
+    // The verifiers take an in-memory graph: map the store once the kernel is done.
+    let with_store = |check: &dyn Fn(&CsrGraph<'_>) -> Result<(), VerifyError>| {
+        let store = Store::open(&dir).map_err(|e| VerifyError::new("store", e.to_string()))?;
+        check(&CsrGraph::from_store(&store))
+    };
+    g.take_records();
+    let output = match name {
+        "bfs" => {
+            let q = crate::bfs::BfsParams {
+                source: source(),
+                parents: p.parents,
+            };
+            let check = |r: &crate::bfs::BfsResult| {
+                with_store(&|mg: &CsrGraph<'_>| crate::bfs::verify_bfs(mg, &q, r))
+            };
+            execute(
+                || bfs(g, &q),
+                verify.then_some(&check as _),
+                params_json(&q),
+                |r| {
+                    let values = if q.parents {
+                        r.parents.unwrap_or_default()
+                    } else {
+                        r.distances
+                    };
+                    (Some(Values::I64(values)), r.stats)
+                },
+            )?
+        }
+        "sssp" => {
+            let q = crate::sssp::SsspParams {
+                source: source(),
+                ..Default::default()
+            };
+            let check = |r: &crate::sssp::SsspResult| {
+                with_store(&|mg: &CsrGraph<'_>| crate::sssp::verify_sssp(mg, q.source, r))
+            };
+            execute(
+                || sssp(g, &q),
+                verify.then_some(&check as _),
+                params_json(&q),
+                |r| (Some(Values::F64(r.distances)), r.stats),
+            )?
+        }
+        "cc" => {
+            let check = |r: &crate::cc::CcResult| {
+                with_store(&|mg: &CsrGraph<'_>| crate::cc::verify_cc(mg, r))
+            };
+            execute(
+                || connected_components(g),
+                verify.then_some(&check as _),
+                serde_json::json!({"method": "union-find, one pass"}),
+                |r| (Some(Values::U32(r.labels)), r.stats),
+            )?
+        }
+        "pagerank" => {
+            let d = crate::pagerank::PageRankParams::default();
+            let q = crate::pagerank::PageRankParams {
+                damping: p.damping.unwrap_or(d.damping),
+                tolerance: p.tolerance.unwrap_or(d.tolerance),
+                max_iters: p.max_iters.unwrap_or(d.max_iters),
+            };
+            let check = |r: &crate::pagerank::PageRankResult| {
+                with_store(&|mg: &CsrGraph<'_>| crate::pagerank::verify_pagerank(mg, &q, r))
+            };
+            execute(
+                || pagerank(g, &q),
+                verify.then_some(&check as _),
+                params_json(&q),
+                |r| (Some(Values::F64(r.scores)), r.stats),
+            )?
+        }
+        "mis" => {
+            let check = |r: &crate::mis::MisResult| {
+                with_store(&|mg: &CsrGraph<'_>| crate::mis::verify_mis(mg, r))
+            };
+            execute(
+                || maximal_independent_set(g),
+                verify.then_some(&check as _),
+                serde_json::json!({"method": "greedy in id order, one pass"}),
+                |r| (Some(Values::U8(r.in_set)), r.stats),
+            )?
+        }
+        other => {
+            return Err(RunError::Algo(AlgoError::InvalidParameter {
+                algorithm: "run",
+                message: format!(
+                    "{other} has no out-of-core kernel (those that do: {})",
+                    OUT_OF_CORE.join(", ")
+                ),
+            }))
+        }
+    };
+    Ok(OocOutput {
+        io: io_summary(g, output.wall_seconds),
+        output,
+    })
+}
+
+fn params_json(p: &impl std::fmt::Debug) -> serde_json::Value {
+    serde_json::Value::String(format!("{p:?}"))
+}
+
+/// Totals over the iterations recorded since the run started, and the records themselves.
+fn io_summary(g: &OocGraph, wall_seconds: f64) -> serde_json::Value {
+    let records = g.take_records();
+    let sum = |f: &dyn Fn(&vastgraph_engine::ooc::IterationRecord) -> f64| -> f64 {
+        records.iter().map(f).sum()
+    };
+    let bytes_read = sum(&|r| r.bytes_read as f64);
+    let bytes_needed = sum(&|r| r.bytes_needed as f64);
+    let io_seconds = sum(&|r| r.seconds);
+    serde_json::json!({
+        "mode": g.options().mode.name(),
+        "backend": g.backend_name(),
+        "direct_io": g.direct_io(),
+        "max_reentries": g.options().max_reentries,
+        "memory_plan": g.plan(),
+        "device": g.profile(),
+        "bytes_read": bytes_read as u64,
+        "requests": sum(&|r| r.requests as f64) as u64,
+        "read_mb_per_s": if io_seconds > 0.0 { bytes_read / io_seconds / 1e6 } else { 0.0 },
+        "read_mb_per_s_of_kernel": if wall_seconds > 0.0 { bytes_read / wall_seconds / 1e6 } else { 0.0 },
+        "bytes_needed": bytes_needed as u64,
+        "io_amplification": if bytes_needed > 0.0 { bytes_read / bytes_needed } else { 0.0 },
+        "io_wait_seconds": sum(&|r| r.io_wait_seconds),
+        "compute_seconds": sum(&|r| r.compute_seconds),
+        "reentries": sum(&|r| r.reentries as f64) as u64,
+        "iteration_modes": records.iter().map(|r| r.mode).collect::<Vec<_>>(),
+        "iterations": records,
+    })
+}

@@ -1,0 +1,22 @@
+//! The algorithms' correctness tests, one module per kernel, in one test binary: every
+//! integration-test binary instantiates all the generic kernels again and links them on its
+//! own, so one binary instead of a dozen cuts the test build several times over. (The memory
+//! tests stay separate binaries: each installs its own counting global allocator.)
+
+#[path = "../more_support/mod.rs"]
+mod more_support;
+#[path = "../shared_graphs/mod.rs"]
+mod shared_graphs;
+
+mod bc_tests;
+mod bfs_tests;
+mod cc_tests;
+mod filter_algos_tests;
+mod kcore_tests;
+mod more_random_graphs;
+mod more_real_graphs;
+mod more_skewed_graphs;
+mod ooc_tests;
+mod pagerank_tests;
+mod sssp_tests;
+mod tc_tests;

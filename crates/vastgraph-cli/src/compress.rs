@@ -1,0 +1,61 @@
+//! `vastgraph compress STORE -o STORE2`: a compressed copy of a raw store.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use vastgraph_store::manifest::files;
+use vastgraph_store::{compress_store, CompressOptions, Manifest};
+
+use crate::StoreTarget;
+
+#[derive(clap::Args)]
+pub struct CompressArgs {
+    /// The raw store to compress.
+    pub store: PathBuf,
+    #[command(flatten)]
+    pub target: StoreTarget,
+    /// Memory budget for the encoding buffers, e.g. 1GiB (default: half of RAM).
+    #[arg(long, value_parser = crate::size::parse_size)]
+    pub memory: Option<u64>,
+}
+
+/// Bytes of the files that hold a store's out-edge adjacency, whatever its codec: offsets
+/// plus raw neighbours, or offsets plus byte offsets plus codes (weights and labels excluded).
+pub fn adjacency_bytes(manifest: &Manifest) -> u64 {
+    let adjacency = [
+        files::OFFSETS,
+        files::NEIGHBORS,
+        files::BYTE_OFFSETS,
+        files::NEIGHBOR_CODES,
+    ];
+    manifest
+        .files
+        .iter()
+        .filter(|f| adjacency.contains(&f.name.as_str()))
+        .map(|f| f.bytes)
+        .sum()
+}
+
+pub fn run(args: CompressArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let source = vastgraph_store::open_manifest(&args.store)?;
+    let opts = CompressOptions {
+        memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
+        overwrite: args.target.force,
+    };
+    let manifest = compress_store(&args.store, &args.target.output, &opts)
+        .with_context(|| format!("compressing {}", args.store.display()))?;
+    let (before, after) = (adjacency_bytes(&source), adjacency_bytes(&manifest));
+    eprintln!(
+        "compressed {} into {}: adjacency {} -> {} ({:.2} bytes per arc, {:.1}% of raw) in {:.2} s",
+        args.store.display(),
+        args.target.output.display(),
+        crate::size::human(before),
+        crate::size::human(after),
+        after as f64 / manifest.arcs.max(1) as f64,
+        100.0 * after as f64 / before.max(1) as f64,
+        started.elapsed().as_secs_f64(),
+    );
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! `vastgraph run ALGO STORE --memory BUDGET`: the out-of-core path. Checks the budget against
+//! the O(n) state before reading anything, opens the graph for direct reads, runs the kernel and
+//! reports what the I/O did alongside the usual statistics.
+
+use std::io::Write;
+use std::time::Instant;
+
+use vastgraph_algos::ooc::{self, BudgetFit};
+use vastgraph_engine::memory;
+use vastgraph_engine::ooc::{OocOptions, PROCESS_BASELINE_BYTES};
+
+use crate::run::{write_atomically, write_output, RunArgs};
+use crate::size::human;
+
+/// Runs `args` out of core within `budget` bytes. Returns false when the algorithm has no
+/// out-of-core kernel but the whole graph fits the budget, so the caller runs it in memory.
+pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
+    let baseline_rss = memory::rss_bytes();
+    let params = args.params();
+    let options = OocOptions {
+        mode: args.io_mode,
+        max_reentries: args.mrt,
+        backend: args.io_backend,
+        ..Default::default()
+    };
+    let opened = Instant::now();
+    let graph =
+        match ooc::open_within_budget(&args.store, &args.algorithm, &params, budget, options)? {
+            BudgetFit::OutOfCore(graph) => graph,
+            BudgetFit::InMemory { need } => {
+                log::warn!(
+                "{} has no out-of-core kernel; the graph and its state (about {}) fit the budget \
+                 of {}, so it runs in memory",
+                args.algorithm,
+                human(need),
+                human(budget)
+            );
+                return Ok(false);
+            }
+        };
+    let manifest = graph.manifest().clone();
+    let load_seconds = opened.elapsed().as_secs_f64();
+
+    let mut trial_seconds = Vec::with_capacity(args.trials);
+    let mut runs = Vec::with_capacity(args.trials);
+    let mut last = None;
+    for trial in 0..args.trials {
+        let out = ooc::run(&args.algorithm, &graph, &params, args.verify && trial == 0)?;
+        trial_seconds.push(out.output.wall_seconds);
+        runs.push(out.io.clone());
+        last = Some(out);
+    }
+    // Before any output is written: the verifier and text output may map the store.
+    let peak_rss = memory::peak_rss_bytes();
+    let out = last.expect("at least one trial");
+    let mut sorted = trial_seconds.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    if let Some(path) = &args.output {
+        let values =
+            out.output.values.as_ref().ok_or_else(|| {
+                anyhow::anyhow!("{} produces no per-vertex output", args.algorithm)
+            })?;
+        let store_dir = args.store.clone();
+        write_output(path, values, &move || {
+            Ok(vastgraph_store::Store::open(&store_dir)?.labels()?)
+        })?;
+    }
+    let io = &out.io;
+    let stats = serde_json::json!({
+        "algorithm": args.algorithm,
+        "parameters": { "given": params, "resolved": out.output.parameters },
+        "store": args.store.display().to_string(),
+        "vertices": manifest.vertices,
+        "arcs": manifest.arcs,
+        "threads": rayon::current_num_threads(),
+        "load_seconds": load_seconds,
+        "wall_seconds": median,
+        "trial_seconds": trial_seconds,
+        "iterations": out.output.stats.iterations,
+        "edges_traversed": out.output.stats.edges_traversed,
+        "peak_rss_bytes": peak_rss,
+        "baseline_rss_bytes": baseline_rss,
+        "memory_budget_bytes": budget,
+        "process_baseline_allowance_bytes": PROCESS_BASELINE_BYTES,
+        "peak_mutable_bytes": out.output.peak_mutable_bytes,
+        "verified": out.output.verify_seconds.is_some(),
+        "verify_seconds": out.output.verify_seconds,
+        "extra": out.output.stats.extra,
+        "bytes_read": io["bytes_read"],
+        "io_requests": io["requests"],
+        "read_mb_per_s": io["read_mb_per_s"],
+        "io_amplification": io["io_amplification"],
+        "io_wait_seconds": io["io_wait_seconds"],
+        "compute_seconds": io["compute_seconds"],
+        "iteration_modes": io["iteration_modes"],
+        "out_of_core": io,
+        "out_of_core_trials": if runs.len() > 1 { serde_json::Value::from(runs) } else { serde_json::Value::Null },
+    });
+    if let Some(path) = &args.stats {
+        write_atomically(path, |w| {
+            serde_json::to_writer_pretty(&mut *w, &stats)?;
+            writeln!(w)?;
+            Ok(())
+        })?;
+    }
+    let modes: Vec<&str> = io["iteration_modes"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|m| m.as_str()).collect())
+        .unwrap_or_default();
+    eprintln!(
+        "{} on {} out of core ({}, {} backend): {:.4} s{}, {} iterations [{}], read {} in {} requests \
+         ({:.0} MB/s, amplification {:.2}, I/O wait {:.3} s, compute {:.3} s), peak RSS {}{}",
+        args.algorithm,
+        args.store.display(),
+        args.io_mode.name(),
+        graph.backend_name(),
+        median,
+        if args.trials > 1 { format!(" (median of {})", args.trials) } else { String::new() },
+        out.output.stats.iterations,
+        summarize_modes(&modes),
+        human(io["bytes_read"].as_u64().unwrap_or(0)),
+        io["requests"],
+        io["read_mb_per_s"].as_f64().unwrap_or(0.0),
+        io["io_amplification"].as_f64().unwrap_or(0.0),
+        io["io_wait_seconds"].as_f64().unwrap_or(0.0),
+        io["compute_seconds"].as_f64().unwrap_or(0.0),
+        peak_rss.map_or("?".into(), human),
+        if out.output.verify_seconds.is_some() { ", verified" } else { "" },
+    );
+    Ok(true)
+}
+
+/// "selective x3, streaming x2, selective" for a run of iteration modes.
+fn summarize_modes(modes: &[&str]) -> String {
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    for &m in modes {
+        match parts.last_mut() {
+            Some((last, count)) if last == m => *count += 1,
+            _ => parts.push((m.to_string(), 1)),
+        }
+    }
+    parts
+        .iter()
+        .map(|(m, c)| {
+            if *c > 1 {
+                format!("{m} x{c}")
+            } else {
+                m.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,358 @@
+//! The `vastgraph` binary end to end: what a user sees for good and bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::{fixture, stderr, vastgraph};
+
+/// Nothing at the target and no temporary sibling left behind.
+fn assert_nothing_written(dir: &Path, target: &Path) {
+    assert!(
+        !target.exists(),
+        "{} must not exist after a failed build",
+        target.display()
+    );
+    let leftovers: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(
+        leftovers
+            .iter()
+            .all(|p| !p.file_name().unwrap().to_string_lossy().contains("tmp")),
+        "temporary files left behind: {leftovers:?}"
+    );
+}
+
+#[test]
+fn malformed_line_names_file_line_and_text_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("edges.tsv");
+    std::fs::write(&input, "# header\n0\t1\n1\t2\n2\tthree point five\n").unwrap();
+    let target = dir.path().join("store");
+    let o = vastgraph(&[
+        "convert",
+        input.to_str().unwrap(),
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert_eq!(o.status.code(), Some(1), "an error exit, not a panic");
+    let e = stderr(&o);
+    assert!(e.contains("edges.tsv:4"), "file and line in: {e}");
+    assert!(e.contains("three point five"), "offending text in: {e}");
+    assert_nothing_written(dir.path(), &target);
+}
+
+#[test]
+fn id_beyond_u32_names_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    let o = vastgraph(&[
+        "convert",
+        &fixture("big-id.tsv"),
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("4294967295"), "{}", stderr(&o));
+    assert_nothing_written(dir.path(), &target);
+}
+
+#[test]
+fn missing_input_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    let o = vastgraph(&[
+        "convert",
+        "/nonexistent/edges.tsv",
+        "-o",
+        target.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("/nonexistent/edges.tsv"),
+        "{}",
+        stderr(&o)
+    );
+    assert_nothing_written(dir.path(), &target);
+}
+
+#[test]
+fn existing_target_needs_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    let t = target.to_str().unwrap();
+    assert!(vastgraph(&["convert", &fixture("tiny.tsv"), "-o", t])
+        .status
+        .success());
+    let o = vastgraph(&["convert", &fixture("tiny.tsv"), "-o", t]);
+    assert!(!o.status.success());
+    assert!(vastgraph(&[
+        "convert",
+        &fixture("tiny.tsv"),
+        "-o",
+        t,
+        "--force",
+        "--symmetrize"
+    ])
+    .status
+    .success());
+    let info = vastgraph(&["info", t, "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(
+        j["directed"], false,
+        "the forced rebuild replaced the old store"
+    );
+}
+
+#[test]
+fn convert_info_export_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.csv");
+    // Duplicates, a self-loop, weights and comments: export gives the sorted, cleaned arcs.
+    std::fs::write(&input, "% comment\n2,0,5\n0,1,2.5\n0,1,1.5\n1,1,9\n1,2,4\n").unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    let o = vastgraph(&["convert", input.to_str().unwrap(), "-o", s]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info = vastgraph(&["info", s, "--json", "--verify"]);
+    assert!(info.status.success(), "{}", stderr(&info));
+    let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(
+        (j["vertices"].as_u64(), j["arcs"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(
+        (j["directed"].as_bool(), j["weighted"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert_eq!(j["dropped"]["self_loops"], 1);
+    assert_eq!(j["dropped"]["duplicate_arcs"], 1);
+    let out = dir.path().join("out.tsv");
+    assert!(
+        vastgraph(&["export", s, "--format", "tsv", "-o", out.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "0\t1\t1.5\n1\t2\t4\n2\t0\t5\n"
+    );
+}
+
+#[test]
+fn export_parquet_writes_tables_and_refuses_to_mix_with_old_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.tsv");
+    std::fs::write(&input, "a\tb\nb\tc\nc\ta\n").unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    let o = vastgraph(&["convert", input.to_str().unwrap(), "-o", s, "--relabel"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("tables");
+    let t = out.to_str().unwrap();
+    let o = vastgraph(&["export", s, "--format", "parquet", "-o", t]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for table in ["edges", "vertices"] {
+        let part = out.join(table).join("part-00000.parquet");
+        let bytes = std::fs::read(&part).unwrap();
+        // The Parquet magic at both ends: a complete file with its footer.
+        assert!(
+            bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1"),
+            "{}",
+            part.display()
+        );
+    }
+    let o = vastgraph(&["export", s, "--format", "parquet", "-o", t]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("not empty"), "{}", stderr(&o));
+    let o = vastgraph(&["export", s, "--format", "parquet", "-o", t, "--overwrite"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = vastgraph(&["export", s, "--format", "csv", "-o", t]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("csv"),
+        "{}",
+        stderr(&o)
+    );
+    // Writing to a device goes straight to it instead of renaming over it.
+    let o = vastgraph(&["export", s, "-o", "/dev/null"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+}
+
+#[test]
+fn truncated_or_corrupted_store_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    assert!(
+        vastgraph(&["generate", "kron", "--scale", "10", "--symmetrize", "-o", s])
+            .status
+            .success()
+    );
+    let neighbors = store.join("neighbors.u32");
+    let bytes = std::fs::read(&neighbors).unwrap();
+    // A flipped byte keeps the sizes right: only --verify's checksums can catch it.
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x40;
+    std::fs::write(&neighbors, &flipped).unwrap();
+    let o = vastgraph(&["info", s, "--verify"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("neighbors.u32"), "{}", stderr(&o));
+    // Truncation is caught on open, before any algorithm runs.
+    std::fs::write(&neighbors, &bytes[..bytes.len() - 4]).unwrap();
+    for args in [
+        vec!["info", s],
+        vec!["run", "bfs", s],
+        vec!["export", s, "-o", "/dev/null"],
+    ] {
+        let o = vastgraph(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("neighbors.u32"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn run_writes_npy_and_stats_and_rejects_bad_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    assert!(vastgraph(&["generate", "kron", "--scale", "10", "-o", s])
+        .status
+        .success());
+    let npy = dir.path().join("d.npy");
+    let stats = dir.path().join("s.json");
+    let o = vastgraph(&[
+        "run",
+        "bfs",
+        s,
+        "--source",
+        "3",
+        "--output",
+        npy.to_str().unwrap(),
+        "--stats",
+        stats.to_str().unwrap(),
+        "--verify",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let npy = std::fs::read(&npy).unwrap();
+    assert_eq!(&npy[..6], b"\x93NUMPY");
+    let header_len = u16::from_le_bytes([npy[8], npy[9]]) as usize;
+    assert_eq!(npy.len() - 10 - header_len, 1024 * 8, "one i64 per vertex");
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+    for key in [
+        "algorithm",
+        "parameters",
+        "wall_seconds",
+        "iterations",
+        "edges_traversed",
+        "peak_rss_bytes",
+        "peak_mutable_bytes",
+    ] {
+        assert!(j.get(key).is_some(), "stats lack {key}: {j}");
+    }
+    assert_eq!(j["verified"], true);
+
+    let o = vastgraph(&["run", "bfs", s, "--source", "1024"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
+    let o = vastgraph(&["run", "sssp", s]);
+    assert!(stderr(&o).contains("weights"), "{}", stderr(&o));
+    let o = vastgraph(&["run", "kcore", s]);
+    assert!(stderr(&o).contains("--symmetrize"), "{}", stderr(&o));
+}
+
+#[test]
+fn generated_store_is_identical_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut manifests = vec![];
+    for threads in ["1", "2"] {
+        let store = dir.path().join(format!("k{threads}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_vastgraph"))
+            .args([
+                "--quiet",
+                "--threads",
+                threads,
+                "generate",
+                "kron",
+                "--scale",
+                "12",
+                "--symmetrize",
+                "--weighted",
+            ])
+            .args(["--memory", "16MiB", "-o", store.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(store.join("manifest.json")).unwrap()).unwrap();
+        manifests.push(m["files"].clone());
+    }
+    assert_eq!(
+        manifests[0], manifests[1],
+        "the same files, byte for byte (checksums), for 1 and 2 threads"
+    );
+}
+
+#[test]
+fn interrupt_leaves_no_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("big");
+    // Large enough to take several seconds; interrupted after half a second.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vastgraph"))
+        .args([
+            "--quiet",
+            "generate",
+            "uniform",
+            "--vertices",
+            "1000000",
+            "--edges",
+            "400000000",
+            "--memory",
+            "64MiB",
+        ])
+        .args(["-o", target.to_str().unwrap()])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "an interrupted build must fail");
+    assert_nothing_written(dir.path(), &target);
+}
+
+#[test]
+fn labels_are_kept_and_used_in_tsv_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("people.tsv");
+    std::fs::write(&input, "alice\tbob\nbob\tcarol\ndave\terin\n").unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    let o = vastgraph(&["convert", input.to_str().unwrap(), "-o", s, "--symmetrize"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("cc.tsv");
+    assert!(
+        vastgraph(&["run", "cc", s, "--output", out.to_str().unwrap()])
+            .status
+            .success()
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let label_of = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(&format!("{name}\t")))
+            .unwrap()
+            .split('\t')
+            .nth(1)
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(label_of("alice"), label_of("carol"));
+    assert_eq!(label_of("dave"), label_of("erin"));
+    assert_ne!(label_of("alice"), label_of("dave"));
+}

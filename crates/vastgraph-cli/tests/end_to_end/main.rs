@@ -1,0 +1,7 @@
+//! The `vastgraph` binary end to end, in one test binary (one link instead of one per file).
+
+mod common;
+
+mod basics;
+mod compressed;
+mod out_of_core;

@@ -1,0 +1,84 @@
+//! Decode speed of the codec alone on a raw store's lists: every list encoded in memory, then
+//! decoded in order on one core, ids summed. For tuning the decoder without building the rest.
+//!
+//! cargo run --release -p vastgraph-codec --example bench_decode -- RAW_STORE_DIR [ROUNDS]
+
+use std::time::Instant;
+
+use vastgraph_codec::{encode_list, ByteCodeLists};
+
+fn read_array<const W: usize>(path: &std::path::Path) -> Vec<[u8; W]> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    bytes
+        .chunks_exact(W)
+        .map(|c| c.try_into().unwrap())
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = std::path::Path::new(
+        args.first()
+            .expect("usage: bench_decode RAW_STORE_DIR [ROUNDS]"),
+    );
+    let rounds: usize = args.get(1).map_or(10, |r| r.parse().expect("ROUNDS"));
+    let offsets: Vec<u64> = read_array::<8>(&dir.join("offsets.u64"))
+        .into_iter()
+        .map(u64::from_le_bytes)
+        .collect();
+    let neighbors: Vec<u32> = read_array::<4>(&dir.join("neighbors.u32"))
+        .into_iter()
+        .map(u32::from_le_bytes)
+        .collect();
+    let n = offsets.len() - 1;
+    let (mut byte_offsets, mut bytes) = (vec![0u64], Vec::new());
+    for v in 0..n {
+        encode_list(
+            v as u32,
+            &neighbors[offsets[v] as usize..offsets[v + 1] as usize],
+            &mut bytes,
+        )
+        .unwrap();
+        byte_offsets.push(bytes.len() as u64);
+    }
+    let lists = ByteCodeLists::new(&offsets, &byte_offsets, &bytes).unwrap();
+    let m = neighbors.len() as f64;
+    let time = |label: &str, scan: &dyn Fn() -> u64| {
+        let mut best = f64::INFINITY;
+        let mut sum = 0;
+        for _ in 0..rounds {
+            let t = Instant::now();
+            sum = scan();
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "{label:>8}: {:.2} ns/arc, {:.0} M arcs/s, checksum {sum}",
+            best * 1e9 / m,
+            m / best / 1e6
+        );
+        sum
+    };
+    println!(
+        "{} vertices, {} arcs, {:.3} bytes/arc of codes",
+        n,
+        neighbors.len(),
+        bytes.len() as f64 / m
+    );
+    let raw = time("raw", &|| {
+        let mut sum = 0u64;
+        for v in 0..n {
+            for &u in &neighbors[offsets[v] as usize..offsets[v + 1] as usize] {
+                sum = sum.wrapping_add(u as u64);
+            }
+        }
+        sum
+    });
+    let decoded = time("decoded", &|| {
+        let mut sum = 0u64;
+        for v in 0..n as u32 {
+            lists.for_each(v, |u| sum = sum.wrapping_add(u as u64));
+        }
+        sum
+    });
+    assert_eq!(raw, decoded);
+}

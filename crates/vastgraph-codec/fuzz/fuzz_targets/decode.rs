@@ -1,0 +1,69 @@
+//! Arbitrary bytes as one encoded list (and as a small graph's codes): decoding and validation
+//! must never panic or read out of bounds, every id handed over is below n, and whatever
+//! validation accepts decodes to a strictly increasing list of exactly the degree, which
+//! re-encodes to codes that validate and decode to the same list.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use vastgraph_codec::{decode_list, encode_list, validate_list, ByteCodeLists};
+
+fuzz_target!(|input: &[u8]| {
+    if input.len() < 12 {
+        return;
+    }
+    let word = |i: usize| u32::from_le_bytes([input[i], input[i + 1], input[i + 2], input[i + 3]]);
+    // n in 1..=u32::MAX, the source below n, a degree up to a few blocks, a range lo..hi.
+    let n = (word(0) as u64).max(1);
+    let source = (word(4) as u64 % n) as u32;
+    let degree = (input[8] as usize) * 3;
+    let (lo, hi) = (input[9] as usize * 2, input[10] as usize * 2);
+    let data = &input[11..];
+
+    let mut all = Vec::new();
+    decode_list(data, source, degree, n, 0, usize::MAX, |w| {
+        all.push(w);
+        true
+    });
+    assert!(all.len() <= degree);
+    assert!(all.iter().all(|&w| (w as u64) < n));
+    let mut part = 0;
+    decode_list(data, source, degree, n, lo, hi, |w| {
+        assert!((w as u64) < n);
+        part += 1;
+        true
+    });
+    assert!(part <= hi.saturating_sub(lo));
+
+    if validate_list(data, source, degree, n).is_ok() {
+        assert_eq!(all.len(), degree);
+        assert!(all.windows(2).all(|p| p[0] < p[1]));
+        let mut again = Vec::new();
+        encode_list(source, &all, &mut again).expect("a decoded list re-encodes");
+        assert!(validate_list(&again, source, degree, n).is_ok());
+    }
+
+    // The same bytes as the codes of a graph of up to 8 vertices with made-up offsets.
+    let vertices = 1 + input[8] as usize % 8;
+    let mut offsets = vec![0u64];
+    let mut byte_offsets = vec![0u64];
+    for v in 0..vertices {
+        offsets.push(offsets[v] + (input[(v + 1) % input.len()] % 70) as u64);
+        let step = data.len() as u64 / vertices as u64;
+        byte_offsets.push(if v + 1 == vertices {
+            data.len() as u64
+        } else {
+            step * (v as u64 + 1)
+        });
+    }
+    if let Ok(lists) = ByteCodeLists::new(&offsets, &byte_offsets, data) {
+        for v in 0..vertices as u32 {
+            let mut count = 0;
+            lists.for_each(v, |w| {
+                assert!((w as usize) < vertices);
+                count += 1;
+            });
+            assert!(count <= lists.degree(v));
+            let _ = lists.validate_vertex(v);
+        }
+    }
+});

@@ -1,0 +1,51 @@
+//! The compressed adjacency codec of vastgraph stores (`Codec::ByteCode64` in the manifest):
+//! Ligra+'s parallel byte codes, one encoder and one decoder shared by the store writer, the
+//! store validator and the engine's graph view.
+//!
+//! Each vertex's sorted, duplicate-free neighbour list is cut into blocks of [`BLOCK_EDGES`]
+//! neighbours. Within a block the first neighbour is stored relative to the source vertex
+//! (signed, zig-zag), every later one as the gap to its predecessor minus one (lists are
+//! strictly increasing, so gaps are at least one). Each number is a little-endian base-128
+//! varint: seven bits per byte, the high bit set on every byte but the last.
+//!
+//! A vertex of degree `d > 0` occupies `bytes[byte_offsets[v]..byte_offsets[v + 1]]`:
+//!
+//! ```text
+//! [ u32 LE start of block 1 ] ... [ u32 LE start of block B-1 ]   block index, B = ceil(d / 64)
+//! [ block 0 ] [ block 1 ] ... [ block B-1 ]                      contiguous
+//! ```
+//!
+//! Block starts are relative to the vertex's first byte. Because every block restarts from the
+//! source vertex, any block decodes on its own: a range `lo..hi` of a high-degree vertex's list
+//! is reached by one jump through the index, and pieces of one list decode on different threads.
+//! Degrees (and the alignment of a separate weight array) come from the ordinary CSR edge
+//! offsets, which a compressed store keeps.
+//!
+//! Decoding is bounds-checked throughout: corrupt input never reads outside the given slices,
+//! never panics, and never yields an id at or above the number of vertices; it stops early
+//! instead. [`validate_list`] decodes a list fully and reports exactly what
+//! is wrong with it; stores run it on every list when opened.
+
+mod decode;
+mod encode;
+mod varint;
+
+pub use decode::{decode_list, validate_list, ByteCodeLists};
+pub use encode::{encode_block, encode_block_index, encode_list, encoded_len};
+
+/// Neighbours per block: a block is the unit of random access and of parallel decoding.
+pub const BLOCK_EDGES: usize = 64;
+
+/// Why a list cannot be encoded, or why encoded bytes are not a valid encoding.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CodecError {
+    /// The arrays around the encoded bytes do not fit together (lengths, first or last offset).
+    #[error("{0}")]
+    Layout(String),
+    /// Vertex `vertex`'s encoded list is not a valid encoding of a list of its degree.
+    #[error("vertex {vertex}: {reason}")]
+    Corrupt { vertex: u64, reason: String },
+    /// The list handed to the encoder is not strictly increasing, or not below `vertices`.
+    #[error("vertex {vertex}: cannot encode: {reason}")]
+    Unencodable { vertex: u64, reason: String },
+}

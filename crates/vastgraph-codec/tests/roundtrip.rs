@@ -1,0 +1,279 @@
+//! Encoding then decoding gives back every list, whole or in any range; corrupt codes are
+//! reported by validation and never make the decoder panic or hand over an id out of range.
+
+use proptest::collection::vec;
+use proptest::prelude::*;
+use proptest::sample::Index;
+use vastgraph_codec::{
+    decode_list, encode_block, encode_block_index, encode_list, encoded_len, validate_list,
+    ByteCodeLists, CodecError, BLOCK_EDGES,
+};
+
+/// The three arrays of an encoded direction, built the way the store writer builds them.
+struct Encoded {
+    offsets: Vec<u64>,
+    byte_offsets: Vec<u64>,
+    bytes: Vec<u8>,
+}
+
+impl Encoded {
+    fn new(lists: &[Vec<u32>]) -> Encoded {
+        let (mut offsets, mut byte_offsets, mut bytes) = (vec![0], vec![0], Vec::new());
+        for (v, list) in lists.iter().enumerate() {
+            encode_list(v as u32, list, &mut bytes).unwrap();
+            offsets.push(offsets.last().unwrap() + list.len() as u64);
+            byte_offsets.push(bytes.len() as u64);
+        }
+        Encoded {
+            offsets,
+            byte_offsets,
+            bytes,
+        }
+    }
+
+    fn view(&self) -> ByteCodeLists<'_> {
+        ByteCodeLists::new(&self.offsets, &self.byte_offsets, &self.bytes).unwrap()
+    }
+}
+
+/// Positions lo..hi of one list, decoded.
+fn decode(data: &[u8], source: u32, degree: usize, n: u64, lo: usize, hi: usize) -> Vec<u32> {
+    let mut out = Vec::new();
+    assert!(decode_list(data, source, degree, n, lo, hi, |w| {
+        out.push(w);
+        true
+    }));
+    out
+}
+
+/// A strictly increasing list below `n`: a start and gaps mixing ones (dense, web-like), small
+/// gaps and huge ones. Degrees 0..700 cover empty, one-block, multi-block and partial blocks.
+fn list_below(n: u64) -> impl Strategy<Value = Vec<u32>> {
+    let gap = prop_oneof![6 => Just(1u64), 3 => 1u64..200, 1 => 1u64..(1 << 33)];
+    let degree = prop_oneof![3 => 0usize..=3, 3 => 0usize..=2 * BLOCK_EDGES + 2, 1 => 0usize..=700];
+    (0..n, degree.prop_flat_map(move |d| vec(gap.clone(), d))).prop_map(move |(start, gaps)| {
+        let mut id = start;
+        let mut list = Vec::with_capacity(gaps.len());
+        for g in gaps {
+            if id >= n {
+                break;
+            }
+            list.push(id as u32);
+            id += g;
+        }
+        list
+    })
+}
+
+/// (n, source, list): n up to u32::MAX (the most vertices a store holds), with the source
+/// anywhere below n, so differences to the first neighbour reach ±(2^32 - 2).
+fn case() -> impl Strategy<Value = (u64, u32, Vec<u32>)> {
+    prop_oneof![Just(u32::MAX as u64), 1u64..=300, 1u64..=(u32::MAX as u64)]
+        .prop_flat_map(|n| {
+            let source = prop_oneof![Just(0), Just(n - 1), 0..n];
+            (Just(n), source, list_below(n))
+        })
+        .prop_map(|(n, source, list)| (n, source as u32, list))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn every_list_and_every_range_round_trips(
+        (n, source, list) in case(),
+        a in any::<Index>(),
+        b in any::<Index>(),
+    ) {
+        let mut data = Vec::new();
+        encode_list(source, &list, &mut data).unwrap();
+        prop_assert_eq!(data.len() as u64, encoded_len(source, &list).unwrap());
+        // The streaming path (index, then block by block) writes the same bytes.
+        let mut streamed = Vec::new();
+        encode_block_index(source, &list, &mut streamed).unwrap();
+        for block in list.chunks(BLOCK_EDGES) {
+            encode_block(source, block, &mut streamed).unwrap();
+        }
+        prop_assert_eq!(&streamed, &data);
+        prop_assert_eq!(validate_list(&data, source, list.len(), n), Ok(()));
+        let d = list.len();
+        prop_assert_eq!(&decode(&data, source, d, n, 0, usize::MAX), &list);
+        let (a, b) = (a.index(d + 1), b.index(d + 1));
+        let (lo, hi) = (a.min(b), a.max(b));
+        prop_assert_eq!(&decode(&data, source, d, n, lo, hi), &list[lo..hi]);
+        // Stopping after k neighbours hands over exactly the first k and reports the stop.
+        if d > 0 {
+            let k = 1 + a.min(d - 1);
+            let mut seen = Vec::new();
+            let finished = decode_list(&data, source, d, n, 0, d, |w| {
+                seen.push(w);
+                seen.len() < k
+            });
+            prop_assert_eq!(finished, false);
+            prop_assert_eq!(&seen[..], &list[..k]);
+        }
+        // A list validated against a smaller n is refused when it holds a larger id.
+        if let Some(&max) = list.last() {
+            prop_assert!(validate_list(&data, source, d, max as u64).is_err());
+        }
+    }
+
+    /// A whole graph through the view: degrees, lists, ranges, and validation of every vertex.
+    #[test]
+    fn a_graph_round_trips_through_the_view(
+        lists in (1u64..=120).prop_flat_map(|n| vec(list_below(n), n as usize)),
+        at in any::<Index>(),
+    ) {
+        let e = Encoded::new(&lists);
+        let view = e.view();
+        prop_assert_eq!(view.num_vertices(), lists.len());
+        prop_assert_eq!(view.num_arcs(), lists.iter().map(|l| l.len() as u64).sum::<u64>());
+        view.validate_vertices(0..lists.len()).unwrap();
+        for (v, list) in lists.iter().enumerate() {
+            let v = v as u32;
+            prop_assert_eq!(view.degree(v), list.len());
+            let mut out = Vec::new();
+            view.decode_into(v, &mut out);
+            prop_assert_eq!(&out, list);
+            let lo = at.index(list.len() + 1);
+            let mut part = Vec::new();
+            view.for_each_in(v, lo, lo + 1, |w| { part.push(w); true });
+            prop_assert_eq!(&part[..], &list[lo..(lo + 1).min(list.len())]);
+        }
+    }
+
+    /// Any change to the codes or byte offsets: the decoder never panics and never hands over
+    /// an id out of range or more ids than the degree; whatever validation accepts decodes to
+    /// a strictly increasing list of exactly the degree.
+    #[test]
+    fn corruption_is_reported_never_a_crash(
+        lists in (1u64..=80).prop_flat_map(|n| vec(list_below(n), n as usize)),
+        edits in vec((any::<Index>(), any::<u8>()), 1..6),
+        truncate in any::<Option<Index>>(),
+        moved_offset in any::<Option<(Index, u64)>>(),
+    ) {
+        let mut e = Encoded::new(&lists);
+        if e.bytes.is_empty() {
+            return Ok(());
+        }
+        let n = lists.len() as u32;
+        for (at, flip) in &edits {
+            let i = at.index(e.bytes.len());
+            e.bytes[i] ^= flip | 1;
+        }
+        if let Some(cut) = truncate {
+            let len = cut.index(e.bytes.len());
+            e.bytes.truncate(len);
+            *e.byte_offsets.last_mut().unwrap() = len as u64;
+        }
+        if let Some((at, value)) = moved_offset {
+            let i = at.index(e.byte_offsets.len());
+            e.byte_offsets[i] = value % (e.bytes.len() as u64 + 3);
+        }
+        let Ok(view) = ByteCodeLists::new(&e.offsets, &e.byte_offsets, &e.bytes) else {
+            return Ok(());
+        };
+        for v in 0..n {
+            let mut decoded = Vec::new();
+            view.decode_into(v, &mut decoded);
+            prop_assert!(decoded.len() <= view.degree(v));
+            prop_assert!(decoded.iter().all(|&w| w < n));
+            view.for_each_in(v, 65, 200, |w| { assert!(w < n); true });
+            match view.validate_vertex(v) {
+                Ok(()) => {
+                    prop_assert_eq!(decoded.len(), view.degree(v));
+                    prop_assert!(decoded.windows(2).all(|p| p[0] < p[1]));
+                }
+                Err(CodecError::Corrupt { vertex, .. }) => prop_assert_eq!(vertex, v as u64),
+                Err(other) => prop_assert!(false, "unexpected error {other}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn ids_at_both_ends_of_the_u32_range_and_self_loops_round_trip() {
+    let n = u32::MAX as u64;
+    let top = u32::MAX - 1;
+    let cases: Vec<(u32, Vec<u32>)> = vec![
+        (0, vec![0, 1, top - 1, top]),
+        (top, vec![0, top]),
+        (top, (top - 200..=top).collect()),
+        (7, (0..300).map(|i| i * 14_000_000).collect()),
+        (3, vec![3]),
+    ];
+    for (source, list) in cases {
+        let mut data = Vec::new();
+        encode_list(source, &list, &mut data).unwrap();
+        assert_eq!(validate_list(&data, source, list.len(), n), Ok(()));
+        assert_eq!(decode(&data, source, list.len(), n, 0, usize::MAX), list);
+        assert_eq!(
+            decode(&data, source, list.len(), n, list.len() - 1, usize::MAX),
+            vec![*list.last().unwrap()]
+        );
+    }
+}
+
+#[test]
+fn a_dense_list_takes_about_a_byte_per_neighbour() {
+    let lists = vec![vec![0, 1, 2], (0..1000).collect::<Vec<u32>>()];
+    let mut padded = lists.clone();
+    padded.resize(1000, Vec::new());
+    let e = Encoded::new(&padded);
+    // 16 blocks: a 60-byte index, then one byte per neighbour, except that each block k >= 2
+    // restarts from the source: its first neighbour 64k lies 64k-1 away, zig-zagged to
+    // 128k-2 >= 128, a two-byte code.
+    assert_eq!(e.byte_offsets[2] - e.byte_offsets[1], 60 + 1000 + 14);
+    let view = e.view();
+    let mut out = Vec::new();
+    view.decode_into(1, &mut out);
+    assert_eq!(out, lists[1]);
+}
+
+#[test]
+fn unsorted_lists_and_inconsistent_layouts_are_refused() {
+    let mut out = Vec::new();
+    assert!(matches!(
+        encode_list(3, &[5, 5], &mut out),
+        Err(CodecError::Unencodable { .. })
+    ));
+    // Out of order across a block boundary only.
+    let mut across: Vec<u32> = (100..164).collect();
+    across.push(10);
+    assert!(encode_list(3, &across, &mut out).is_err());
+    assert!(encode_block(3, &[], &mut out).is_err());
+    assert!(ByteCodeLists::new(&[], &[], &[]).is_err());
+    assert!(ByteCodeLists::new(&[0, 0], &[0], &[]).is_err());
+    assert!(ByteCodeLists::new(&[0, 1], &[0, 2], &[0]).is_err());
+    assert!(ByteCodeLists::new(&[0, 1], &[1, 1], &[0]).is_err());
+}
+
+#[test]
+fn validation_names_what_is_wrong() {
+    let list: Vec<u32> = (0..130).collect();
+    let mut data = Vec::new();
+    encode_list(0, &list, &mut data).unwrap();
+    let n = 200;
+    // One byte too many, one too few, a wrong degree, a bad block index entry.
+    let mut longer = data.clone();
+    longer.push(0);
+    assert!(validate_list(&longer, 0, 130, n)
+        .unwrap_err()
+        .contains("left over"));
+    assert!(validate_list(&data[..data.len() - 1], 0, 130, n)
+        .unwrap_err()
+        .contains("truncated"));
+    assert!(validate_list(&data, 0, 129, n).is_err());
+    let mut bad_index = data.clone();
+    bad_index[0] ^= 1;
+    assert!(validate_list(&bad_index, 0, 130, n)
+        .unwrap_err()
+        .contains("the index puts block 1"));
+    assert!(validate_list(&[1], 0, 0, n)
+        .unwrap_err()
+        .contains("degree 0"));
+    // An overlong code: six continuation bytes.
+    assert!(validate_list(&[0xff; 6], 0, 1, n)
+        .unwrap_err()
+        .contains("overlong"));
+}

@@ -1,0 +1,180 @@
+//! The graph view of a compressed store (`Codec::ByteCode64`): neighbour lists decoded from
+//! Ligra+-style byte codes as they are visited, weights read from their raw array. Algorithms
+//! reach it through [`Adjacency`] like the raw CSR; only `neighbor_slice` is missing, so set
+//! intersections iterate instead.
+
+use vastgraph_codec::ByteCodeLists;
+use vastgraph_store::{Vertex, WeightsRef};
+
+use crate::graph::Adjacency;
+
+#[derive(Clone, Copy)]
+pub struct CompressedAdjacency<'a> {
+    lists: ByteCodeLists<'a>,
+    weights: Option<WeightsRef<'a>>,
+}
+
+impl<'a> CompressedAdjacency<'a> {
+    /// `weights`, when given, hold one weight per arc in list order (as in a raw store).
+    pub fn new(lists: ByteCodeLists<'a>, weights: Option<WeightsRef<'a>>) -> Self {
+        if let Some(w) = &weights {
+            assert_eq!(w.len() as u64, lists.num_arcs(), "one weight per arc");
+        }
+        CompressedAdjacency { lists, weights }
+    }
+
+    pub fn lists(&self) -> ByteCodeLists<'a> {
+        self.lists
+    }
+
+    /// Weights of `v`'s list positions `lo..hi`, clamped to the list.
+    #[inline]
+    fn weights_of<T>(&self, w: &'a [T], v: Vertex, lo: usize, hi: usize) -> &'a [T] {
+        let first = self.lists.offsets()[v as usize] as usize;
+        let hi = hi.min(self.lists.degree(v));
+        w.get(first + lo.min(hi)..first + hi).unwrap_or(&[])
+    }
+
+    /// The decoder over positions `lo..hi` with each neighbour's weight; stops when `f` does.
+    #[inline]
+    fn weighted_in<F: FnMut(Vertex, f64) -> bool>(
+        &self,
+        v: Vertex,
+        lo: usize,
+        hi: usize,
+        mut f: F,
+    ) -> bool {
+        match self.weights {
+            None => self.lists.for_each_in(v, lo, hi, |u| f(u, 1.0)),
+            Some(WeightsRef::I32(w)) => {
+                let mut weights = self.weights_of(w, v, lo, hi).iter();
+                self.lists.for_each_in(v, lo, hi, |u| {
+                    weights.next().is_none_or(|&x| f(u, x as f64))
+                })
+            }
+            Some(WeightsRef::F32(w)) => {
+                let mut weights = self.weights_of(w, v, lo, hi).iter();
+                self.lists.for_each_in(v, lo, hi, |u| {
+                    weights.next().is_none_or(|&x| f(u, x as f64))
+                })
+            }
+        }
+    }
+}
+
+impl Adjacency for CompressedAdjacency<'_> {
+    #[inline]
+    fn num_vertices(&self) -> usize {
+        self.lists.num_vertices()
+    }
+    #[inline]
+    fn num_arcs(&self) -> u64 {
+        self.lists.num_arcs()
+    }
+    #[inline]
+    fn degree(&self, v: Vertex) -> usize {
+        self.lists.degree(v)
+    }
+    fn is_weighted(&self) -> bool {
+        self.weights.is_some()
+    }
+    #[inline]
+    fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, f: F) {
+        self.lists.for_each(v, f)
+    }
+    #[inline]
+    fn for_each_neighbor_in<F: FnMut(Vertex, f64)>(
+        &self,
+        v: Vertex,
+        lo: usize,
+        hi: usize,
+        mut f: F,
+    ) {
+        self.weighted_in(v, lo, hi, |u, w| {
+            f(u, w);
+            true
+        });
+    }
+    #[inline]
+    fn for_each_weighted<F: FnMut(Vertex, f64)>(&self, v: Vertex, f: F) {
+        self.for_each_neighbor_in(v, 0, usize::MAX, f)
+    }
+    #[inline]
+    fn try_for_each_neighbor<F: FnMut(Vertex) -> bool>(&self, v: Vertex, f: F) -> bool {
+        self.lists.for_each_in(v, 0, usize::MAX, f)
+    }
+    #[inline]
+    fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool {
+        self.weighted_in(v, 0, usize::MAX, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::InMemoryGraph;
+    use crate::Graph;
+    use vastgraph_codec::encode_list;
+
+    /// The codes of every list of a raw CSR direction.
+    fn encode(adj: &impl Adjacency) -> (Vec<u64>, Vec<u64>, Vec<u8>) {
+        let (mut offsets, mut byte_offsets, mut bytes) = (vec![0], vec![0], Vec::new());
+        for v in 0..adj.num_vertices() as Vertex {
+            let mut list = Vec::new();
+            adj.for_each_neighbor(v, |u| list.push(u));
+            encode_list(v, &list, &mut bytes).unwrap();
+            offsets.push(offsets.last().unwrap() + list.len() as u64);
+            byte_offsets.push(bytes.len() as u64);
+        }
+        (offsets, byte_offsets, bytes)
+    }
+
+    /// (neighbour, weight) at positions lo..hi of v's list.
+    fn positions(adj: &impl Adjacency, v: Vertex, lo: usize, hi: usize) -> Vec<(Vertex, f64)> {
+        let mut out = Vec::new();
+        adj.for_each_neighbor_in(v, lo, hi, |u, w| out.push((u, w)));
+        out
+    }
+
+    #[test]
+    fn every_access_matches_the_raw_csr() {
+        // A hub spanning several 64-neighbour blocks, weights that tell positions apart.
+        let mut edges: Vec<(Vertex, Vertex, f32)> =
+            (1..300).map(|v| (0, v, v as f32 * 0.5)).collect();
+        edges.extend([(5, 7, 2.0), (7, 5, 3.0), (299, 0, 1.5)]);
+        let g = InMemoryGraph::from_weighted_edges(300, &edges, false);
+        let raw = g.view();
+        let raw_weights: Vec<f32> = {
+            let mut w = Vec::new();
+            for v in 0..300 {
+                raw.out().for_each_weighted(v, |_, x| w.push(x as f32));
+            }
+            w
+        };
+        let (offsets, byte_offsets, bytes) = encode(raw.out());
+        let lists = ByteCodeLists::new(&offsets, &byte_offsets, &bytes).unwrap();
+        let packed = CompressedAdjacency::new(lists, Some(WeightsRef::F32(&raw_weights)));
+        let compressed = Graph::new(packed, None, false);
+        let (r, c) = (raw.out(), compressed.out());
+        assert_eq!(c.num_arcs(), r.num_arcs());
+        assert!(c.neighbor_slice(0).is_none());
+        for v in 0..300 {
+            assert_eq!(c.degree(v), r.degree(v));
+            let deg = r.degree(v);
+            for (lo, hi) in [(0, deg), (deg / 3, deg / 2), (deg.saturating_sub(1), deg)] {
+                assert_eq!(
+                    positions(r, v, lo, hi),
+                    positions(c, v, lo, hi),
+                    "vertex {v} positions {lo}..{hi}"
+                );
+            }
+            let mut stopped = Vec::new();
+            let finished = c.try_for_each_weighted(v, |u, w| {
+                stopped.push((u, w));
+                stopped.len() < 70
+            });
+            assert_eq!(finished, deg < 70);
+            assert_eq!(stopped.len(), deg.min(70));
+        }
+    }
+}

@@ -1,0 +1,200 @@
+//! An opened store for out-of-core runs: offsets in DRAM, neighbour ids (and weights) on disk.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::Context;
+use vastgraph_io::{load_or_calibrate, BackendChoice, DataFile, DeviceProfile, IoConfig, IoEngine};
+use vastgraph_store::manifest::files;
+use vastgraph_store::{Codec, Manifest, WeightType};
+
+use super::memory_plan::MemoryPlan;
+use super::scan::IterationRecord;
+use super::IoMode;
+use crate::Vertex;
+
+#[derive(Clone, Debug)]
+pub struct OocOptions {
+    pub mode: IoMode,
+    /// MRT: how many times a loaded range is processed again for vertices activated meanwhile.
+    pub max_reentries: u32,
+    pub backend: BackendChoice,
+    /// Bypass the page cache with O_DIRECT (where the file system allows it).
+    pub direct: bool,
+    /// The device's numbers for the cost model; None measures them (once per device, cached).
+    pub profile: Option<DeviceProfile>,
+}
+
+impl Default for OocOptions {
+    fn default() -> Self {
+        OocOptions {
+            mode: IoMode::Adaptive,
+            max_reentries: 5,
+            backend: BackendChoice::Auto,
+            direct: true,
+            profile: None,
+        }
+    }
+}
+
+pub struct OocGraph {
+    pub(crate) dir: PathBuf,
+    pub(crate) manifest: Manifest,
+    pub(crate) offsets: Vec<u64>,
+    pub(crate) neighbors: DataFile,
+    pub(crate) weights: Option<(DataFile, WeightType)>,
+    pub(crate) io: Mutex<IoEngine>,
+    pub(crate) profile: DeviceProfile,
+    pub(crate) options: OocOptions,
+    pub(crate) plan: MemoryPlan,
+    pub(crate) records: Mutex<Vec<IterationRecord>>,
+}
+
+/// The profile used when there is nothing to measure (a graph without arcs reads nothing).
+const NOMINAL_PROFILE: DeviceProfile = DeviceProfile {
+    sequential_bytes_per_second: 1e9,
+    random_reads_per_second: 1e5,
+};
+
+impl OocGraph {
+    /// The manifest of the store in `dir`, checked, without reading any array.
+    pub fn manifest_of(dir: &Path) -> anyhow::Result<Manifest> {
+        Ok(vastgraph_store::open_manifest(dir)?)
+    }
+
+    /// Opens the store in `dir` under `plan` (whose `files` = 2 reads the weights too): reads and
+    /// validates the offsets, opens the neighbour file for direct reads, allocates the buffer
+    /// pool, and loads or measures the device profile.
+    pub fn open(dir: &Path, plan: MemoryPlan, options: OocOptions) -> anyhow::Result<OocGraph> {
+        let manifest = Self::manifest_of(dir)?;
+        anyhow::ensure!(
+            manifest.codec == Codec::Raw,
+            "{}: the out-of-core engine reads raw stores only; this store's codec is {:?} \
+             (run without --memory, or rebuild the store raw)",
+            dir.display(),
+            manifest.codec
+        );
+        let n = manifest.vertices as usize;
+        let offsets_path = dir.join(files::OFFSETS);
+        let offsets = read_u64_file(&offsets_path, n + 1)?;
+        vastgraph_store::validate_offsets(&offsets_path, &offsets, manifest.arcs)?;
+        let neighbors = DataFile::open(&dir.join(files::NEIGHBORS), options.direct)?;
+        let weights = match (plan.files, manifest.weight_type) {
+            (2, Some(t)) => {
+                let name = match t {
+                    WeightType::I32 => files::WEIGHTS_I32,
+                    WeightType::F32 => files::WEIGHTS_F32,
+                };
+                Some((DataFile::open(&dir.join(name), options.direct)?, t))
+            }
+            (2, None) => anyhow::bail!("{}: the store has no weights", dir.display()),
+            _ => None,
+        };
+        let mut engine = IoEngine::new(
+            IoConfig {
+                buffer_bytes: plan.buffer_bytes,
+                depth: plan.depth,
+                backend: options.backend,
+            },
+            plan.files,
+        )
+        .context("cannot set up the I/O backend")?;
+        let profile = match options.profile {
+            Some(p) => p,
+            None if neighbors.len() < vastgraph_io::ALIGN as u64 => NOMINAL_PROFILE,
+            None => load_or_calibrate(&neighbors, &mut engine).with_context(|| {
+                format!("measuring the device of {}", neighbors.path().display())
+            })?,
+        };
+        log::info!(
+            "out-of-core: {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, budget {} MiB",
+            engine.backend_name(),
+            if neighbors.is_direct() { "direct" } else { "page-cache" },
+            plan.depth,
+            plan.buffer_bytes >> 10,
+            plan.files,
+            plan.offsets_bytes >> 20,
+            plan.state_bytes >> 20,
+            plan.budget_bytes >> 20
+        );
+        Ok(OocGraph {
+            dir: dir.to_path_buf(),
+            manifest,
+            offsets,
+            neighbors,
+            weights,
+            io: Mutex::new(engine),
+            profile,
+            options,
+            plan,
+            records: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+    pub fn num_vertices(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    pub fn num_arcs(&self) -> u64 {
+        *self.offsets.last().unwrap()
+    }
+    pub fn is_symmetric(&self) -> bool {
+        !self.manifest.directed
+    }
+    /// Whether the weights are read with the neighbour ids.
+    pub fn reads_weights(&self) -> bool {
+        self.weights.is_some()
+    }
+    #[inline]
+    pub fn degree(&self, v: Vertex) -> usize {
+        (self.offsets[v as usize + 1] - self.offsets[v as usize]) as usize
+    }
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+    pub fn profile(&self) -> DeviceProfile {
+        self.profile
+    }
+    pub fn plan(&self) -> &MemoryPlan {
+        &self.plan
+    }
+    pub fn options(&self) -> &OocOptions {
+        &self.options
+    }
+    pub fn backend_name(&self) -> &'static str {
+        self.io.lock().map(|e| e.backend_name()).unwrap_or("?")
+    }
+    /// Whether reads bypass the page cache.
+    pub fn direct_io(&self) -> bool {
+        self.neighbors.is_direct()
+    }
+    /// The records of the iterations run so far, removing them.
+    pub fn take_records(&self) -> Vec<IterationRecord> {
+        std::mem::take(&mut *self.records.lock().unwrap())
+    }
+}
+
+/// Reads a file of exactly `count` little-endian u64 into a vector (the host is little-endian),
+/// then drops it from the page cache: it is in DRAM now, the cache copy would only use the budget.
+fn read_u64_file(path: &Path, count: usize) -> anyhow::Result<Vec<u64>> {
+    let mut file = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
+    let mut values = vec![0u64; count];
+    // SAFETY: any byte pattern is a valid u64; the slice covers exactly the vector's values.
+    let bytes =
+        unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, count * 8) };
+    file.read_exact(bytes)
+        .with_context(|| format!("{}: reading {} offsets", path.display(), count))?;
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: a hint on an open descriptor.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    Ok(values)
+}

@@ -1,0 +1,126 @@
+//! How a memory budget is split: the offsets and the algorithm's vertex state first (both O(n),
+//! fixed by the graph), the I/O buffer pool from what is left. A budget that cannot hold the
+//! O(n) part plus a minimal pool is refused before anything runs, with the minimum it needs.
+
+use vastgraph_io::ALIGN;
+
+/// What the process needs whatever the graph (code, thread stacks, allocator arenas): not part of
+/// the budget, which covers what scales with the graph or is a buffer or cache. A memory cgroup
+/// around a run should allow the budget plus about this much.
+pub const PROCESS_BASELINE_BYTES: u64 = 48 << 20;
+
+const MIN_BUFFER: usize = 16 << 10;
+const MAX_BUFFER: usize = 1 << 20;
+const MIN_DEPTH: usize = 4;
+const MAX_DEPTH: usize = 64;
+/// Beyond 64 requests of 1 MiB in flight per file, an SSD gains nothing.
+const MAX_POOL_PER_FILE: u64 = (MAX_DEPTH * MAX_BUFFER) as u64;
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct MemoryPlan {
+    pub budget_bytes: u64,
+    /// The CSR offsets held in DRAM, 8(n+1) bytes.
+    pub offsets_bytes: u64,
+    /// The algorithm's vertex state, as it declares it.
+    pub state_bytes: u64,
+    /// The I/O buffer pool: `depth` buffers of `buffer_bytes` per file read.
+    pub pool_bytes: u64,
+    pub buffer_bytes: usize,
+    pub depth: usize,
+    /// Files read per request (1, or 2 with weights).
+    pub files: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct BudgetError {
+    pub budget_bytes: u64,
+    pub minimum_bytes: u64,
+    pub offsets_bytes: u64,
+    pub state_bytes: u64,
+    pub min_pool_bytes: u64,
+}
+
+impl std::fmt::Display for BudgetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+        write!(
+            f,
+            "a memory budget of {:.1} MiB is too small: the offsets need {:.1} MiB and the \
+             algorithm's vertex state {:.1} MiB, plus at least {:.1} MiB of I/O buffers; \
+             the minimum is --memory {:.1}MiB ({} bytes)",
+            mib(self.budget_bytes),
+            mib(self.offsets_bytes),
+            mib(self.state_bytes),
+            mib(self.min_pool_bytes),
+            mib(self.minimum_bytes).ceil(),
+            self.minimum_bytes
+        )
+    }
+}
+
+impl std::error::Error for BudgetError {}
+
+impl MemoryPlan {
+    /// Splits `budget` for a graph of `n` vertices whose algorithm keeps `state_bytes` of vertex
+    /// state, reading `files` files per request. `buffer_bytes` / `depth` override the pool's
+    /// shape (tests use small buffers to exercise splitting).
+    pub fn new(
+        budget: u64,
+        n: u64,
+        files: usize,
+        state_bytes: u64,
+        buffer_bytes: Option<usize>,
+        depth: Option<usize>,
+    ) -> Result<MemoryPlan, BudgetError> {
+        let offsets_bytes = 8 * (n + 1);
+        let files_u = files as u64;
+        let min_buffer = buffer_bytes.unwrap_or(MIN_BUFFER);
+        let min_pool_bytes = files_u * (depth.unwrap_or(MIN_DEPTH) * min_buffer) as u64;
+        let minimum_bytes = offsets_bytes + state_bytes + min_pool_bytes;
+        if budget < minimum_bytes {
+            return Err(BudgetError {
+                budget_bytes: budget,
+                minimum_bytes,
+                offsets_bytes,
+                state_bytes,
+                min_pool_bytes,
+            });
+        }
+        let per_file = ((budget - offsets_bytes - state_bytes) / files_u).min(MAX_POOL_PER_FILE);
+        let buffer = buffer_bytes.unwrap_or_else(|| {
+            ((per_file / MAX_DEPTH as u64) as usize / ALIGN * ALIGN).clamp(MIN_BUFFER, MAX_BUFFER)
+        });
+        let depth =
+            depth.unwrap_or_else(|| (per_file as usize / buffer).clamp(MIN_DEPTH, MAX_DEPTH));
+        Ok(MemoryPlan {
+            budget_bytes: budget,
+            offsets_bytes,
+            state_bytes,
+            pool_bytes: (files * depth * buffer) as u64,
+            buffer_bytes: buffer,
+            depth,
+            files,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_fits_what_is_left_and_too_small_names_the_minimum() {
+        let n = 1_000_000;
+        let plan = MemoryPlan::new(1 << 30, n, 1, 16 * n, None, None).unwrap();
+        assert_eq!((plan.buffer_bytes, plan.depth), (MAX_BUFFER, MAX_DEPTH));
+        let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes;
+        assert!(used <= 1 << 30);
+        let tight = 8 * (n + 1) + 16 * n + (2 << 20);
+        let plan = MemoryPlan::new(tight, n, 2, 16 * n, None, None).unwrap();
+        assert!(plan.offsets_bytes + plan.state_bytes + plan.pool_bytes <= tight);
+        let err = MemoryPlan::new(20 * n, n, 1, 16 * n, None, None).unwrap_err();
+        assert!(err.minimum_bytes > 24 * n);
+        assert!(err.to_string().contains("the minimum is --memory"), "{err}");
+        assert!(MemoryPlan::new(err.minimum_bytes, n, 1, 16 * n, None, None).is_ok());
+    }
+}

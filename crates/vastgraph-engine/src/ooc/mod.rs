@@ -1,0 +1,62 @@
+//! Out-of-core execution under a memory budget. The offsets (n+1 words) and the algorithm's
+//! vertex state stay in DRAM; neighbour ids are read from disk with direct I/O through a bounded
+//! buffer pool ([`vastgraph_io`]), one pass per iteration, in one of two modes:
+//!
+//! - **selective** (PartitionedVC, FlashGraph): the byte ranges of the active vertices' lists,
+//!   sorted, merged across gaps cheaper to read than to skip, widened to pages and issued at
+//!   depth; pages without an active vertex are never read.
+//! - **streaming** (GridGraph, CLIP): the whole file in large sequential chunks, skipping chunks
+//!   whose vertices are all inactive; with **reentry** for algorithms that allow asynchronous
+//!   updates, a loaded chunk is processed again (up to MRT times) while it holds vertices
+//!   activated during the pass, and vertices activated earlier in the pass are processed when
+//!   their chunk arrives.
+//!
+//! **Adaptive** mode estimates both from the bytes and requests each would issue and the
+//! device's measured bandwidth and IOPS, and runs the cheaper; each iteration's choice and
+//! numbers are recorded ([`IterationRecord`]) and logged.
+
+mod bits;
+mod graph;
+mod memory_plan;
+mod plan;
+mod scan;
+
+pub use bits::{any_in_range, take_range};
+pub use graph::{OocGraph, OocOptions};
+pub use memory_plan::{BudgetError, MemoryPlan, PROCESS_BASELINE_BYTES};
+pub use scan::{IterationRecord, ScanSpec, Weights};
+pub use vastgraph_io::{BackendChoice, DeviceProfile};
+
+/// How an iteration reads the adjacency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoMode {
+    /// Per iteration, whichever of the two the cost model finds cheaper.
+    Adaptive,
+    Selective,
+    Streaming,
+}
+
+impl IoMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            IoMode::Adaptive => "adaptive",
+            IoMode::Selective => "selective",
+            IoMode::Streaming => "streaming",
+        }
+    }
+}
+
+impl std::str::FromStr for IoMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "adaptive" => Ok(IoMode::Adaptive),
+            "selective" => Ok(IoMode::Selective),
+            "streaming" => Ok(IoMode::Streaming),
+            _ => Err(format!(
+                "unknown I/O mode {s:?}: adaptive, selective or streaming"
+            )),
+        }
+    }
+}

@@ -1,0 +1,41 @@
+//! Output that appears whole or not at all: everything is written under a temporary name in
+//! the same directory (so the rename cannot cross file systems) and renamed at the end.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+/// A hidden sibling of `path` that names this process: `.NAME.tmp-PID`.
+pub(crate) fn temporary_sibling(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Runs `write` on a temporary path and renames the result to `target`; on failure removes
+/// whatever `write` left (a file or a directory).
+pub(crate) fn write_then_rename(
+    target: &Path,
+    write: impl FnOnce(&Path) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    // A device or pipe (`-o /dev/stdout`) is written in place: renaming over it would replace
+    // the device node, and a stream has nothing to leave half-written.
+    if std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        return write(target);
+    }
+    let tmp = temporary_sibling(target);
+    let result = write(&tmp).and_then(|()| {
+        std::fs::rename(&tmp, target)
+            .with_context(|| format!("renaming {} to {}", tmp.display(), target.display()))
+    });
+    if result.is_err() {
+        let _ = if tmp.is_dir() {
+            std::fs::remove_dir_all(&tmp)
+        } else {
+            std::fs::remove_file(&tmp)
+        };
+    }
+    result
+}

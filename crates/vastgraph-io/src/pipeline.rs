@@ -1,0 +1,327 @@
+//! Streams a sequence of byte ranges through a bounded pool of aligned buffers.
+//!
+//! Each request names a logical byte range (any offset and length up to
+//! [`IoEngine::max_extent`]); the pipeline widens it to whole pages for `O_DIRECT`, reads the same
+//! range from every file given (the neighbour ids and, for weighted graphs, the weights have the
+//! same layout), keeps up to `depth` requests in flight, and hands completed requests to the
+//! caller in batches. Requests still in flight keep loading while the caller computes on a batch.
+
+use std::io;
+use std::time::Instant;
+
+use crate::aligned::{AlignedBuf, ALIGN};
+use crate::backend::{open_backend, Backend, BackendChoice, Job};
+use crate::file::DataFile;
+
+/// Files read per request (neighbour ids, weights).
+pub const MAX_PARTS: usize = 2;
+
+#[derive(Clone, Debug)]
+pub struct IoConfig {
+    /// Bytes of each buffer in the pool (a multiple of [`ALIGN`], at least 4 pages).
+    pub buffer_bytes: usize,
+    /// Requests in flight at once (buffers per file).
+    pub depth: usize,
+    pub backend: BackendChoice,
+}
+
+/// A logical byte range of the files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extent {
+    pub offset: u64,
+    pub len: usize,
+}
+
+/// A completed request: its payload and the requested bytes of each file.
+pub struct Loaded<'a, T> {
+    pub payload: T,
+    pub parts: [&'a [u8]; MAX_PARTS],
+}
+
+/// What one or more runs did.
+#[derive(Clone, Debug, Default)]
+pub struct IoTotals {
+    /// Bytes the device delivered (whole pages: includes the widening to page boundaries).
+    pub bytes_read: u64,
+    /// Read requests issued (one per file per range).
+    pub requests: u64,
+    /// Time blocked waiting for a read to complete.
+    pub wait_seconds: f64,
+    /// Time in the caller's processing of loaded batches.
+    pub compute_seconds: f64,
+}
+
+impl IoTotals {
+    pub fn add(&mut self, other: &IoTotals) {
+        self.bytes_read += other.bytes_read;
+        self.requests += other.requests;
+        self.wait_seconds += other.wait_seconds;
+        self.compute_seconds += other.compute_seconds;
+    }
+}
+
+pub struct IoEngine {
+    backend: Box<dyn Backend>,
+    /// `depth * parts` buffers; slot s owns buffers `s * parts ..`.
+    buffers: Vec<AlignedBuf>,
+    parts: usize,
+    config: IoConfig,
+}
+
+struct Slot<T> {
+    payload: Option<T>,
+    seq: u64,
+    /// Page-aligned file offset the buffer starts at.
+    aligned_offset: u64,
+    /// Where the logical range starts in the buffer, and its length.
+    skip: usize,
+    len: usize,
+    /// Bytes that must arrive: up to the page-aligned end, or the end of the file.
+    needed: [usize; MAX_PARTS],
+    filled: [usize; MAX_PARTS],
+    pending: usize,
+}
+
+impl IoEngine {
+    /// A pool of `config.depth` buffers for each of `parts` files (1 or 2).
+    pub fn new(config: IoConfig, parts: usize) -> io::Result<IoEngine> {
+        assert!((1..=MAX_PARTS).contains(&parts), "1 or 2 files per request");
+        assert!(config.depth >= 1, "at least one request in flight");
+        assert!(
+            config.buffer_bytes >= 4 * ALIGN && config.buffer_bytes.is_multiple_of(ALIGN),
+            "buffers are whole pages, at least 4"
+        );
+        let backend = open_backend(config.backend, config.depth)?;
+        let buffers = (0..config.depth * parts)
+            .map(|_| AlignedBuf::new(config.buffer_bytes))
+            .collect();
+        Ok(IoEngine {
+            backend,
+            buffers,
+            parts,
+            config,
+        })
+    }
+
+    /// Bytes the buffer pool holds.
+    pub fn pool_bytes(&self) -> usize {
+        self.buffers.len() * self.config.buffer_bytes
+    }
+
+    pub fn backend_name(&self) -> &'static str {
+        self.backend.name()
+    }
+
+    pub fn config(&self) -> &IoConfig {
+        &self.config
+    }
+
+    /// The longest range one request may ask for wherever it starts: its widening to whole pages
+    /// must fit a buffer. (A page-aligned range may be a whole buffer long.)
+    pub fn max_extent(&self) -> usize {
+        self.config.buffer_bytes - ALIGN
+    }
+
+    /// Reads every request's range from each of `files`, calling `consume` with batches of
+    /// completed requests. With `ordered`, batches come in request order (at the cost of waiting
+    /// for the oldest request); otherwise in completion order. Stops at the first error (of a
+    /// read, naming the file, or of `consume`).
+    pub fn run<T, I, C>(
+        &mut self,
+        files: &[&DataFile],
+        requests: I,
+        ordered: bool,
+        mut consume: C,
+    ) -> io::Result<IoTotals>
+    where
+        I: IntoIterator<Item = (Extent, T)>,
+        C: FnMut(&[Loaded<'_, T>]) -> io::Result<()>,
+    {
+        assert_eq!(files.len(), self.parts, "one file per part");
+        let depth = self.config.depth;
+        let buffer_bytes = self.config.buffer_bytes;
+        let max_batch = (depth / 2).max(1);
+        let mut requests = requests.into_iter();
+        let mut slots: Vec<Option<Slot<T>>> = (0..depth).map(|_| None).collect();
+        let mut free: Vec<usize> = (0..depth).rev().collect();
+        let mut ready: Vec<usize> = Vec::new();
+        let mut in_flight = 0usize;
+        let (mut submitted_seq, mut delivered_seq) = (0u64, 0u64);
+        let mut exhausted = false;
+        let mut totals = IoTotals::default();
+        let mut done = Vec::new();
+
+        loop {
+            // Keep every free buffer busy.
+            while !exhausted && !free.is_empty() {
+                let Some((extent, payload)) = requests.next() else {
+                    exhausted = true;
+                    break;
+                };
+                let aligned_offset = extent.offset / ALIGN as u64 * ALIGN as u64;
+                let skip = (extent.offset - aligned_offset) as usize;
+                let aligned_len = (skip + extent.len).next_multiple_of(ALIGN);
+                if aligned_len > buffer_bytes {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!(
+                            "a request of {} bytes at offset {} spans {aligned_len} bytes of whole \
+                             pages, more than a {buffer_bytes}-byte buffer",
+                            extent.len, extent.offset
+                        ),
+                    ));
+                }
+                let slot_id = free.pop().expect("checked non-empty");
+                let mut needed = [0; MAX_PARTS];
+                for (p, file) in files.iter().enumerate() {
+                    let end = extent.offset + extent.len as u64;
+                    if end > file.len() {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            format!(
+                                "{}: bytes {}..{end} requested, the file has {}",
+                                file.path().display(),
+                                extent.offset,
+                                file.len()
+                            ),
+                        ));
+                    }
+                    needed[p] = ((aligned_offset + aligned_len as u64).min(file.len())
+                        - aligned_offset) as usize;
+                }
+                for (p, file) in files.iter().enumerate() {
+                    self.backend.submit(Job {
+                        tag: (slot_id * MAX_PARTS + p) as u64,
+                        fd: file.fd(),
+                        buf: self.buffers[slot_id * self.parts + p].as_ptr(),
+                        len: aligned_len,
+                        offset: aligned_offset,
+                    })?;
+                    totals.requests += 1;
+                }
+                slots[slot_id] = Some(Slot {
+                    payload: Some(payload),
+                    seq: submitted_seq,
+                    aligned_offset,
+                    skip,
+                    len: extent.len,
+                    needed,
+                    filled: [0; MAX_PARTS],
+                    pending: files.len(),
+                });
+                submitted_seq += 1;
+                in_flight += 1;
+            }
+            self.backend.flush()?;
+
+            let deliverable = |ready: &mut Vec<usize>, slots: &[Option<Slot<T>>], next: u64| {
+                if !ordered {
+                    return ready.len().min(max_batch);
+                }
+                // Newest first, so that the oldest are at the end.
+                ready.sort_unstable_by_key(|&s| std::cmp::Reverse(slots[s].as_ref().unwrap().seq));
+                ready
+                    .iter()
+                    .rev()
+                    .zip(next..)
+                    .take_while(|(&s, want)| slots[s].as_ref().unwrap().seq == *want)
+                    .count()
+                    .min(max_batch)
+            };
+            let mut count = deliverable(&mut ready, &slots, delivered_seq);
+            if count == 0 {
+                if in_flight == 0 {
+                    debug_assert!(ready.is_empty());
+                    return Ok(totals);
+                }
+                let waited = Instant::now();
+                done.clear();
+                self.backend.wait(&mut done)?;
+                totals.wait_seconds += waited.elapsed().as_secs_f64();
+                for (tag, result) in done.drain(..) {
+                    let (slot_id, part) = (tag as usize / MAX_PARTS, tag as usize % MAX_PARTS);
+                    let slot = slots[slot_id]
+                        .as_mut()
+                        .expect("a completion for a busy slot");
+                    let file = files[part];
+                    let got = result.map_err(|e| {
+                        io::Error::new(
+                            e.kind(),
+                            format!("{}: read failed: {e}", file.path().display()),
+                        )
+                    })?;
+                    totals.bytes_read += got as u64;
+                    slot.filled[part] += got;
+                    let filled = slot.filled[part];
+                    if filled < slot.needed[part] {
+                        if got == 0 {
+                            return Err(io::Error::new(
+                                io::ErrorKind::UnexpectedEof,
+                                format!(
+                                    "{}: file ended at byte {} while reading",
+                                    file.path().display(),
+                                    slot.aligned_offset + filled as u64
+                                ),
+                            ));
+                        }
+                        // A short read: ask for the rest.
+                        self.backend.submit(Job {
+                            tag,
+                            fd: file.fd(),
+                            // SAFETY: `filled` < the buffer length.
+                            buf: unsafe {
+                                self.buffers[slot_id * self.parts + part]
+                                    .as_ptr()
+                                    .add(filled)
+                            },
+                            len: slot.needed[part].next_multiple_of(ALIGN) - filled,
+                            offset: slot.aligned_offset + filled as u64,
+                        })?;
+                        totals.requests += 1;
+                        continue;
+                    }
+                    slot.pending -= 1;
+                    if slot.pending == 0 {
+                        in_flight -= 1;
+                        ready.push(slot_id);
+                    }
+                }
+                self.backend.flush()?;
+                count = deliverable(&mut ready, &slots, delivered_seq);
+                if count == 0 {
+                    continue;
+                }
+            }
+
+            let mut batch: Vec<usize> = ready.drain(ready.len() - count..).collect();
+            if ordered {
+                // `ready` holds the oldest last.
+                batch.reverse();
+            }
+            let loaded: Vec<Loaded<'_, T>> = batch
+                .iter()
+                .map(|&slot_id| {
+                    let slot = slots[slot_id].as_mut().expect("ready slot");
+                    let mut parts: [&[u8]; MAX_PARTS] = [&[]; MAX_PARTS];
+                    for (p, part) in parts.iter_mut().enumerate().take(files.len()) {
+                        let buf = self.buffers[slot_id * self.parts + p].as_slice();
+                        *part = &buf[slot.skip..slot.skip + slot.len];
+                    }
+                    Loaded {
+                        payload: slot.payload.take().expect("delivered once"),
+                        parts,
+                    }
+                })
+                .collect();
+            delivered_seq += batch.len() as u64;
+            let computing = Instant::now();
+            consume(&loaded)?;
+            totals.compute_seconds += computing.elapsed().as_secs_f64();
+            drop(loaded);
+            for slot_id in batch {
+                slots[slot_id] = None;
+                free.push(slot_id);
+            }
+        }
+    }
+}

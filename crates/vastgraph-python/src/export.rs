@@ -1,0 +1,58 @@
+//! Parquet export of an opened store, by the same code as `vastgraph export --format parquet`.
+
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use vastgraph_engine::CsrGraph;
+use vastgraph_export::{write_parquet, ExportGraph, ParquetCompression, ParquetOptions};
+
+use crate::background::{run_cancellable, BuildProgress, PHASE_BUILDING};
+use crate::errors::{chain_error, store_error};
+use crate::store::NativeStore;
+
+/// Writes `DIR/edges/*.parquet` and, when `vertices`, `DIR/vertices/*.parquet` (id[, label]).
+/// Returns the number of (edge files, vertex files).
+#[pyfunction]
+#[pyo3(signature = (store, directory, chunk_rows, rows_per_file, compression, overwrite, vertices, threads=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn export_parquet(
+    py: Python<'_>,
+    store: &NativeStore,
+    directory: PathBuf,
+    chunk_rows: usize,
+    rows_per_file: u64,
+    compression: &str,
+    overwrite: bool,
+    vertices: bool,
+    threads: Option<usize>,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<(usize, usize)> {
+    let compression: ParquetCompression = compression.parse().map_err(PyValueError::new_err)?;
+    let options = ParquetOptions {
+        chunk_rows,
+        rows_per_file,
+        compression,
+        overwrite,
+        vertices,
+    };
+    let store = store.store.clone();
+    let state = BuildProgress::default();
+    state.enter(PHASE_BUILDING);
+    run_cancellable(py, threads, &state, progress.as_ref(), || {
+        let labels = if vertices {
+            store.labels().map_err(store_error)?
+        } else {
+            None
+        };
+        let graph = CsrGraph::from_store(&store);
+        let export = ExportGraph {
+            out: graph.out(),
+            weight_type: store.manifest().weight_type,
+            labels: labels.as_deref(),
+        };
+        let summary = write_parquet(&export, &directory, &options, &mut |arcs| state.set(arcs))
+            .map_err(chain_error)?;
+        Ok((summary.edge_files, summary.vertex_files))
+    })
+}

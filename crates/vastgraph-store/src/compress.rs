@@ -1,0 +1,190 @@
+//! Compressed stores: `compress_store` writes a byte-coded copy of a raw store (`vastgraph
+//! compress`); `compress_staged` turns the raw lists a build has just staged into codes
+//! (`convert --compress`). Both validate the result by opening it before it is moved into place.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use crate::builder::write_manifest;
+use crate::byte_code_writer::{write_byte_code, ByteCodeFileNames, IN_CODES, OUT_CODES};
+use crate::cancel::check_cancel;
+use crate::hashed_file::HashedFileWriter;
+use crate::manifest::{files, Codec, FileEntry, Manifest};
+use crate::reader::MappedArray;
+use crate::staging::{check_replaceable, commit, split_target, TempDir};
+use crate::{Store, StoreError, MIN_MEMORY_BYTES};
+
+const COPY_BUFFER_BYTES: usize = 4 << 20;
+
+#[derive(Clone, Debug)]
+pub struct CompressOptions {
+    /// Budget for the encoding buffers, in bytes.
+    pub memory_bytes: u64,
+    /// Replace an existing store at the target.
+    pub overwrite: bool,
+}
+
+impl Default for CompressOptions {
+    fn default() -> Self {
+        CompressOptions {
+            memory_bytes: 1 << 30,
+            overwrite: false,
+        }
+    }
+}
+
+/// Writes a compressed copy (`Codec::ByteCode64`) of the raw store at `source` to `target`:
+/// the neighbour lists (and the transpose's) byte-coded, every other file copied and checked
+/// against the source manifest's checksums. The copy is staged next to the target, validated
+/// by opening it, and renamed into place.
+pub fn compress_store(
+    source: &Path,
+    target: &Path,
+    opts: &CompressOptions,
+) -> Result<Manifest, StoreError> {
+    let started = Instant::now();
+    if opts.memory_bytes < MIN_MEMORY_BYTES {
+        return Err(StoreError::MemoryBudgetTooSmall {
+            given: opts.memory_bytes,
+            minimum: MIN_MEMORY_BYTES,
+        });
+    }
+    let store = Store::open(source)?;
+    if store.codec() != Codec::Raw {
+        return Err(StoreError::invalid_input(format!(
+            "{} is already compressed (codec {:?})",
+            source.display(),
+            store.codec()
+        )));
+    }
+    let (parent, name) = split_target(target)?;
+    if let (Ok(a), Ok(b)) = (source.canonicalize(), target.canonicalize()) {
+        if a == b {
+            return Err(StoreError::invalid_input(format!(
+                "{}: a store cannot be compressed onto itself; give another output path",
+                target.display()
+            )));
+        }
+    }
+    check_replaceable(target, opts.overwrite)?;
+    let staging = TempDir::create_in(&parent, &name, "tmp")?;
+    let mut entries = Vec::with_capacity(store.manifest().files.len() + 2);
+    for entry in &store.manifest().files {
+        check_cancel()?;
+        let codes = |names, offsets, neighbors| {
+            let from = source.join(&entry.name);
+            write_byte_code(
+                staging.path(),
+                names,
+                offsets,
+                neighbors,
+                opts.memory_bytes,
+                &from,
+            )
+        };
+        match entry.name.as_str() {
+            files::NEIGHBORS => {
+                entries.extend(codes(&OUT_CODES, store.offsets(), store.neighbors())?)
+            }
+            files::IN_NEIGHBORS => entries.extend(codes(
+                &IN_CODES,
+                store.in_offsets().unwrap_or(&[0]),
+                store.in_neighbors().unwrap_or(&[]),
+            )?),
+            _ => entries.push(copy_checked(source, staging.path(), entry)?),
+        }
+    }
+    let mut manifest = store.manifest().clone();
+    let provenance = &mut manifest.provenance;
+    provenance.options = serde_json::json!({
+        "compressed_from": source.display().to_string(),
+        "memory": opts.memory_bytes,
+        "source_command": provenance.command,
+        "source_options": provenance.options,
+    });
+    provenance.command = "compress".into();
+    provenance.created_unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    provenance.build_seconds = started.elapsed().as_secs_f64();
+    manifest.codec = Codec::ByteCode64;
+    manifest.files = entries;
+    drop(store);
+    write_manifest(staging.path(), &manifest)?;
+    Store::open(staging.path())?;
+    check_cancel()?;
+    commit(staging, target, opts.overwrite)?;
+    Ok(manifest)
+}
+
+/// Copies `dir/entry.name` from the source store into `into`, failing if its checksum is not
+/// the one the source manifest records.
+fn copy_checked(dir: &Path, into: &Path, entry: &FileEntry) -> Result<FileEntry, StoreError> {
+    let path = dir.join(&entry.name);
+    let mut file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
+    let mut out = HashedFileWriter::create(into, &entry.name)?;
+    let mut buffer = vec![0u8; COPY_BUFFER_BYTES];
+    loop {
+        let read = match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(StoreError::io(&path, e)),
+        };
+        out.write_bytes(&buffer[..read])?;
+    }
+    let copied = out.finish()?;
+    if copied.xxh3 != entry.xxh3 || copied.bytes != entry.bytes {
+        return Err(StoreError::ChecksumMismatch {
+            path,
+            expected: entry.xxh3.clone(),
+            actual: copied.xxh3,
+        });
+    }
+    Ok(copied)
+}
+
+/// Replaces the raw neighbour files a build has staged in `dir` (listed in `entries`) by
+/// their codes, in place in `entries`. Afterwards the staged store must be given codec
+/// `ByteCode64` in its manifest.
+pub(crate) fn compress_staged(
+    dir: &Path,
+    entries: &mut Vec<FileEntry>,
+    memory_bytes: u64,
+) -> Result<(), StoreError> {
+    let directions: [(&str, &str, &ByteCodeFileNames); 2] = [
+        (files::OFFSETS, files::NEIGHBORS, &OUT_CODES),
+        (files::IN_OFFSETS, files::IN_NEIGHBORS, &IN_CODES),
+    ];
+    for (offsets_name, neighbors_name, names) in directions {
+        let Some(at) = entries.iter().position(|e| e.name == neighbors_name) else {
+            continue;
+        };
+        check_cancel()?;
+        let bytes_of = |name: &str| {
+            entries
+                .iter()
+                .find(|e| e.name == name)
+                .map_or(0, |e| e.bytes)
+        };
+        let neighbors_path = dir.join(neighbors_name);
+        let codes = {
+            let offsets =
+                MappedArray::<u64>::open(&dir.join(offsets_name), bytes_of(offsets_name))?;
+            let neighbors = MappedArray::<u32>::open(&neighbors_path, bytes_of(neighbors_name))?;
+            write_byte_code(
+                dir,
+                names,
+                offsets.values(),
+                neighbors.values(),
+                memory_bytes,
+                &neighbors_path,
+            )?
+        };
+        std::fs::remove_file(&neighbors_path).map_err(|e| StoreError::write(&neighbors_path, e))?;
+        entries.splice(at..=at, codes);
+    }
+    Ok(())
+}

@@ -1,0 +1,325 @@
+//! Compressed stores (`Codec::ByteCode64`): `compress_store` and `BuildOptions::compress` give
+//! the same lists, weights and labels as the raw store; damaged codes are refused when opened,
+//! with an error naming the file and vertex, never a panic.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use vastgraph_store::manifest::files;
+use vastgraph_store::synthetic::SplitMix64;
+use vastgraph_store::{
+    compress_store, BuildOptions, ByteCodeLists, Codec, CompressOptions, Store, StoreError,
+};
+
+/// Random edges with hubs (so some lists span many 64-neighbour blocks) and integer weights.
+fn edges(n: u32, m: usize, seed: u64) -> Vec<Edge> {
+    let mut rng = SplitMix64::new(seed);
+    (0..m)
+        .map(|i| {
+            let src = if i % 3 == 0 {
+                rng.below(4)
+            } else {
+                rng.below(n as u64)
+            };
+            Edge {
+                src,
+                dst: rng.below(n as u64),
+                weight: (1 + rng.below(100)) as f64,
+            }
+        })
+        .collect()
+}
+
+fn decoded(lists: &ByteCodeLists<'_>) -> Vec<Vec<u32>> {
+    (0..lists.num_vertices() as u32)
+        .map(|v| {
+            let mut out = Vec::new();
+            lists.decode_into(v, &mut out);
+            out
+        })
+        .collect()
+}
+
+fn raw_lists(offsets: &[u64], neighbors: &[u32]) -> Vec<Vec<u32>> {
+    offsets
+        .windows(2)
+        .map(|w| neighbors[w[0] as usize..w[1] as usize].to_vec())
+        .collect()
+}
+
+fn small_budget() -> CompressOptions {
+    // The smallest budget, so that encoding runs in many rounds and streams the hubs' lists.
+    CompressOptions {
+        memory_bytes: vastgraph_store::MIN_MEMORY_BYTES,
+        overwrite: false,
+    }
+}
+
+fn assert_same_graph(raw: &Store, compressed: &Store) {
+    assert_eq!(compressed.codec(), Codec::ByteCode64);
+    assert!(compressed.neighbors().is_empty());
+    assert_eq!(raw.offsets(), compressed.offsets());
+    let out = compressed.byte_code().expect("out-edge codes");
+    assert_eq!(decoded(&out), raw_lists(raw.offsets(), raw.neighbors()));
+    assert_eq!(raw.in_offsets(), compressed.in_offsets());
+    match (raw.in_offsets(), compressed.in_byte_code()) {
+        (Some(offsets), Some(codes)) => {
+            assert_eq!(
+                decoded(&codes),
+                raw_lists(offsets, raw.in_neighbors().unwrap())
+            )
+        }
+        (None, None) => {}
+        _ => panic!("the transpose is not carried over"),
+    }
+    let weights = |s: &Store| {
+        s.weights()
+            .map(|w| (0..w.len()).map(|i| w.get(i)).collect::<Vec<_>>())
+    };
+    assert_eq!(weights(raw), weights(compressed));
+    assert_eq!(raw.labels().unwrap(), compressed.labels().unwrap());
+    let (rm, cm) = (raw.manifest(), compressed.manifest());
+    assert_eq!(
+        (
+            rm.vertices,
+            rm.arcs,
+            rm.directed,
+            rm.weight_type,
+            rm.has_transpose
+        ),
+        (
+            cm.vertices,
+            cm.arcs,
+            cm.directed,
+            cm.weight_type,
+            cm.has_transpose
+        )
+    );
+    compressed.verify_checksums().unwrap();
+}
+
+fn raw_store(dir: &Path, name: &str, opts: BuildOptions, edges: &[Edge]) -> PathBuf {
+    let target = dir.join(name);
+    build(&target, edges, opts, 0, 1000).unwrap();
+    target
+}
+
+#[test]
+fn compressing_keeps_every_list_weight_and_label() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = edges(3000, 20_000, 1);
+    for (name, options) in [
+        (
+            "directed",
+            BuildOptions {
+                weighted: true,
+                transpose: true,
+                ..opts(16 * MIB)
+            },
+        ),
+        (
+            "symmetric",
+            BuildOptions {
+                symmetrize: true,
+                ..opts(16 * MIB)
+            },
+        ),
+        (
+            "loops",
+            BuildOptions {
+                keep_self_loops: true,
+                ..opts(16 * MIB)
+            },
+        ),
+    ] {
+        let raw = raw_store(tmp.path(), name, options, &graph);
+        let target = tmp.path().join(format!("{name}-bc"));
+        let manifest = compress_store(&raw, &target, &small_budget()).unwrap();
+        assert_eq!(manifest.codec, Codec::ByteCode64);
+        assert!(manifest.file(files::NEIGHBORS).is_none());
+        let (raw, compressed) = (Store::open(&raw).unwrap(), Store::open(&target).unwrap());
+        assert_same_graph(&raw, &compressed);
+        // Ordered lists of a few thousand ids: far below the 4 bytes of a raw id.
+        let codes = manifest.file(files::NEIGHBOR_CODES).unwrap().bytes;
+        assert!(
+            codes < 3 * manifest.arcs,
+            "{codes} bytes for {} arcs",
+            manifest.arcs
+        );
+    }
+}
+
+#[test]
+fn a_build_with_compress_writes_the_compressed_store_directly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let graph = edges(500, 5_000, 2);
+    let base = BuildOptions {
+        weighted: true,
+        transpose: true,
+        ..opts(16 * MIB)
+    };
+    let raw = raw_store(tmp.path(), "raw", base.clone(), &graph);
+    let direct = raw_store(
+        tmp.path(),
+        "direct",
+        BuildOptions {
+            compress: true,
+            ..base
+        },
+        &graph,
+    );
+    let (raw, direct) = (Store::open(&raw).unwrap(), Store::open(&direct).unwrap());
+    assert_same_graph(&raw, &direct);
+    assert!(!direct.dir().join(files::NEIGHBORS).exists());
+    assert!(!direct.dir().join(files::IN_NEIGHBORS).exists());
+    let names: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no staging leftovers: {names:?}");
+}
+
+#[test]
+fn compressing_twice_or_onto_itself_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = raw_store(tmp.path(), "raw", opts(16 * MIB), &edges(50, 200, 3));
+    let bc = tmp.path().join("bc");
+    compress_store(&raw, &bc, &small_budget()).unwrap();
+    let again = compress_store(&bc, &tmp.path().join("bc2"), &small_budget()).unwrap_err();
+    assert!(again.to_string().contains("already compressed"), "{again}");
+    let onto = compress_store(
+        &raw,
+        &raw,
+        &CompressOptions {
+            overwrite: true,
+            ..small_budget()
+        },
+    )
+    .unwrap_err();
+    assert!(onto.to_string().contains("onto itself"), "{onto}");
+    assert!(matches!(
+        compress_store(&raw, &bc, &small_budget()),
+        Err(StoreError::TargetExists { .. })
+    ));
+    Store::open(&raw).unwrap();
+}
+
+/// A compressed store to damage, copied so that each test damages its own.
+fn compressed_copy(dir: &Path) -> PathBuf {
+    let raw = raw_store(dir, "raw", opts(16 * MIB), &edges(400, 6_000, 4));
+    let bc = dir.join("bc");
+    compress_store(&raw, &bc, &small_budget()).unwrap();
+    bc
+}
+
+#[test]
+fn a_truncated_code_is_an_error_naming_the_file_and_vertex() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bc = compressed_copy(tmp.path());
+    let path = bc.join(files::NEIGHBOR_CODES);
+    let mut bytes = fs::read(&path).unwrap();
+    // A continuation bit on the very last byte: the last list's last code runs off its end.
+    *bytes.last_mut().unwrap() |= 0x80;
+    fs::write(&path, &bytes).unwrap();
+    match Store::open(&bc) {
+        Err(StoreError::BadNeighbors {
+            path: p, reason, ..
+        }) => {
+            assert_eq!(p, path);
+            assert!(reason.contains("truncated"), "{reason}");
+        }
+        other => panic!("expected BadNeighbors, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn byte_offsets_out_of_order_are_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bc = compressed_copy(tmp.path());
+    let path = bc.join(files::BYTE_OFFSETS);
+    let mut bytes = fs::read(&path).unwrap();
+    // byte_offsets[1] = u64::MAX (all 0xff): beyond the codes and out of order.
+    bytes[8..16].fill(0xff);
+    fs::write(&path, &bytes).unwrap();
+    assert!(matches!(
+        Store::open(&bc),
+        Err(StoreError::BadOffsets { .. })
+    ));
+}
+
+#[test]
+fn random_damage_to_the_codes_never_panics_and_valid_results_stay_well_formed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bc = compressed_copy(tmp.path());
+    let path = bc.join(files::NEIGHBOR_CODES);
+    let pristine = fs::read(&path).unwrap();
+    let mut rng = SplitMix64::new(9);
+    let mut refused = 0;
+    for _ in 0..200 {
+        let mut bytes = pristine.clone();
+        for _ in 0..1 + rng.below(3) {
+            let at = rng.below(bytes.len() as u64) as usize;
+            bytes[at] ^= 1 << rng.below(8);
+        }
+        fs::write(&path, &bytes).unwrap();
+        match Store::open(&bc) {
+            Err(StoreError::BadNeighbors { .. }) => refused += 1,
+            Err(other) => panic!("unexpected error kind: {other}"),
+            Ok(store) => {
+                // A flip that still decodes validly is a different graph, but a well-formed one.
+                let lists = store.byte_code().unwrap();
+                for list in decoded(&lists) {
+                    assert!(list.windows(2).all(|p| p[0] < p[1]));
+                    assert!(list.iter().all(|&w| (w as usize) < lists.num_vertices()));
+                }
+                assert!(store.verify_checksums().is_err(), "the checksum catches it");
+            }
+        }
+    }
+    assert!(
+        refused > 100,
+        "most random damage is caught when opening ({refused}/200)"
+    );
+}
+
+#[test]
+fn a_hub_longer_than_an_encoding_round_streams_out_block_by_block() {
+    let tmp = tempfile::tempdir().unwrap();
+    // With the smallest budget a round holds 2^18 arcs per thread: this hub has more.
+    let hub = 300_000u32;
+    let star: Vec<Edge> = (1..=hub)
+        .map(|v| Edge {
+            src: 0,
+            dst: v,
+            weight: 1.0,
+        })
+        .chain([Edge {
+            src: 5,
+            dst: 0,
+            weight: 1.0,
+        }])
+        .collect();
+    let raw = raw_store(
+        tmp.path(),
+        "star",
+        BuildOptions {
+            transpose: true,
+            ..opts(16 * MIB)
+        },
+        &star,
+    );
+    let bc = tmp.path().join("star-bc");
+    compress_store(&raw, &bc, &small_budget()).unwrap();
+    let (raw, bc) = (Store::open(&raw).unwrap(), Store::open(&bc).unwrap());
+    assert_same_graph(&raw, &bc);
+    let lists = bc.byte_code().unwrap();
+    let mut tail = Vec::new();
+    lists.for_each_in(0, hub as usize - 2, usize::MAX, |w| {
+        tail.push(w);
+        true
+    });
+    assert_eq!(tail, vec![hub - 1, hub]);
+}

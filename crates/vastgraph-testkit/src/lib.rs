@@ -1,0 +1,74 @@
+//! Test support shared by the integration tests of several crates.
+//!
+//! [`MemoryCgroup`]: the memory budget is a promise about the whole process, so tests that
+//! check it run the process inside a cgroup-v1 memory cgroup limited slightly above the
+//! budget, then read the kernel's own peak usage and OOM-kill count.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const ROOT: &str = "/sys/fs/cgroup/memory";
+
+/// A cgroup-v1 memory cgroup with a limit, removed when dropped.
+pub struct MemoryCgroup {
+    path: PathBuf,
+}
+
+impl MemoryCgroup {
+    /// Creates `<root>/<name>-<pid>` limited to `limit` bytes. The error says why not (no v1
+    /// memory controller, not root): tests print it and skip.
+    pub fn create(name: &str, limit: u64) -> Result<MemoryCgroup, String> {
+        let root = Path::new(ROOT);
+        if !root.join("memory.limit_in_bytes").exists() {
+            return Err(format!("no cgroup v1 memory controller at {ROOT}"));
+        }
+        let path = root.join(format!("{name}-{}", std::process::id()));
+        fs::create_dir(&path)
+            .map_err(|e| format!("cannot create {}: {e} (needs root)", path.display()))?;
+        let cgroup = MemoryCgroup { path };
+        fs::write(cgroup.path.join("memory.limit_in_bytes"), limit.to_string())
+            .map_err(|e| format!("cannot limit {}: {e}", cgroup.path.display()))?;
+        Ok(cgroup)
+    }
+
+    /// A command running `program` inside the cgroup: the shell moves itself in before it
+    /// execs, so every byte the program touches is charged to the cgroup.
+    pub fn command(&self, program: impl AsRef<OsStr>) -> Command {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(r#"echo $$ > "$0/cgroup.procs" && exec "$@""#)
+            .arg(&self.path)
+            .arg(program);
+        command
+    }
+
+    /// The most memory the cgroup has used, in bytes.
+    pub fn max_usage(&self) -> u64 {
+        let text = self.read("memory.max_usage_in_bytes");
+        text.trim()
+            .parse()
+            .unwrap_or_else(|e| panic!("memory.max_usage_in_bytes {text:?}: {e}"))
+    }
+
+    /// How many processes the kernel killed for exceeding the limit.
+    pub fn oom_kills(&self) -> u64 {
+        self.read("memory.oom_control")
+            .lines()
+            .find_map(|l| l.strip_prefix("oom_kill "))
+            .map_or(0, |n| n.trim().parse().unwrap_or(u64::MAX))
+    }
+
+    fn read(&self, file: &str) -> String {
+        let path = self.path.join(file);
+        fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+    }
+}
+
+impl Drop for MemoryCgroup {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir(&self.path);
+    }
+}

@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""Out-of-core benchmark: `vastgraph run ALGO STORE --memory BUDGET` with each I/O mode
+(selective only, streaming only, adaptive), cold page cache, inside a cgroup-v1 memory cgroup
+limited slightly above the budget. Reports time, bytes read, I/O amplification, MB/s, peak RSS
+and the cgroup's peak usage per run, plus fio numbers of the device for reference.
+
+Typical use (root, for drop_caches and the cgroup):
+
+    vastgraph generate kron --scale 25 --symmetrize -o /tmp/kron25s
+    scripts/bench_out_of_core.py --store /tmp/kron25s --memory 1GiB --out /tmp/ooc-bench
+
+Without root the runs still happen, warm-cache and without a cgroup, and the table says so.
+A peer system can be run on the same store by setting VASTGRAPH_OOC_PEER to a command template
+with {algorithm} and {store} placeholders (it is run as is, timed, and its peak RSS taken from
+/usr/bin/time when present); nothing else is run or downloaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+UNITS = {"": 1, "b": 1, "k": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mib": 1 << 20, "g": 1 << 30, "gib": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    t = text.strip().lower()
+    num = t.rstrip("kmgib")
+    return int(float(num) * UNITS[t[len(num):]])
+
+
+def log(msg: str) -> None:
+    print(f"[bench] {msg}", file=sys.stderr, flush=True)
+
+
+def drop_caches() -> bool:
+    try:
+        subprocess.run(["sync"], check=True)
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+        return True
+    except OSError as e:
+        log(f"cannot drop caches ({e}): runs are warm-cache")
+        return False
+
+
+class Cgroup:
+    """A cgroup-v1 memory cgroup (None-like when unavailable)."""
+
+    def __init__(self, limit: int):
+        root = Path("/sys/fs/cgroup/memory")
+        self.path = root / f"vastgraph-ooc-bench-{os.getpid()}"
+        self.ok = False
+        try:
+            self.path.mkdir()
+            (self.path / "memory.limit_in_bytes").write_text(str(limit))
+            self.ok = True
+        except OSError as e:
+            log(f"no memory cgroup ({e}): runs are not confined")
+
+    def reset_peak(self) -> None:
+        if self.ok:
+            try:
+                (self.path / "memory.max_usage_in_bytes").write_text("0")
+            except OSError:
+                pass
+
+    def peak(self) -> int | None:
+        if not self.ok:
+            return None
+        return int((self.path / "memory.max_usage_in_bytes").read_text())
+
+    def oom_kills(self) -> int:
+        if not self.ok:
+            return 0
+        for line in (self.path / "memory.oom_control").read_text().splitlines():
+            if line.startswith("oom_kill "):
+                return int(line.split()[1])
+        return 0
+
+    def wrap(self, argv: list[str]) -> list[str]:
+        if not self.ok:
+            return argv
+        return ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(self.path), *argv]
+
+    def remove(self) -> None:
+        if self.ok:
+            try:
+                self.path.rmdir()
+            except OSError:
+                pass
+
+
+def fio(path: Path, seconds: int) -> dict:
+    """Sequential 1 MiB reads at depth 32 and random 4 KiB reads at depth 64, O_DIRECT, read-only."""
+    exe = shutil.which("fio")
+    if exe is None:
+        log("fio is not installed (apt-get install fio): no device reference numbers")
+        return {}
+    out = {}
+    for name, rw, bs, depth in [("sequential", "read", "1M", 32), ("random", "randread", "4k", 64)]:
+        argv = [exe, f"--name={name}", f"--filename={path}", "--readonly", f"--rw={rw}", f"--bs={bs}",
+                f"--iodepth={depth}", "--ioengine=io_uring", "--direct=1", f"--runtime={seconds}",
+                "--time_based", "--output-format=json"]
+        log(" ".join(shlex.quote(a) for a in argv))
+        r = subprocess.run(argv, capture_output=True, text=True)
+        if r.returncode != 0:
+            log(f"fio failed: {r.stderr.strip()}")
+            continue
+        job = json.loads(r.stdout)["jobs"][0]["read"]
+        out[name] = {"MB_per_s": job["bw_bytes"] / 1e6, "iops": job["iops"], "command": " ".join(argv)}
+    return out
+
+
+def run_vastgraph(binary: Path, algorithm: str, store: Path, mode: str, budget: int, extra: list[str],
+                  cgroup: Cgroup, cold: bool, out_dir: Path) -> dict:
+    stats_path = out_dir / f"{algorithm}-{mode}.json"
+    argv = [str(binary), "--quiet", "run", algorithm, str(store), "--memory", str(budget),
+            "--io-mode", mode, "--stats", str(stats_path), *extra]
+    dropped = drop_caches() if cold else False
+    cgroup.reset_peak()
+    log(" ".join(shlex.quote(a) for a in argv))
+    started = time.monotonic()
+    r = subprocess.run(cgroup.wrap(argv), capture_output=True, text=True)
+    elapsed = time.monotonic() - started
+    (out_dir / f"{algorithm}-{mode}.stderr").write_text(r.stderr)
+    row = {"algorithm": algorithm, "mode": mode, "command": " ".join(argv), "cold_cache": dropped,
+           "process_seconds": elapsed, "exit": r.returncode, "cgroup_peak_bytes": cgroup.peak(),
+           "oom_kills": cgroup.oom_kills()}
+    if r.returncode != 0:
+        row["error"] = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
+        log(f"failed: {row['error']}")
+        return row
+    s = json.loads(stats_path.read_text())
+    for key in ["wall_seconds", "load_seconds", "iterations", "bytes_read", "io_requests", "read_mb_per_s",
+                "io_amplification", "io_wait_seconds", "compute_seconds", "peak_rss_bytes", "iteration_modes"]:
+        row[key] = s.get(key)
+    # BFS on a symmetric graph records whether each level pushed or pulled.
+    row["directions"] = (s.get("extra") or {}).get("directions")
+    row["summary"] = r.stderr.strip().splitlines()[-1]
+    return row
+
+
+def warm_page_cache(store: Path) -> None:
+    """Reads every file of the store once so that the in-memory reference runs from the page cache."""
+    for f in sorted(store.iterdir()):
+        with open(f, "rb") as fh:
+            while fh.read(1 << 24):
+                pass
+
+
+def run_in_memory(binary: Path, algorithm: str, store: Path, extra: list[str], trials: int, out_dir: Path) -> dict:
+    """The reference: the same run without --memory, the graph mapped from a warm page cache."""
+    stats_path = out_dir / f"{algorithm}-in-memory.json"
+    argv = [str(binary), "--quiet", "run", algorithm, str(store), "--trials", str(trials),
+            "--stats", str(stats_path), *extra]
+    warm_page_cache(store)
+    log(" ".join(shlex.quote(a) for a in argv))
+    started = time.monotonic()
+    r = subprocess.run(argv, capture_output=True, text=True)
+    row = {"algorithm": algorithm, "mode": "in-memory (warm)", "command": " ".join(argv), "cold_cache": False,
+           "process_seconds": time.monotonic() - started, "exit": r.returncode}
+    if r.returncode != 0:
+        row["error"] = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
+        log(f"failed: {row['error']}")
+        return row
+    s = json.loads(stats_path.read_text())
+    for key in ["wall_seconds", "iterations", "peak_rss_bytes"]:
+        row[key] = s.get(key)
+    return row
+
+
+def run_peer(template: str, algorithm: str, store: Path, cold: bool, out_dir: Path) -> dict:
+    cmd = template.format(algorithm=algorithm, store=store)
+    argv = shlex.split(cmd)
+    time_bin = Path("/usr/bin/time")
+    if time_bin.exists():
+        argv = [str(time_bin), "-f", "MAXRSS_KIB=%M", *argv]
+    dropped = drop_caches() if cold else False
+    started = time.monotonic()
+    r = subprocess.run(argv, capture_output=True, text=True)
+    row = {"algorithm": algorithm, "mode": "peer", "command": cmd, "cold_cache": dropped,
+           "process_seconds": time.monotonic() - started, "exit": r.returncode}
+    for line in r.stderr.splitlines():
+        if line.startswith("MAXRSS_KIB="):
+            row["peak_rss_bytes"] = int(line.split("=")[1]) * 1024
+    (out_dir / f"{algorithm}-peer.stderr").write_text(r.stderr)
+    return row
+
+
+def ratio(a, b):
+    return None if a is None or not b else a / b
+
+
+def targets(results: dict, edge_bytes: int) -> list[str]:
+    """The issue's targets, measured: dense passes against fio's sequential bandwidth, BFS and
+    CC against their in-memory time, a PageRank iteration against edge bytes / bandwidth."""
+    seq = (results["fio"].get("sequential") or {}).get("MB_per_s")
+    runs = [r for r in results["runs"] if not r.get("exit")]
+    reference = {r["algorithm"]: r.get("wall_seconds") for r in runs if r["mode"].startswith("in-memory")}
+    out = []
+    for r in runs:
+        if r["mode"] == "streaming" and r.get("read_mb_per_s") and seq:
+            out.append(f"{r['algorithm']} streaming: {r['read_mb_per_s']:,.0f} MB/s = "
+                       f"{100 * r['read_mb_per_s'] / seq:.0f}% of fio sequential (target ≥ 80%)")
+        if r["algorithm"] in ("bfs", "cc") and r["mode"] == "adaptive":
+            x = ratio(r.get("wall_seconds"), reference.get(r["algorithm"]))
+            if x is not None:
+                out.append(f"{r['algorithm']} adaptive: {x:.2f}× in-memory (target ≤ 2×)")
+        if r["algorithm"] == "pagerank" and r["mode"] == "adaptive" and seq and r.get("iterations"):
+            per_iteration = r["wall_seconds"] / r["iterations"]
+            floor = edge_bytes / (seq * 1e6)
+            out.append(f"pagerank adaptive: {per_iteration:.2f} s per iteration = {per_iteration / floor:.2f}× "
+                       f"(edge bytes / fio sequential = {floor:.2f} s) (target ≤ 1.3×)")
+    return out
+
+
+def mib(x) -> str:
+    return "—" if x is None else f"{x / (1 << 20):,.0f}"
+
+
+def table(rows: list[dict]) -> str:
+    lines = ["| algorithm | mode | kernel s | × in-memory | process s | iterations | GiB read | amplification | "
+             "MB/s | I/O wait s | compute s | peak RSS MiB | cgroup peak MiB | modes |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    reference = {r["algorithm"]: r.get("wall_seconds") for r in rows
+                 if r["mode"].startswith("in-memory") and not r.get("exit")}
+    for r in rows:
+        if r.get("exit"):
+            lines.append(f"| {r['algorithm']} | {r['mode']} | failed: {r.get('error', '')} ||||||||||||")
+            continue
+        modes = r.get("iteration_modes") or []
+        directions = r.get("directions") or []
+        compact = []
+        for i, m in enumerate(modes):
+            short = {"selective": "sel", "streaming": "str"}.get(m, m)
+            if i < len(directions):
+                short = f"{directions[i]}/{short}"
+            if compact and compact[-1][0] == short:
+                compact[-1][1] += 1
+            else:
+                compact.append([short, 1])
+        fmt = lambda v, f: "—" if v is None else format(v, f)
+        lines.append(
+            f"| {r['algorithm']} | {r['mode']} | {fmt(r.get('wall_seconds'), '.2f')} | "
+            f"{fmt(ratio(r.get('wall_seconds'), reference.get(r['algorithm'])), '.2f')} | {r['process_seconds']:.2f} | "
+            f"{r.get('iterations', '—')} | {fmt((r.get('bytes_read') or 0) / (1 << 30), '.2f')} | "
+            f"{fmt(r.get('io_amplification'), '.2f')} | {fmt(r.get('read_mb_per_s'), ',.0f')} | "
+            f"{fmt(r.get('io_wait_seconds'), '.2f')} | {fmt(r.get('compute_seconds'), '.2f')} | "
+            f"{mib(r.get('peak_rss_bytes'))} | {mib(r.get('cgroup_peak_bytes'))} | "
+            f"{' '.join(f'{m}×{c}' if c > 1 else m for m, c in compact)} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store", type=Path, required=True)
+    ap.add_argument("--binary", type=Path, default=ROOT / "target" / "release" / "vastgraph")
+    ap.add_argument("--memory", default="1GiB", help="the budget given to --memory")
+    ap.add_argument("--cgroup-slack", default="64MiB",
+                    help="the cgroup limit is the budget plus this (the process itself: code, threads)")
+    ap.add_argument("--algorithms", default="bfs,cc,pagerank,sssp")
+    ap.add_argument("--in-memory-trials", type=int, default=3,
+                    help="trials of the in-memory reference run (warm page cache, no budget); 0 skips it")
+    ap.add_argument("--modes", default="selective,streaming,adaptive")
+    ap.add_argument("--pagerank-iters", type=int, default=10)
+    ap.add_argument("--warm", action="store_true", help="do not drop the page cache before each run")
+    ap.add_argument("--fio-seconds", type=int, default=10, help="0 skips fio")
+    ap.add_argument("--out", type=Path, default=Path("/tmp/vastgraph-ooc-bench"))
+    args = ap.parse_args()
+
+    budget = parse_size(args.memory)
+    limit = budget + parse_size(args.cgroup_slack)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if not args.binary.exists():
+        log(f"{args.binary} is missing: cargo build --release -p vastgraph-cli")
+        return 2
+    manifest = json.loads((args.store / "manifest.json").read_text())
+    results = {"store": str(args.store), "vertices": manifest["vertices"], "arcs": manifest["arcs"],
+               "budget_bytes": budget, "cgroup_limit_bytes": limit, "runs": []}
+    results["fio"] = fio(args.store / "neighbors.u32", args.fio_seconds) if args.fio_seconds > 0 else {}
+    cgroup = Cgroup(limit)
+    try:
+        for algorithm in args.algorithms.split(","):
+            extra = ["--max-iters", str(args.pagerank_iters), "--tolerance", "0"] if algorithm == "pagerank" else []
+            for mode in args.modes.split(","):
+                row = run_vastgraph(args.binary, algorithm, args.store, mode, budget, extra, cgroup,
+                                    not args.warm, args.out)
+                results["runs"].append(row)
+                (args.out / "results.json").write_text(json.dumps(results, indent=2))
+            if args.in_memory_trials > 0:
+                results["runs"].append(run_in_memory(args.binary, algorithm, args.store, extra,
+                                                     args.in_memory_trials, args.out))
+            peer = os.environ.get("VASTGRAPH_OOC_PEER")
+            if peer:
+                results["runs"].append(run_peer(peer, algorithm, args.store, not args.warm, args.out))
+    finally:
+        cgroup.remove()
+    (args.out / "results.json").write_text(json.dumps(results, indent=2))
+    print(f"store {args.store}: {manifest['vertices']:,} vertices, {manifest['arcs']:,} arcs; "
+          f"--memory {args.memory}, cgroup limit {limit / (1 << 20):,.0f} MiB")
+    for name, f in results["fio"].items():
+        print(f"fio {name}: {f['MB_per_s']:,.0f} MB/s, {f['iops']:,.0f} IOPS")
+    print(table(results["runs"]))
+    for line in targets(results, (args.store / "neighbors.u32").stat().st_size):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
