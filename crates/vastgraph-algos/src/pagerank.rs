@@ -63,6 +63,25 @@ pub struct PageRankResult {
     pub stats: RunStats,
 }
 
+/// The statistics of a power-iteration PageRank run, in memory or out of core: every iteration
+/// reads every arc once.
+pub(crate) fn power_iteration_stats(
+    iterations: u64,
+    arcs: u64,
+    delta: f64,
+    tolerance: f64,
+    direction: &'static str,
+) -> RunStats {
+    RunStats {
+        iterations,
+        edges_traversed: iterations * arcs,
+        ..Default::default()
+    }
+    .with("l1_delta", if delta.is_finite() { delta } else { 0.0 })
+    .with("converged", delta < tolerance)
+    .with("direction", direction)
+}
+
 pub fn pagerank<A: Adjacency>(
     g: &Graph<A>,
     params: &PageRankParams,
@@ -88,21 +107,12 @@ pub fn pagerank<A: Adjacency>(
             break;
         }
     }
-    let stats = RunStats {
-        iterations,
-        edges_traversed: iterations * g.num_arcs(),
-        ..Default::default()
-    }
-    .with("l1_delta", if delta.is_finite() { delta } else { 0.0 })
-    .with("converged", delta < params.tolerance)
-    .with(
-        "direction",
-        if g.incoming().is_some() {
-            "pull"
-        } else {
-            "push"
-        },
-    );
+    let direction = if g.incoming().is_some() {
+        "pull"
+    } else {
+        "push"
+    };
+    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction);
     Ok(PageRankResult {
         scores,
         delta,

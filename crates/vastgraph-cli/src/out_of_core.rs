@@ -2,14 +2,13 @@
 //! the O(n) state before reading anything, opens the graph for direct reads, runs the kernel and
 //! reports what the I/O did alongside the usual statistics.
 
-use std::io::Write;
 use std::time::Instant;
 
 use vastgraph_algos::ooc::{self, BudgetFit};
 use vastgraph_engine::memory;
 use vastgraph_engine::ooc::{OocOptions, PROCESS_BASELINE_BYTES};
 
-use crate::run::{write_atomically, write_output, RunArgs};
+use crate::run::{write_output, write_stats, RunArgs};
 use crate::size::human;
 
 /// Runs `args` out of core within `budget` bytes. Returns false when the algorithm has no
@@ -97,13 +96,7 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         "out_of_core": io,
         "out_of_core_trials": if runs.len() > 1 { serde_json::Value::from(runs) } else { serde_json::Value::Null },
     });
-    if let Some(path) = &args.stats {
-        write_atomically(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &stats)?;
-            writeln!(w)?;
-            Ok(())
-        })?;
-    }
+    write_stats(args.stats.as_deref(), &stats)?;
     let modes: Vec<&str> = io["iteration_modes"]
         .as_array()
         .map(|a| a.iter().filter_map(|m| m.as_str()).collect())

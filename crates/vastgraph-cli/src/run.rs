@@ -191,13 +191,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "verify_seconds": out.verify_seconds,
         "extra": out.stats.extra,
     });
-    if let Some(path) = &args.stats {
-        write_atomically(path, |w| {
-            serde_json::to_writer_pretty(&mut *w, &stats)?;
-            writeln!(w)?;
-            Ok(())
-        })?;
-    }
+    write_stats(args.stats.as_deref(), &stats)?;
     let extra: Vec<String> = out
         .stats
         .extra
@@ -258,6 +252,18 @@ pub fn write_atomically(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Writes the run statistics as pretty JSON to `path`, when one was asked for.
+pub(crate) fn write_stats(path: Option<&Path>, stats: &serde_json::Value) -> anyhow::Result<()> {
+    if let Some(path) = path {
+        write_atomically(path, |w| {
+            serde_json::to_writer_pretty(&mut *w, stats)?;
+            writeln!(w)?;
+            Ok(())
+        })?;
+    }
+    Ok(())
 }
 
 /// `labels` is called only for text output, to name the vertices.

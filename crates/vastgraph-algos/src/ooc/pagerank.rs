@@ -13,7 +13,7 @@ use vastgraph_engine::ooc::{IoMode, OocGraph, ScanSpec};
 use vastgraph_engine::Vertex;
 
 use super::{all_vertices, io_error};
-use crate::common::{AlgoError, RunStats};
+use crate::common::AlgoError;
 use crate::pagerank::{PageRankParams, PageRankResult};
 
 const ALGORITHM: &str = "pagerank";
@@ -99,14 +99,14 @@ pub fn pagerank(g: &OocGraph, params: &PageRankParams) -> Result<PageRankResult,
             break;
         }
     }
-    let stats = RunStats {
+    let direction = if symmetric { "pull" } else { "push" };
+    let stats = crate::pagerank::power_iteration_stats(
         iterations,
-        edges_traversed: iterations * g.num_arcs(),
-        ..Default::default()
-    }
-    .with("l1_delta", if delta.is_finite() { delta } else { 0.0 })
-    .with("converged", delta < params.tolerance)
-    .with("direction", if symmetric { "pull" } else { "push" });
+        g.num_arcs(),
+        delta,
+        params.tolerance,
+        direction,
+    );
     Ok(PageRankResult {
         scores,
         delta,
