@@ -3,20 +3,21 @@
 # memory-cgroup tests, which skip with a message where no cgroup can be made) and the Python
 # tests that compare results with NetworkX and SciPy on real graphs (skipped with a message when
 # ../shared/data is absent).
+#
+# Everything is built once, in the `ci` profile (release optimisation without cross-crate LTO,
+# see Cargo.toml): the Rust tests, the `vastgraph` binary the Python tests run, and the Python
+# extension, which reuses the same compiled dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "== installing Python test dependencies"
 python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 
-echo "== building (release)"
-cargo build --release --workspace --all-targets
+echo "== Rust tests (profile ci)"
+cargo test --profile ci --workspace
 
-echo "== Rust tests"
-cargo test --release --workspace
-
-echo "== installing the vastgraph Python package (reuses the warm target/)"
-python3 -m pip install --quiet --disable-pip-version-check .
+echo "== installing the vastgraph Python package (profile ci, reuses target/ci)"
+MATURIN_PEP517_ARGS="--profile ci" python3 -m pip install --quiet --disable-pip-version-check .
 
 echo "== Python tests"
-python3 -m pytest tests/python -q -rs
+VASTGRAPH_BIN="$PWD/target/ci/vastgraph" python3 -m pytest tests/python -q -rs

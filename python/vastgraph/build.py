@@ -55,8 +55,9 @@ def convert(
     overwrite : replace an existing store at ``path``.
     threads : worker threads for the build (default: all cores).
     progress : True for a tqdm bar, or a callable ``(phase, done, total)``.
-    compress : store the neighbour lists compressed (``convert --compress``): byte codes in
-        blocks of 64, about a third to a half of the raw size; every algorithm runs on it.
+    compress : store the neighbour lists compressed (``convert --compress``, codec
+        ``streamvbyte64``): difference codes in blocks of 64, about a third to two thirds of
+        the raw size; every algorithm runs on it.
 
     Ctrl-C stops the build and removes its temporary files (KeyboardInterrupt).
     """

@@ -192,31 +192,25 @@ fn pull_iteration<A: Adjacency>(
 
 /// Σ values[u] over the neighbours u of v, in four lanes (neighbour position mod 4) added as
 /// (l0 + l1) + (l2 + l3): independent lanes keep several cache misses in flight instead of
-/// waiting on one chain of additions. The order is fixed, so the sum is deterministic.
+/// waiting on one chain of additions. The order is fixed, so the sum is deterministic; and as
+/// every block of neighbours but the last holds a multiple of 4, the lanes and so the sum are
+/// the same for the raw and the compressed graph.
 #[inline]
 fn sum_over<A: Adjacency>(adj: &A, v: Vertex, values: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
-    match adj.neighbor_slice(v) {
-        Some(neighbors) => {
-            let mut quads = neighbors.chunks_exact(4);
-            for q in &mut quads {
-                lanes[0] += values[q[0] as usize];
-                lanes[1] += values[q[1] as usize];
-                lanes[2] += values[q[2] as usize];
-                lanes[3] += values[q[3] as usize];
-            }
-            for (lane, &u) in quads.remainder().iter().enumerate() {
-                lanes[lane] += values[u as usize];
-            }
+    adj.try_for_each_neighbor_block(v, |neighbors| {
+        let mut quads = neighbors.chunks_exact(4);
+        for q in &mut quads {
+            lanes[0] += values[q[0] as usize];
+            lanes[1] += values[q[1] as usize];
+            lanes[2] += values[q[2] as usize];
+            lanes[3] += values[q[3] as usize];
         }
-        None => {
-            let mut position = 0;
-            adj.for_each_neighbor(v, |u| {
-                lanes[position & 3] += values[u as usize];
-                position += 1;
-            });
+        for (lane, &u) in quads.remainder().iter().enumerate() {
+            lanes[lane] += values[u as usize];
         }
-    }
+        true
+    });
     (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
 }
 

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use vastgraph_store::manifest::files;
-use vastgraph_store::{compress_store, CompressOptions, Manifest};
+use vastgraph_store::{compress_store, Codec, CompressOptions, Manifest};
 
 use crate::StoreTarget;
 
@@ -18,6 +18,24 @@ pub struct CompressArgs {
     /// Memory budget for the encoding buffers, e.g. 1GiB (default: half of RAM).
     #[arg(long, value_parser = crate::size::parse_size)]
     pub memory: Option<u64>,
+    /// The codec: streamvbyte64 (the default: Stream VByte gaps, the faster to decode) or
+    /// bytecode64 (Ligra+'s varint byte codes).
+    #[arg(long, value_parser = parse_codec, default_value = Codec::COMPRESSED_DEFAULT.name())]
+    pub codec: Codec,
+}
+
+/// A compressed codec by its manifest name.
+pub fn parse_codec(name: &str) -> Result<Codec, String> {
+    [Codec::StreamVByte64, Codec::ByteCode64]
+        .into_iter()
+        .find(|c| c.name() == name)
+        .ok_or_else(|| {
+            format!(
+                "unknown codec {name:?}: choose {} or {}",
+                Codec::StreamVByte64.name(),
+                Codec::ByteCode64.name()
+            )
+        })
 }
 
 /// Bytes of the files that hold a store's out-edge adjacency, whatever its codec: offsets
@@ -41,6 +59,7 @@ pub fn run(args: CompressArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let source = vastgraph_store::open_manifest(&args.store)?;
     let opts = CompressOptions {
+        codec: args.codec,
         memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
         overwrite: args.target.force,
     };
@@ -48,9 +67,10 @@ pub fn run(args: CompressArgs) -> anyhow::Result<()> {
         .with_context(|| format!("compressing {}", args.store.display()))?;
     let (before, after) = (adjacency_bytes(&source), adjacency_bytes(&manifest));
     eprintln!(
-        "compressed {} into {}: adjacency {} -> {} ({:.2} bytes per arc, {:.1}% of raw) in {:.2} s",
+        "compressed {} into {} ({}): adjacency {} -> {} ({:.2} bytes per arc, {:.1}% of raw) in {:.2} s",
         args.store.display(),
         args.target.output.display(),
+        args.codec.name(),
         crate::size::human(before),
         crate::size::human(after),
         after as f64 / manifest.arcs.max(1) as f64,

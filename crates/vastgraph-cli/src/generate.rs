@@ -231,6 +231,7 @@ pub fn kron_store(
             memory: None,
             tmp_dir: None,
             compress: false,
+            codec: None,
         },
     };
     let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed });

@@ -131,7 +131,9 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         match m.codec {
             vastgraph_store::Codec::Raw => "raw (u32 neighbour ids)",
             vastgraph_store::Codec::ByteCode64 =>
-                "bytecode64 (difference-encoded byte codes, blocks of 64 neighbours)",
+                "bytecode64 (difference-encoded varint byte codes, blocks of 64 neighbours)",
+            vastgraph_store::Codec::StreamVByte64 =>
+                "streamvbyte64 (difference-encoded Stream VByte codes, blocks of 64 neighbours)",
         }
     );
     println!(

@@ -55,7 +55,7 @@ enum Command {
     /// Write a store's arcs back out as text.
     Export(export::ExportArgs),
     /// Run an algorithm on a store.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Generate a small Kronecker graph, run every algorithm on it and print a table.
     Quickstart(quickstart::QuickstartArgs),
 }
@@ -80,7 +80,7 @@ fn main() -> ExitCode {
         Command::Generate(a) => generate::run(a, cli.quiet),
         Command::Info(a) => info::run(a),
         Command::Export(a) => export::run(a, cli.quiet),
-        Command::Run(a) => run::run(a),
+        Command::Run(a) => run::run(*a),
         Command::Quickstart(a) => quickstart::run(a),
     };
     match result {
@@ -121,10 +121,14 @@ pub struct BuildArgs {
     /// Directory for sorted runs (default: next to the output store).
     #[arg(long)]
     pub tmp_dir: Option<PathBuf>,
-    /// Store the neighbour lists compressed (difference-encoded byte codes in blocks of 64,
-    /// as in Ligra+): every algorithm runs on it unchanged, in a fraction of the space.
+    /// Store the neighbour lists compressed (difference-encoded codes in blocks of 64, as in
+    /// Ligra+): every algorithm runs on it unchanged, in a fraction of the space.
     #[arg(long)]
     pub compress: bool,
+    /// The codec of a compressed store (implies --compress): streamvbyte64 (the default) or
+    /// bytecode64.
+    #[arg(long, value_parser = compress::parse_codec)]
+    pub codec: Option<vastgraph_store::Codec>,
 }
 
 impl BuildArgs {
@@ -145,7 +149,7 @@ impl BuildArgs {
             overwrite: target.force,
             command: command.to_string(),
             options_json,
-            compress: self.compress,
+            codec: self.codec(),
             ..Default::default()
         }
     }
@@ -157,6 +161,16 @@ impl BuildArgs {
             "keep_self_loops": self.keep_self_loops,
             "memory": self.memory,
             "compress": self.compress,
+            "codec": self.codec().name(),
         })
+    }
+
+    /// Raw, unless --compress or --codec asks for a compressed codec.
+    fn codec(&self) -> vastgraph_store::Codec {
+        match (self.codec, self.compress) {
+            (Some(codec), _) => codec,
+            (None, true) => vastgraph_store::Codec::COMPRESSED_DEFAULT,
+            (None, false) => vastgraph_store::Codec::Raw,
+        }
     }
 }

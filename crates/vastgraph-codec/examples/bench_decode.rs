@@ -1,11 +1,12 @@
 //! Decode speed of the codec alone on a raw store's lists: every list encoded in memory, then
-//! decoded in order on one core, ids summed. For tuning the decoder without building the rest.
+//! decoded in order on one core (one id at a time, and a block at a time), ids summed, for each
+//! codec. For tuning the decoder without building the rest.
 //!
 //! cargo run --release -p vastgraph-codec --example bench_decode -- RAW_STORE_DIR [ROUNDS]
 
 use std::time::Instant;
 
-use vastgraph_codec::{encode_list, ByteCodeLists};
+use vastgraph_codec::{encode_list, ByteCodeLists, ListCodec};
 
 fn read_array<const W: usize>(path: &std::path::Path) -> Vec<[u8; W]> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -31,17 +32,6 @@ fn main() {
         .map(u32::from_le_bytes)
         .collect();
     let n = offsets.len() - 1;
-    let (mut byte_offsets, mut bytes) = (vec![0u64], Vec::new());
-    for v in 0..n {
-        encode_list(
-            v as u32,
-            &neighbors[offsets[v] as usize..offsets[v + 1] as usize],
-            &mut bytes,
-        )
-        .unwrap();
-        byte_offsets.push(bytes.len() as u64);
-    }
-    let lists = ByteCodeLists::new(&offsets, &byte_offsets, &bytes).unwrap();
     let m = neighbors.len() as f64;
     let time = |label: &str, scan: &dyn Fn() -> u64| {
         let mut best = f64::INFINITY;
@@ -58,12 +48,6 @@ fn main() {
         );
         sum
     };
-    println!(
-        "{} vertices, {} arcs, {:.3} bytes/arc of codes",
-        n,
-        neighbors.len(),
-        bytes.len() as f64 / m
-    );
     let raw = time("raw", &|| {
         let mut sum = 0u64;
         for v in 0..n {
@@ -73,12 +57,38 @@ fn main() {
         }
         sum
     });
-    let decoded = time("decoded", &|| {
-        let mut sum = 0u64;
-        for v in 0..n as u32 {
-            lists.for_each(v, |u| sum = sum.wrapping_add(u as u64));
+    for codec in ListCodec::ALL {
+        let (mut byte_offsets, mut bytes) = (vec![0u64], Vec::new());
+        for v in 0..n {
+            let list = &neighbors[offsets[v] as usize..offsets[v + 1] as usize];
+            encode_list(codec, v as u32, list, &mut bytes).unwrap();
+            byte_offsets.push(bytes.len() as u64);
         }
-        sum
-    });
-    assert_eq!(raw, decoded);
+        let lists = ByteCodeLists::new(codec, &offsets, &byte_offsets, &bytes).unwrap();
+        println!(
+            "{codec:?}: {} vertices, {} arcs, {:.3} bytes/arc of codes",
+            n,
+            neighbors.len(),
+            bytes.len() as f64 / m
+        );
+        let decoded = time("decoded", &|| {
+            let mut sum = 0u64;
+            for v in 0..n as u32 {
+                lists.for_each(v, |u| sum = sum.wrapping_add(u as u64));
+            }
+            sum
+        });
+        let blocks = time("blocks", &|| {
+            let mut sum = 0u64;
+            for v in 0..n as u32 {
+                lists.for_each_block_in(v, 0, usize::MAX, |ids| {
+                    sum = ids.iter().fold(sum, |s, &u| s.wrapping_add(u as u64));
+                    true
+                });
+            }
+            sum
+        });
+        assert_eq!(raw, decoded);
+        assert_eq!(raw, blocks);
+    }
 }

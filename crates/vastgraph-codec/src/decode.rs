@@ -3,14 +3,16 @@
 
 use std::ops::Range;
 
+use crate::stream_vbyte::{self, GapsEnd, DECODE_SLOTS};
 use crate::varint::{read_varint, unzigzag};
-use crate::{CodecError, BLOCK_EDGES};
+use crate::{CodecError, ListCodec, BLOCK_EDGES};
 
 /// One direction's encoded adjacency, borrowed (usually from memory-mapped store files):
-/// CSR edge offsets (n+1; they give degrees), byte offsets (n+1; where each list's code
-/// starts in `bytes`), and the codes themselves.
+/// the codec, CSR edge offsets (n+1; they give degrees), byte offsets (n+1; where each list's
+/// code starts in `bytes`), and the codes themselves.
 #[derive(Clone, Copy, Debug)]
 pub struct ByteCodeLists<'a> {
+    codec: ListCodec,
     offsets: &'a [u64],
     byte_offsets: &'a [u64],
     bytes: &'a [u8],
@@ -82,18 +84,187 @@ fn decode_block<F: FnMut(u32) -> bool>(
 }
 
 /// Calls `f` on the neighbours at list positions `lo..hi` (clamped to `degree`) of the list
-/// of `source` encoded in `data` (exactly that list's bytes), in increasing order, until `f`
-/// returns false; returns false if it did. Jumps straight to the block holding position `lo`.
-/// On corrupt codes it stops early, having handed over only ids below `n`.
+/// of `source` encoded by `codec` in `data` (exactly that list's bytes), in increasing order,
+/// until `f` returns false; returns false if it did. Jumps straight to the block holding
+/// position `lo`. On corrupt codes it stops early, having handed over only ids below `n`.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub fn decode_list<F: FnMut(u32) -> bool>(
+    codec: ListCodec,
     data: &[u8],
     source: u32,
     degree: usize,
     n: u64,
     lo: usize,
     hi: usize,
+    f: F,
+) -> bool {
+    let list = ListBytes {
+        data,
+        end: data.len(),
+    };
+    decode_ids(codec, list, source, degree, n, lo, hi, f)
+}
+
+/// [`decode_list`] a block at a time: calls `f` on consecutive slices of at most
+/// [`BLOCK_EDGES`] ids (one per block) that together are the neighbours at positions `lo..hi`,
+/// in increasing order, until `f` returns false; returns false if it did. Each block is
+/// decoded whole before `f` sees it, so the decoding loop and the consumer's loop run apart
+/// and neither stalls the other: a consumer of every neighbour, such as a sum, gains; one
+/// that stops at the first few is better served by [`decode_list`]. On corrupt codes it stops
+/// early, having handed over only ids below `n`.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn decode_list_blocks<F: FnMut(&[u32]) -> bool>(
+    codec: ListCodec,
+    data: &[u8],
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    hi: usize,
+    f: F,
+) -> bool {
+    let list = ListBytes {
+        data,
+        end: data.len(),
+    };
+    decode_blocks(codec, list, source, degree, n, lo, hi, f)
+}
+
+/// The part of a block a caller wants: the block holds `len` neighbours, of which the first
+/// `count` must be decoded and those from `skip` on handed over.
+#[derive(Clone, Copy)]
+struct BlockSpan {
+    len: usize,
+    count: usize,
+    skip: usize,
+}
+
+/// One list's codes, `data[..end]`, where `data` may run on into the lists after it: a
+/// decoder that reads several bytes at once may read past `end` without stepping out of
+/// `data`, but uses no byte there.
+#[derive(Clone, Copy)]
+struct ListBytes<'a> {
+    data: &'a [u8],
+    end: usize,
+}
+
+impl<'a> ListBytes<'a> {
+    #[inline]
+    fn codes(&self) -> &'a [u8] {
+        &self.data[..self.end]
+    }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn decode_ids<F: FnMut(u32) -> bool>(
+    codec: ListCodec,
+    list: ListBytes<'_>,
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    hi: usize,
     mut f: F,
+) -> bool {
+    let codes = list.codes();
+    match codec {
+        ListCodec::Varint => walk_blocks(codes, degree, lo, hi, |pos, span| {
+            decode_block(codes, pos, source, n, span.count, span.skip, &mut f)
+        }),
+        // A group of four at a time, so that a consumer that stops early (a bottom-up BFS
+        // step stops at its first parent) decodes no further than the group it stopped in.
+        ListCodec::StreamVByte => walk_blocks(codes, degree, lo, hi, |pos, span| {
+            let (code, at) = match read_varint(codes, *pos) {
+                Some(read) => read,
+                None => return BlockEnd::Corrupt,
+            };
+            let first = source as i64 + unzigzag(code);
+            if first < 0 || first as u64 >= n {
+                return BlockEnd::Corrupt;
+            }
+            if span.skip == 0 && !f(first as u32) {
+                return BlockEnd::Stopped;
+            }
+            // Why the consumer closure stopped the decoder, if it did.
+            let (mut corrupt, mut stopped) = (false, false);
+            let gaps = stream_vbyte::decode_gaps(
+                list.data,
+                list.end,
+                at,
+                first as u32,
+                span.len - 1,
+                |group, lanes| {
+                    // Lanes hold block positions 1 + 4·group onwards.
+                    let start = 1 + 4 * group;
+                    for (position, &w) in (start..span.count).zip(lanes) {
+                        if w as u64 >= n {
+                            corrupt = true;
+                            return false;
+                        }
+                        if position >= span.skip && !f(w) {
+                            stopped = true;
+                            return false;
+                        }
+                    }
+                    // Past the wanted positions of a block not wanted whole, this block is
+                    // the last one: decode no further.
+                    start + 4 < span.count || span.count == span.len
+                },
+            );
+            match gaps {
+                GapsEnd::Done(end) => {
+                    *pos = end;
+                    BlockEnd::Done
+                }
+                _ if corrupt => BlockEnd::Corrupt,
+                GapsEnd::Stopped if stopped => BlockEnd::Stopped,
+                GapsEnd::Stopped => BlockEnd::Done,
+                GapsEnd::Corrupt => BlockEnd::Corrupt,
+            }
+        }),
+    }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn decode_blocks<F: FnMut(&[u32]) -> bool>(
+    codec: ListCodec,
+    list: ListBytes<'_>,
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    hi: usize,
+    mut f: F,
+) -> bool {
+    let mut ids = [0u32; DECODE_SLOTS];
+    walk_blocks(list.codes(), degree, lo, hi, |pos, span| {
+        match decode_whole_block(codec, list, *pos, source, n, span, &mut ids) {
+            Some(end) => *pos = end,
+            None => return BlockEnd::Corrupt,
+        }
+        if f(&ids[span.skip..span.count]) {
+            BlockEnd::Done
+        } else {
+            BlockEnd::Stopped
+        }
+    })
+}
+
+/// Runs `block(pos, span)` on each block that holds list positions `lo..hi` (clamped to
+/// `degree`) of the list `codes`, in order: `pos` is where the block starts (and is left where
+/// it ends, when the whole block is decoded). Jumps straight to the block holding position
+/// `lo`. Returns false if a block was stopped.
+#[inline(always)]
+fn walk_blocks<B: FnMut(&mut usize, BlockSpan) -> BlockEnd>(
+    codes: &[u8],
+    degree: usize,
+    lo: usize,
+    hi: usize,
+    mut block: B,
 ) -> bool {
     let hi = hi.min(degree);
     if lo >= hi {
@@ -103,7 +274,7 @@ pub fn decode_list<F: FnMut(u32) -> bool>(
     let mut pos = if first_block == 0 {
         index_bytes(degree)
     } else {
-        match read_u32(data, 4 * (first_block - 1)) {
+        match read_u32(codes, 4 * (first_block - 1)) {
             Some(at) => at as usize,
             None => return true,
         }
@@ -113,8 +284,12 @@ pub fn decode_list<F: FnMut(u32) -> bool>(
     // Blocks are contiguous: each one ends where the next begins, so after the first jump
     // the index is not read again.
     while block_start < hi {
-        let count = (hi - block_start).min(BLOCK_EDGES);
-        match decode_block(data, &mut pos, source, n, count, skip, &mut f) {
+        let span = BlockSpan {
+            len: (degree - block_start).min(BLOCK_EDGES),
+            count: (hi - block_start).min(BLOCK_EDGES),
+            skip,
+        };
+        match block(&mut pos, span) {
             BlockEnd::Done => {}
             BlockEnd::Stopped => return false,
             BlockEnd::Corrupt => return true,
@@ -125,11 +300,78 @@ pub fn decode_list<F: FnMut(u32) -> bool>(
     true
 }
 
+/// Decodes at least the first `span.count` neighbours of the block of `source`'s list that
+/// starts at byte `at` into `ids` and returns where they end. (Varints decode just those;
+/// Stream VByte decodes the whole block, as its data starts after all its control bytes.) With
+/// no
+/// callback between two codes and one check of the ids per block instead of one per id, the
+/// loop is as short as it gets. None when the codes are truncated or overlong, or give an id
+/// at or above `n`: then `ids` holds garbage that must not be handed over.
+#[inline(always)]
+fn decode_whole_block(
+    codec: ListCodec,
+    list: ListBytes<'_>,
+    at: usize,
+    source: u32,
+    n: u64,
+    span: BlockSpan,
+    ids: &mut [u32; DECODE_SLOTS],
+) -> Option<usize> {
+    let codes = list.codes();
+    let (code, mut at) = read_varint(codes, at)?;
+    // |difference| < 2^34 and source < 2^32: no overflow in i64.
+    let first = source as i64 + unzigzag(code);
+    if first < 0 || first as u64 >= n {
+        return None;
+    }
+    ids[0] = first as u32;
+    match codec {
+        ListCodec::Varint => {
+            // Ids only grow within a block and each step adds less than 2^35 + 1, so the u64
+            // sum of at most 64 steps never overflows, and checking the last id against n
+            // checks them all.
+            let mut id = first as u64;
+            for slot in &mut ids[1..span.count] {
+                let (gap, after) = read_varint(codes, at)?;
+                at = after;
+                id += gap + 1;
+                *slot = id as u32;
+            }
+            (id < n).then_some(at)
+        }
+        ListCodec::StreamVByte => {
+            let gaps = stream_vbyte::decode_gaps(
+                list.data,
+                list.end,
+                at,
+                ids[0],
+                span.len - 1,
+                |group, lanes| {
+                    ids[1 + 4 * group..5 + 4 * group].copy_from_slice(lanes);
+                    true
+                },
+            );
+            let GapsEnd::Done(end) = gaps else {
+                return None;
+            };
+            // u32 ids wrap on corrupt gaps, so each is checked (a loop the compiler vectorises).
+            let max = ids[..span.len].iter().fold(0, |max, &w| max.max(w));
+            ((max as u64) < n).then_some(end)
+        }
+    }
+}
+
 /// Decodes the list of `source` in `data` completely and checks that `data` is exactly a
-/// valid encoding of a strictly increasing list of `degree` ids below `n`: a block index that
-/// points at each block, no truncated or overlong code, nothing left over. The error says what
-/// is wrong and where.
-pub fn validate_list(data: &[u8], source: u32, degree: usize, n: u64) -> Result<(), String> {
+/// valid encoding by `codec` of a strictly increasing list of `degree` ids below `n`: a block
+/// index that points at each block, no truncated or overlong code, nothing left over. The
+/// error says what is wrong and where.
+pub fn validate_list(
+    codec: ListCodec,
+    data: &[u8],
+    source: u32,
+    degree: usize,
+    n: u64,
+) -> Result<(), String> {
     if degree == 0 {
         if !data.is_empty() {
             return Err(format!("degree 0, but {} bytes of codes", data.len()));
@@ -156,30 +398,16 @@ pub fn validate_list(data: &[u8], source: u32, degree: usize, n: u64) -> Result<
             }
         }
         let count = (degree - block_start).min(BLOCK_EDGES);
-        for i in 0..count {
-            let (code, after) = read_varint(data, pos).ok_or_else(|| {
-                format!(
-                    "block {block}: truncated or overlong code at byte {pos} of {}",
-                    data.len()
-                )
-            })?;
-            pos = after;
-            // Codes are below 2^35 and ids below 2^32: no overflow in i64.
-            let id = match previous {
-                Some(p) if i > 0 => (p + code + 1) as i64,
-                _ => source as i64 + unzigzag(code),
-            };
-            if id < 0 || id as u64 >= n {
-                return Err(format!("block {block}: neighbour {id} is not in 0..{n}"));
-            }
-            let id = id as u64;
-            if let Some(p) = previous.filter(|&p| id <= p) {
-                return Err(format!(
-                    "block {block}: neighbour {id} follows {p} (lists must be strictly increasing)"
-                ));
-            }
-            previous = Some(id);
+        let (end, last) = validate_block(codec, data, pos, source, n, count)
+            .map_err(|reason| format!("block {block}: {reason}"))?;
+        let first = first_id(data, pos, source);
+        if let Some(p) = previous.filter(|&p| first <= p) {
+            return Err(format!(
+                "block {block}: neighbour {first} follows {p} (lists must be strictly increasing)"
+            ));
         }
+        previous = Some(last);
+        pos = end;
     }
     if pos != data.len() {
         return Err(format!(
@@ -190,11 +418,54 @@ pub fn validate_list(data: &[u8], source: u32, degree: usize, n: u64) -> Result<
     Ok(())
 }
 
+/// The first id of a block that [`validate_block`] accepted.
+fn first_id(data: &[u8], at: usize, source: u32) -> u64 {
+    let (code, _) = read_varint(data, at).unwrap_or((0, 0));
+    (source as i64 + unzigzag(code)) as u64
+}
+
+/// Checks the block of `count` neighbours at `data[at..]`: its codes lie within `data`, and
+/// its ids are below `n` (and increasing, as gaps are never negative). Returns where the block
+/// ends and its last id.
+fn validate_block(
+    codec: ListCodec,
+    data: &[u8],
+    at: usize,
+    source: u32,
+    n: u64,
+    count: usize,
+) -> Result<(usize, u64), String> {
+    let truncated =
+        |pos: usize| format!("truncated or overlong code at byte {pos} of {}", data.len());
+    let (code, mut pos) = read_varint(data, at).ok_or_else(|| truncated(at))?;
+    // Codes are below 2^35 and ids below 2^32: no overflow in i64.
+    let first = source as i64 + unzigzag(code);
+    if first < 0 || first as u64 >= n {
+        return Err(format!("neighbour {first} is not in 0..{n}"));
+    }
+    let mut id = first as u64;
+    match codec {
+        ListCodec::Varint => {
+            for _ in 1..count {
+                let (gap, after) = read_varint(data, pos).ok_or_else(|| truncated(pos))?;
+                pos = after;
+                id += gap + 1;
+                if id >= n {
+                    return Err(format!("neighbour {id} is not in 0..{n}"));
+                }
+            }
+            Ok((pos, id))
+        }
+        ListCodec::StreamVByte => stream_vbyte::validate_gaps(data, pos, id, count - 1, n),
+    }
+}
+
 impl<'a> ByteCodeLists<'a> {
     /// Checks what is O(1) to check: the arrays' lengths and first and last byte offsets.
     /// Whatever else is wrong cannot make the decoder misbehave; [`Self::validate_vertex`]
     /// finds it.
     pub fn new(
+        codec: ListCodec,
         offsets: &'a [u64],
         byte_offsets: &'a [u64],
         bytes: &'a [u8],
@@ -225,10 +496,15 @@ impl<'a> ByteCodeLists<'a> {
             )));
         }
         Ok(ByteCodeLists {
+            codec,
             offsets,
             byte_offsets,
             bytes,
         })
+    }
+
+    pub fn codec(&self) -> ListCodec {
+        self.codec
     }
 
     pub fn num_vertices(&self) -> usize {
@@ -257,20 +533,42 @@ impl<'a> ByteCodeLists<'a> {
         self.offsets[v + 1].saturating_sub(self.offsets[v]) as usize
     }
 
-    /// The codes of `v`'s list; empty when its byte offsets are out of order or out of range.
+    /// The codes of `v`'s list, running on to the end of all codes; empty when its byte
+    /// offsets are out of order or out of range.
     #[inline]
-    fn list_bytes(&self, v: usize) -> &'a [u8] {
+    fn list_bytes(&self, v: usize) -> ListBytes<'a> {
         let (start, end) = (self.byte_offsets[v], self.byte_offsets[v + 1]);
-        self.bytes.get(start as usize..end as usize).unwrap_or(&[])
+        match self.bytes.get(start as usize..) {
+            Some(data) if start <= end && end - start <= data.len() as u64 => ListBytes {
+                data,
+                end: (end - start) as usize,
+            },
+            _ => ListBytes { data: &[], end: 0 },
+        }
     }
 
     /// [`decode_list`] on `v`'s list: its neighbours at positions `lo..hi`, until `f` returns
     /// false.
     #[inline]
     pub fn for_each_in<F: FnMut(u32) -> bool>(&self, v: u32, lo: usize, hi: usize, f: F) -> bool {
-        let data = self.list_bytes(v as usize);
+        let list = self.list_bytes(v as usize);
         let n = self.num_vertices() as u64;
-        decode_list(data, v, self.degree(v), n, lo, hi, f)
+        decode_ids(self.codec, list, v, self.degree(v), n, lo, hi, f)
+    }
+
+    /// [`decode_list_blocks`] on `v`'s list: its neighbours at positions `lo..hi`, a block
+    /// (slice) at a time, until `f` returns false.
+    #[inline]
+    pub fn for_each_block_in<F: FnMut(&[u32]) -> bool>(
+        &self,
+        v: u32,
+        lo: usize,
+        hi: usize,
+        f: F,
+    ) -> bool {
+        let list = self.list_bytes(v as usize);
+        let n = self.num_vertices() as u64;
+        decode_blocks(self.codec, list, v, self.degree(v), n, lo, hi, f)
     }
 
     /// Calls `f` on every neighbour of `v`, in increasing order.
@@ -307,7 +605,8 @@ impl<'a> ByteCodeLists<'a> {
             return Err(corrupt(format!("edge offsets {lo}..{hi} are out of order")));
         }
         let data = &self.bytes[start as usize..end as usize];
-        validate_list(data, v, (hi - lo) as usize, self.num_vertices() as u64).map_err(corrupt)
+        let n = self.num_vertices() as u64;
+        validate_list(self.codec, data, v, (hi - lo) as usize, n).map_err(corrupt)
     }
 
     /// [`Self::validate_vertex`] for every vertex in `vertices`, stopping at the first error.

@@ -2,8 +2,9 @@
 //! list too long to encode in memory at once, [`encode_block_index`] and then [`encode_block`]
 //! per block, streaming the blocks out.
 
+use crate::stream_vbyte;
 use crate::varint::{varint_len, write_varint, zigzag};
-use crate::{CodecError, BLOCK_EDGES};
+use crate::{CodecError, ListCodec, BLOCK_EDGES};
 
 fn unencodable(source: u32, reason: String) -> CodecError {
     CodecError::Unencodable {
@@ -12,28 +13,8 @@ fn unencodable(source: u32, reason: String) -> CodecError {
     }
 }
 
-/// The block's numbers in order: the first neighbour relative to the source, then gaps minus
-/// one. Errors when the block is not strictly increasing.
-#[inline]
-fn block_codes(source: u32, block: &[u32]) -> impl Iterator<Item = Result<u64, CodecError>> + '_ {
-    let first = block.first().map(|&w| Ok(zigzag(w as i64 - source as i64)));
-    let gaps = block.windows(2).map(move |pair| {
-        if pair[1] > pair[0] {
-            Ok((pair[1] - pair[0] - 1) as u64)
-        } else {
-            Err(unencodable(
-                source,
-                format!(
-                    "neighbour {} follows {} (lists must be strictly increasing)",
-                    pair[1], pair[0]
-                ),
-            ))
-        }
-    });
-    first.into_iter().chain(gaps)
-}
-
-fn check_block_size(source: u32, block: &[u32]) -> Result<(), CodecError> {
+/// Errors when the block is not 1 to [`BLOCK_EDGES`] strictly increasing neighbours.
+fn check_block(source: u32, block: &[u32]) -> Result<(), CodecError> {
     if block.is_empty() || block.len() > BLOCK_EDGES {
         return Err(unencodable(
             source,
@@ -43,26 +24,65 @@ fn check_block_size(source: u32, block: &[u32]) -> Result<(), CodecError> {
             ),
         ));
     }
-    Ok(())
+    match block.windows(2).find(|pair| pair[1] <= pair[0]) {
+        Some(pair) => Err(unencodable(
+            source,
+            format!(
+                "neighbour {} follows {} (lists must be strictly increasing)",
+                pair[1], pair[0]
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The first neighbour of a block relative to the source, zig-zagged.
+#[inline]
+fn first_code(source: u32, block: &[u32]) -> u64 {
+    zigzag(block[0] as i64 - source as i64)
+}
+
+/// The gaps of a checked block, each minus one.
+#[inline]
+fn gaps(block: &[u32]) -> impl Iterator<Item = u32> + '_ {
+    block.windows(2).map(|pair| pair[1] - pair[0] - 1)
 }
 
 /// Appends one block (1 to [`BLOCK_EDGES`] neighbours of `source`, strictly increasing).
-pub fn encode_block(source: u32, block: &[u32], out: &mut Vec<u8>) -> Result<(), CodecError> {
-    check_block_size(source, block)?;
-    for code in block_codes(source, block) {
-        write_varint(code?, out);
+pub fn encode_block(
+    codec: ListCodec,
+    source: u32,
+    block: &[u32],
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    check_block(source, block)?;
+    write_varint(first_code(source, block), out);
+    match codec {
+        ListCodec::Varint => gaps(block).for_each(|gap| write_varint(gap as u64, out)),
+        ListCodec::StreamVByte => stream_vbyte::write_gaps(gaps(block), block.len() - 1, out),
     }
     Ok(())
 }
 
-fn block_len(source: u32, block: &[u32]) -> Result<u64, CodecError> {
-    block_codes(source, block).try_fold(0u64, |len, code| Ok(len + varint_len(code?) as u64))
+fn block_len(codec: ListCodec, source: u32, block: &[u32]) -> Result<u64, CodecError> {
+    check_block(source, block)?;
+    let first = varint_len(first_code(source, block));
+    let rest = match codec {
+        ListCodec::Varint => gaps(block).map(|gap| varint_len(gap as u64)).sum(),
+        ListCodec::StreamVByte => stream_vbyte::gaps_len(gaps(block), block.len() - 1),
+    };
+    Ok((first + rest) as u64)
 }
 
 /// Appends the block index of `list`: the start of every block but the first, as a u32 relative
 /// to the list's first byte. Checks the whole list is strictly increasing; errors when the list
 /// would take more than 4 GiB.
-pub fn encode_block_index(source: u32, list: &[u32], out: &mut Vec<u8>) -> Result<(), CodecError> {
+pub fn encode_block_index(
+    codec: ListCodec,
+    source: u32,
+    list: &[u32],
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
     let blocks = list.len().div_ceil(BLOCK_EDGES);
     let index_bytes = 4 * blocks.saturating_sub(1) as u64;
     let mut start = index_bytes;
@@ -86,25 +106,30 @@ pub fn encode_block_index(source: u32, list: &[u32], out: &mut Vec<u8>) -> Resul
                 ));
             }
         }
-        start += block_len(source, block)?;
+        start += block_len(codec, source, block)?;
     }
     Ok(())
 }
 
 /// Appends the encoding of `source`'s neighbour list (strictly increasing) to `out`.
-pub fn encode_list(source: u32, list: &[u32], out: &mut Vec<u8>) -> Result<(), CodecError> {
-    encode_block_index(source, list, out)?;
+pub fn encode_list(
+    codec: ListCodec,
+    source: u32,
+    list: &[u32],
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    encode_block_index(codec, source, list, out)?;
     for block in list.chunks(BLOCK_EDGES) {
-        encode_block(source, block, out)?;
+        encode_block(codec, source, block, out)?;
     }
     Ok(())
 }
 
 /// The bytes `encode_list(source, list)` appends (for a valid list).
-pub fn encoded_len(source: u32, list: &[u32]) -> Result<u64, CodecError> {
+pub fn encoded_len(codec: ListCodec, source: u32, list: &[u32]) -> Result<u64, CodecError> {
     let blocks = list.len().div_ceil(BLOCK_EDGES) as u64;
     list.chunks(BLOCK_EDGES)
         .try_fold(4 * blocks.saturating_sub(1), |len, block| {
-            Ok(len + block_len(source, block)?)
+            Ok(len + block_len(codec, source, block)?)
         })
 }

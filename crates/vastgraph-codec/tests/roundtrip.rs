@@ -5,26 +5,28 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use vastgraph_codec::{
-    decode_list, encode_block, encode_block_index, encode_list, encoded_len, validate_list,
-    ByteCodeLists, CodecError, BLOCK_EDGES,
+    decode_list, decode_list_blocks, encode_block, encode_block_index, encode_list, encoded_len,
+    validate_list, ByteCodeLists, CodecError, ListCodec, BLOCK_EDGES,
 };
 
 /// The three arrays of an encoded direction, built the way the store writer builds them.
 struct Encoded {
+    codec: ListCodec,
     offsets: Vec<u64>,
     byte_offsets: Vec<u64>,
     bytes: Vec<u8>,
 }
 
 impl Encoded {
-    fn new(lists: &[Vec<u32>]) -> Encoded {
+    fn new(codec: ListCodec, lists: &[Vec<u32>]) -> Encoded {
         let (mut offsets, mut byte_offsets, mut bytes) = (vec![0], vec![0], Vec::new());
         for (v, list) in lists.iter().enumerate() {
-            encode_list(v as u32, list, &mut bytes).unwrap();
+            encode_list(codec, v as u32, list, &mut bytes).unwrap();
             offsets.push(offsets.last().unwrap() + list.len() as u64);
             byte_offsets.push(bytes.len() as u64);
         }
         Encoded {
+            codec,
             offsets,
             byte_offsets,
             bytes,
@@ -32,14 +34,22 @@ impl Encoded {
     }
 
     fn view(&self) -> ByteCodeLists<'_> {
-        ByteCodeLists::new(&self.offsets, &self.byte_offsets, &self.bytes).unwrap()
+        ByteCodeLists::new(self.codec, &self.offsets, &self.byte_offsets, &self.bytes).unwrap()
     }
 }
 
 /// Positions lo..hi of one list, decoded.
-fn decode(data: &[u8], source: u32, degree: usize, n: u64, lo: usize, hi: usize) -> Vec<u32> {
+fn decode(
+    codec: ListCodec,
+    data: &[u8],
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    hi: usize,
+) -> Vec<u32> {
     let mut out = Vec::new();
-    assert!(decode_list(data, source, degree, n, lo, hi, |w| {
+    assert!(decode_list(codec, data, source, degree, n, lo, hi, |w| {
         out.push(w);
         true
     }));
@@ -65,6 +75,10 @@ fn list_below(n: u64) -> impl Strategy<Value = Vec<u32>> {
     })
 }
 
+fn codec() -> impl Strategy<Value = ListCodec> {
+    prop_oneof![Just(ListCodec::Varint), Just(ListCodec::StreamVByte)]
+}
+
 /// (n, source, list): n up to u32::MAX (the most vertices a store holds), with the source
 /// anywhere below n, so differences to the first neighbour reach ±(2^32 - 2).
 fn case() -> impl Strategy<Value = (u64, u32, Vec<u32>)> {
@@ -81,50 +95,73 @@ proptest! {
 
     #[test]
     fn every_list_and_every_range_round_trips(
+        codec in codec(),
         (n, source, list) in case(),
         a in any::<Index>(),
         b in any::<Index>(),
     ) {
         let mut data = Vec::new();
-        encode_list(source, &list, &mut data).unwrap();
-        prop_assert_eq!(data.len() as u64, encoded_len(source, &list).unwrap());
+        encode_list(codec, source, &list, &mut data).unwrap();
+        prop_assert_eq!(data.len() as u64, encoded_len(codec, source, &list).unwrap());
         // The streaming path (index, then block by block) writes the same bytes.
         let mut streamed = Vec::new();
-        encode_block_index(source, &list, &mut streamed).unwrap();
+        encode_block_index(codec, source, &list, &mut streamed).unwrap();
         for block in list.chunks(BLOCK_EDGES) {
-            encode_block(source, block, &mut streamed).unwrap();
+            encode_block(codec, source, block, &mut streamed).unwrap();
         }
         prop_assert_eq!(&streamed, &data);
-        prop_assert_eq!(validate_list(&data, source, list.len(), n), Ok(()));
+        prop_assert_eq!(validate_list(codec, &data, source, list.len(), n), Ok(()));
         let d = list.len();
-        prop_assert_eq!(&decode(&data, source, d, n, 0, usize::MAX), &list);
+        prop_assert_eq!(&decode(codec, &data, source, d, n, 0, usize::MAX), &list);
         let (a, b) = (a.index(d + 1), b.index(d + 1));
         let (lo, hi) = (a.min(b), a.max(b));
-        prop_assert_eq!(&decode(&data, source, d, n, lo, hi), &list[lo..hi]);
+        prop_assert_eq!(&decode(codec, &data, source, d, n, lo, hi), &list[lo..hi]);
+        // A block at a time: the same ids, cut exactly where the codec's blocks end.
+        let mut blocks: Vec<Vec<u32>> = Vec::new();
+        let finished = decode_list_blocks(codec, &data, source, d, n, lo, hi, |ids| {
+            blocks.push(ids.to_vec());
+            true
+        });
+        prop_assert!(finished);
+        prop_assert_eq!(blocks.concat(), &list[lo..hi]);
+        let mut end = lo;
+        for block in &blocks {
+            end += block.len();
+            prop_assert!(end == hi || end % BLOCK_EDGES == 0, "a block ends at {}", end);
+        }
         // Stopping after k neighbours hands over exactly the first k and reports the stop.
         if d > 0 {
             let k = 1 + a.min(d - 1);
             let mut seen = Vec::new();
-            let finished = decode_list(&data, source, d, n, 0, d, |w| {
+            let finished = decode_list(codec, &data, source, d, n, 0, d, |w| {
                 seen.push(w);
                 seen.len() < k
             });
             prop_assert_eq!(finished, false);
             prop_assert_eq!(&seen[..], &list[..k]);
+            // Stopping in the block that reaches k: nothing after that block is handed over.
+            let mut handed = 0;
+            let finished = decode_list_blocks(codec, &data, source, d, n, 0, d, |ids| {
+                handed += ids.len();
+                handed < k
+            });
+            prop_assert_eq!(finished, false);
+            prop_assert_eq!(handed, (k.div_ceil(BLOCK_EDGES) * BLOCK_EDGES).min(d));
         }
         // A list validated against a smaller n is refused when it holds a larger id.
         if let Some(&max) = list.last() {
-            prop_assert!(validate_list(&data, source, d, max as u64).is_err());
+            prop_assert!(validate_list(codec, &data, source, d, max as u64).is_err());
         }
     }
 
     /// A whole graph through the view: degrees, lists, ranges, and validation of every vertex.
     #[test]
     fn a_graph_round_trips_through_the_view(
+        codec in codec(),
         lists in (1u64..=120).prop_flat_map(|n| vec(list_below(n), n as usize)),
         at in any::<Index>(),
     ) {
-        let e = Encoded::new(&lists);
+        let e = Encoded::new(codec, &lists);
         let view = e.view();
         prop_assert_eq!(view.num_vertices(), lists.len());
         prop_assert_eq!(view.num_arcs(), lists.iter().map(|l| l.len() as u64).sum::<u64>());
@@ -147,12 +184,13 @@ proptest! {
     /// a strictly increasing list of exactly the degree.
     #[test]
     fn corruption_is_reported_never_a_crash(
+        codec in codec(),
         lists in (1u64..=80).prop_flat_map(|n| vec(list_below(n), n as usize)),
         edits in vec((any::<Index>(), any::<u8>()), 1..6),
         truncate in any::<Option<Index>>(),
         moved_offset in any::<Option<(Index, u64)>>(),
     ) {
-        let mut e = Encoded::new(&lists);
+        let mut e = Encoded::new(codec, &lists);
         if e.bytes.is_empty() {
             return Ok(());
         }
@@ -170,7 +208,7 @@ proptest! {
             let i = at.index(e.byte_offsets.len());
             e.byte_offsets[i] = value % (e.bytes.len() as u64 + 3);
         }
-        let Ok(view) = ByteCodeLists::new(&e.offsets, &e.byte_offsets, &e.bytes) else {
+        let Ok(view) = ByteCodeLists::new(codec, &e.offsets, &e.byte_offsets, &e.bytes) else {
             return Ok(());
         };
         for v in 0..n {
@@ -179,6 +217,23 @@ proptest! {
             prop_assert!(decoded.len() <= view.degree(v));
             prop_assert!(decoded.iter().all(|&w| w < n));
             view.for_each_in(v, 65, 200, |w| { assert!(w < n); true });
+            let mut in_blocks = 0;
+            decode_list_blocks(
+                codec,
+                &e.bytes[(e.byte_offsets[v as usize] as usize).min(e.bytes.len())..],
+                v,
+                view.degree(v),
+                n as u64,
+                0,
+                usize::MAX,
+                |ids| {
+                    assert!(ids.iter().all(|&w| w < n));
+                    in_blocks += ids.len();
+                    true
+                },
+            );
+            prop_assert!(in_blocks <= view.degree(v));
+            view.for_each_block_in(v, 3, 150, |ids| { assert!(ids.iter().all(|&w| w < n)); true });
             match view.validate_vertex(v) {
                 Ok(()) => {
                     prop_assert_eq!(decoded.len(), view.degree(v));
@@ -202,78 +257,111 @@ fn ids_at_both_ends_of_the_u32_range_and_self_loops_round_trip() {
         (7, (0..300).map(|i| i * 14_000_000).collect()),
         (3, vec![3]),
     ];
-    for (source, list) in cases {
+    for ((source, list), codec) in cases
+        .iter()
+        .flat_map(|case| ListCodec::ALL.map(|codec| (case.clone(), codec)))
+    {
         let mut data = Vec::new();
-        encode_list(source, &list, &mut data).unwrap();
-        assert_eq!(validate_list(&data, source, list.len(), n), Ok(()));
-        assert_eq!(decode(&data, source, list.len(), n, 0, usize::MAX), list);
+        encode_list(codec, source, &list, &mut data).unwrap();
+        assert_eq!(validate_list(codec, &data, source, list.len(), n), Ok(()));
         assert_eq!(
-            decode(&data, source, list.len(), n, list.len() - 1, usize::MAX),
+            decode(codec, &data, source, list.len(), n, 0, usize::MAX),
+            list
+        );
+        assert_eq!(
+            decode(
+                codec,
+                &data,
+                source,
+                list.len(),
+                n,
+                list.len() - 1,
+                usize::MAX
+            ),
             vec![*list.last().unwrap()]
         );
     }
 }
 
 #[test]
-fn a_dense_list_takes_about_a_byte_per_neighbour() {
+fn a_dense_list_takes_about_a_byte_per_neighbour_or_two_bits_in_stream_vbyte() {
     let lists = vec![vec![0, 1, 2], (0..1000).collect::<Vec<u32>>()];
     let mut padded = lists.clone();
     padded.resize(1000, Vec::new());
-    let e = Encoded::new(&padded);
-    // 16 blocks: a 60-byte index, then one byte per neighbour, except that each block k >= 2
-    // restarts from the source: its first neighbour 64k lies 64k-1 away, zig-zagged to
-    // 128k-2 >= 128, a two-byte code.
-    assert_eq!(e.byte_offsets[2] - e.byte_offsets[1], 60 + 1000 + 14);
-    let view = e.view();
-    let mut out = Vec::new();
-    view.decode_into(1, &mut out);
-    assert_eq!(out, lists[1]);
+    // 16 blocks and a 60-byte index. Each block k >= 2 restarts from the source: its first
+    // neighbour 64k lies 64k-1 away, zig-zagged to 128k-2 >= 128, a two-byte code; blocks 0
+    // and 1 start with one byte. Varints: one byte per later neighbour. Stream VByte: gaps of
+    // zero take no data byte, only two bits of a control byte (16 per full block, 10 for the
+    // last block's 39 gaps).
+    for (codec, bytes) in [
+        (ListCodec::Varint, 60 + 1000 + 14),
+        (ListCodec::StreamVByte, 60 + (2 + 2 * 14) + (15 * 16 + 10)),
+    ] {
+        let e = Encoded::new(codec, &padded);
+        assert_eq!(e.byte_offsets[2] - e.byte_offsets[1], bytes, "{codec:?}");
+        let view = e.view();
+        let mut out = Vec::new();
+        view.decode_into(1, &mut out);
+        assert_eq!(out, lists[1]);
+    }
 }
 
 #[test]
 fn unsorted_lists_and_inconsistent_layouts_are_refused() {
+    for codec in ListCodec::ALL {
+        refused_by(codec);
+    }
+}
+
+fn refused_by(codec: ListCodec) {
     let mut out = Vec::new();
     assert!(matches!(
-        encode_list(3, &[5, 5], &mut out),
+        encode_list(codec, 3, &[5, 5], &mut out),
         Err(CodecError::Unencodable { .. })
     ));
     // Out of order across a block boundary only.
     let mut across: Vec<u32> = (100..164).collect();
     across.push(10);
-    assert!(encode_list(3, &across, &mut out).is_err());
-    assert!(encode_block(3, &[], &mut out).is_err());
-    assert!(ByteCodeLists::new(&[], &[], &[]).is_err());
-    assert!(ByteCodeLists::new(&[0, 0], &[0], &[]).is_err());
-    assert!(ByteCodeLists::new(&[0, 1], &[0, 2], &[0]).is_err());
-    assert!(ByteCodeLists::new(&[0, 1], &[1, 1], &[0]).is_err());
+    assert!(encode_list(codec, 3, &across, &mut out).is_err());
+    assert!(encode_block(codec, 3, &[], &mut out).is_err());
+    assert!(ByteCodeLists::new(codec, &[], &[], &[]).is_err());
+    assert!(ByteCodeLists::new(codec, &[0, 0], &[0], &[]).is_err());
+    assert!(ByteCodeLists::new(codec, &[0, 1], &[0, 2], &[0]).is_err());
+    assert!(ByteCodeLists::new(codec, &[0, 1], &[1, 1], &[0]).is_err());
 }
 
 #[test]
 fn validation_names_what_is_wrong() {
+    for codec in ListCodec::ALL {
+        names_what_is_wrong(codec);
+    }
+}
+
+fn names_what_is_wrong(codec: ListCodec) {
     let list: Vec<u32> = (0..130).collect();
     let mut data = Vec::new();
-    encode_list(0, &list, &mut data).unwrap();
+    encode_list(codec, 0, &list, &mut data).unwrap();
     let n = 200;
     // One byte too many, one too few, a wrong degree, a bad block index entry.
     let mut longer = data.clone();
     longer.push(0);
-    assert!(validate_list(&longer, 0, 130, n)
+    assert!(validate_list(codec, &longer, 0, 130, n)
         .unwrap_err()
         .contains("left over"));
-    assert!(validate_list(&data[..data.len() - 1], 0, 130, n)
+    assert!(validate_list(codec, &data[..data.len() - 1], 0, 130, n)
         .unwrap_err()
         .contains("truncated"));
-    assert!(validate_list(&data, 0, 129, n).is_err());
+    assert!(validate_list(codec, &data, 0, 129, n).is_err());
     let mut bad_index = data.clone();
     bad_index[0] ^= 1;
-    assert!(validate_list(&bad_index, 0, 130, n)
+    assert!(validate_list(codec, &bad_index, 0, 130, n)
         .unwrap_err()
         .contains("the index puts block 1"));
-    assert!(validate_list(&[1], 0, 0, n)
+    assert!(validate_list(codec, &[1], 0, 0, n)
         .unwrap_err()
         .contains("degree 0"));
     // An overlong code: six continuation bytes.
-    assert!(validate_list(&[0xff; 6], 0, 1, n)
+    assert!(validate_list(codec, &[0xff; 6], 0, 1, n)
         .unwrap_err()
         .contains("overlong"));
 }

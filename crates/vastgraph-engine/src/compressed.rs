@@ -1,4 +1,4 @@
-//! The graph view of a compressed store (`Codec::ByteCode64`): neighbour lists decoded from
+//! The graph view of a compressed store (either codec): neighbour lists decoded from
 //! Ligra+-style byte codes as they are visited, weights read from their raw array. Algorithms
 //! reach it through [`Adjacency`] like the raw CSR; only `neighbor_slice` is missing, so set
 //! intersections iterate instead.
@@ -107,22 +107,26 @@ impl Adjacency for CompressedAdjacency<'_> {
     fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool {
         self.weighted_in(v, 0, usize::MAX, f)
     }
+    #[inline]
+    fn try_for_each_neighbor_block<F: FnMut(&[Vertex]) -> bool>(&self, v: Vertex, f: F) -> bool {
+        self.lists.for_each_block_in(v, 0, usize::MAX, f)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::InMemoryGraph;
+    use crate::graph::{InMemoryGraph, NEIGHBOR_BLOCK};
     use crate::Graph;
-    use vastgraph_codec::encode_list;
+    use vastgraph_codec::{encode_list, ListCodec};
 
     /// The codes of every list of a raw CSR direction.
-    fn encode(adj: &impl Adjacency) -> (Vec<u64>, Vec<u64>, Vec<u8>) {
+    fn encode(codec: ListCodec, adj: &impl Adjacency) -> (Vec<u64>, Vec<u64>, Vec<u8>) {
         let (mut offsets, mut byte_offsets, mut bytes) = (vec![0], vec![0], Vec::new());
         for v in 0..adj.num_vertices() as Vertex {
             let mut list = Vec::new();
             adj.for_each_neighbor(v, |u| list.push(u));
-            encode_list(v, &list, &mut bytes).unwrap();
+            encode_list(codec, v, &list, &mut bytes).unwrap();
             offsets.push(offsets.last().unwrap() + list.len() as u64);
             byte_offsets.push(bytes.len() as u64);
         }
@@ -136,8 +140,27 @@ mod tests {
         out
     }
 
+    /// v's neighbours as the blocks `try_for_each_neighbor_block` hands over, checking that
+    /// every block but the last holds a multiple of NEIGHBOR_BLOCK.
+    fn blocks_of(adj: &impl Adjacency, v: Vertex) -> Vec<Vec<Vertex>> {
+        let mut blocks = Vec::new();
+        assert!(adj.try_for_each_neighbor_block(v, |b| {
+            blocks.push(b.to_vec());
+            true
+        }));
+        let all_but_last = &blocks[..blocks.len().saturating_sub(1)];
+        assert!(all_but_last.iter().all(|b| b.len() % NEIGHBOR_BLOCK == 0));
+        blocks
+    }
+
     #[test]
     fn every_access_matches_the_raw_csr() {
+        for codec in ListCodec::ALL {
+            every_access_matches_the_raw_csr_with(codec);
+        }
+    }
+
+    fn every_access_matches_the_raw_csr_with(codec: ListCodec) {
         // A hub spanning several 64-neighbour blocks, weights that tell positions apart.
         let mut edges: Vec<(Vertex, Vertex, f32)> =
             (1..300).map(|v| (0, v, v as f32 * 0.5)).collect();
@@ -151,8 +174,8 @@ mod tests {
             }
             w
         };
-        let (offsets, byte_offsets, bytes) = encode(raw.out());
-        let lists = ByteCodeLists::new(&offsets, &byte_offsets, &bytes).unwrap();
+        let (offsets, byte_offsets, bytes) = encode(codec, raw.out());
+        let lists = ByteCodeLists::new(codec, &offsets, &byte_offsets, &bytes).unwrap();
         let packed = CompressedAdjacency::new(lists, Some(WeightsRef::F32(&raw_weights)));
         let compressed = Graph::new(packed, None, false);
         let (r, c) = (raw.out(), compressed.out());
@@ -168,6 +191,17 @@ mod tests {
                     "vertex {v} positions {lo}..{hi}"
                 );
             }
+            assert_eq!(blocks_of(c, v).concat(), blocks_of(r, v).concat());
+            assert_eq!(blocks_of(r, v).len(), 1, "the raw CSR hands over one slice");
+            let mut handed = 0;
+            assert_eq!(
+                !c.try_for_each_neighbor_block(v, |b| {
+                    handed += b.len();
+                    handed < 70
+                }),
+                deg >= 70
+            );
+            assert_eq!(handed, deg.min(2 * NEIGHBOR_BLOCK));
             let mut stopped = Vec::new();
             let finished = c.try_for_each_weighted(v, |u, w| {
                 stopped.push((u, w));

@@ -24,7 +24,9 @@ pub use edge_map::{edge_map, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptio
 pub use filter::{
     make_filter, FilterStats, FilteredAdjacency, GraphFilter, PackedSubset, FILTER_BLOCK_SIZE,
 };
-pub use graph::{Adjacency, CsrAdjacency, CsrGraph, Graph, InMemoryGraph};
+pub use graph::{
+    Adjacency, CsrAdjacency, CsrGraph, Graph, InMemoryGraph, NoSlices, NEIGHBOR_BLOCK,
+};
 pub use store_view::{visit_store, CompressedGraph, GraphVisitor};
 pub use subset::VertexSubset;
 pub use vastgraph_store::Vertex;

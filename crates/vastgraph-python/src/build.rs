@@ -111,7 +111,11 @@ pub fn convert(
         let mut builder = StoreBuilder::create(
             &output,
             BuildOptions {
-                compress,
+                codec: if compress {
+                    vastgraph_store::Codec::COMPRESSED_DEFAULT
+                } else {
+                    vastgraph_store::Codec::Raw
+                },
                 ..settings.build_options(plan.weighted, "convert", options)
             },
         )

@@ -46,8 +46,8 @@ pub struct BuildOptions {
     pub options_json: serde_json::Value,
     /// Testing knob: cap the in-memory sort buffer at this many bytes to force many runs.
     pub run_bytes: Option<u64>,
-    /// Write the neighbour lists byte-coded (`Codec::ByteCode64`) instead of raw.
-    pub compress: bool,
+    /// How to write the neighbour lists: `Codec::Raw`, or compressed.
+    pub codec: Codec,
 }
 
 impl Default for BuildOptions {
@@ -63,7 +63,7 @@ impl Default for BuildOptions {
             command: String::new(),
             options_json: serde_json::Value::Null,
             run_bytes: None,
-            compress: false,
+            codec: Codec::Raw,
         }
     }
 }
@@ -286,8 +286,8 @@ impl StoreBuilder {
             ArcSorter::Plain(sorter) => write_graph(sorter, plan)?,
             ArcSorter::Weighted(sorter) => write_graph(sorter, plan)?,
         };
-        if opts.compress {
-            compress_staged(staging.path(), &mut entries, opts.memory_bytes)?;
+        if opts.codec != Codec::Raw {
+            compress_staged(opts.codec, staging.path(), &mut entries, opts.memory_bytes)?;
         }
         if let Some(labels) = &labels {
             entries.push(write_labels(staging.path(), labels, vertices)?);
@@ -301,11 +301,7 @@ impl StoreBuilder {
             weighted: opts.weighted,
             weight_type,
             id_width: 32,
-            codec: if opts.compress {
-                Codec::ByteCode64
-            } else {
-                Codec::Raw
-            },
+            codec: opts.codec,
             has_transpose: opts.stores_transpose(),
             has_labels: labels.is_some(),
             self_loops_kept: opts.keep_self_loops,
@@ -327,7 +323,7 @@ impl StoreBuilder {
             },
         };
         write_manifest(staging.path(), &manifest)?;
-        if opts.compress {
+        if opts.codec != Codec::Raw {
             // Decode every list once before the store appears (the encoder's own output).
             Store::open(staging.path())?;
         }

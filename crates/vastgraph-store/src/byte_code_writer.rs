@@ -1,4 +1,5 @@
-//! Writes one direction of a compressed store (`Codec::ByteCode64`) from its raw CSR arrays:
+//! Writes one direction of a compressed store (`Codec::ByteCode64` or `Codec::StreamVByte64`)
+//! from its raw CSR arrays:
 //! `byte_offsets.u64` and `neighbors.bc64`. Vertices are encoded in rounds, each round's
 //! ranges in parallel into buffers sized from the memory budget, then appended in order; a
 //! list longer than a whole round streams out block by block.
@@ -9,7 +10,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use vastgraph_codec::{
     decode_list, encode_block, encode_block_index, encode_list, validate_list, CodecError,
-    BLOCK_EDGES,
+    ListCodec, BLOCK_EDGES,
 };
 
 use crate::cancel::check_cancel;
@@ -41,6 +42,7 @@ const ROUND_BYTES_PER_ARC: u64 = 32;
 /// Encodes the lists given by `offsets` and `neighbors` (raw CSR, already validated) into
 /// `dir`. `source` names the neighbour file in errors. Returns the two files' entries.
 pub(crate) fn write_byte_code(
+    codec: ListCodec,
     dir: &Path,
     names: &ByteCodeFileNames,
     offsets: &[u64],
@@ -72,11 +74,12 @@ pub(crate) fn write_byte_code(
         let first_degree = (offsets[next + 1] - offsets[next]) as usize;
         if first_degree > piece_arcs {
             let list = &neighbors[offsets[next] as usize..offsets[next + 1] as usize];
-            written +=
-                stream_list(next as u32, list, piece_arcs, &mut codes).map_err(|e| match e {
+            written += stream_list(codec, next as u32, list, piece_arcs, &mut codes).map_err(
+                |e| match e {
                     Streamed::Codec(e) => bad_list(e),
                     Streamed::Store(e) => e,
-                })?;
+                },
+            )?;
             index.write_values(&[written])?;
             next += 1;
             continue;
@@ -90,7 +93,7 @@ pub(crate) fn write_byte_code(
         }
         let encoded: Vec<(Vec<u8>, Vec<u64>)> = pieces
             .into_par_iter()
-            .map(|range| encode_range(offsets, neighbors, range, vertices as u64))
+            .map(|range| encode_range(codec, offsets, neighbors, range, vertices as u64))
             .collect::<Result<_, _>>()
             .map_err(bad_list)?;
         for (bytes, ends) in encoded {
@@ -118,6 +121,7 @@ fn piece_end(offsets: &[u64], start: usize, max_arcs: usize) -> usize {
 /// list is decoded again and compared with its source before anything is written, so a store
 /// never holds codes that do not decode to its lists.
 fn encode_range(
+    codec: ListCodec,
     offsets: &[u64],
     neighbors: &[u32],
     range: Range<usize>,
@@ -130,22 +134,29 @@ fn encode_range(
     for v in range {
         let list = &neighbors[offsets[v] as usize..offsets[v + 1] as usize];
         let start = bytes.len();
-        encode_list(v as u32, list, &mut bytes)?;
-        check_round_trip(&bytes[start..], v as u32, list, n)?;
+        encode_list(codec, v as u32, list, &mut bytes)?;
+        check_round_trip(codec, &bytes[start..], v as u32, list, n)?;
         ends.push(bytes.len() as u64);
     }
     Ok((bytes, ends))
 }
 
 /// `data` is a valid encoding of exactly `list`.
-fn check_round_trip(data: &[u8], source: u32, list: &[u32], n: u64) -> Result<(), CodecError> {
+fn check_round_trip(
+    codec: ListCodec,
+    data: &[u8],
+    source: u32,
+    list: &[u32],
+    n: u64,
+) -> Result<(), CodecError> {
     let corrupt = |reason: String| CodecError::Corrupt {
         vertex: source as u64,
         reason: format!("the encoder wrote codes that {reason}"),
     };
-    validate_list(data, source, list.len(), n).map_err(|e| corrupt(format!("are invalid: {e}")))?;
+    validate_list(codec, data, source, list.len(), n)
+        .map_err(|e| corrupt(format!("are invalid: {e}")))?;
     let mut expected = list.iter();
-    let same = decode_list(data, source, list.len(), n, 0, list.len(), |w| {
+    let same = decode_list(codec, data, source, list.len(), n, 0, list.len(), |w| {
         expected.next() == Some(&w)
     });
     if !same {
@@ -162,19 +173,20 @@ enum Streamed {
 /// Writes one long list: its block index, then its blocks, `batch_arcs` neighbours at a time.
 /// Returns the bytes written.
 fn stream_list(
+    codec: ListCodec,
     source: u32,
     list: &[u32],
     batch_arcs: usize,
     codes: &mut HashedFileWriter,
 ) -> Result<u64, Streamed> {
     let mut buffer = Vec::new();
-    encode_block_index(source, list, &mut buffer).map_err(Streamed::Codec)?;
+    encode_block_index(codec, source, list, &mut buffer).map_err(Streamed::Codec)?;
     let mut written = 0u64;
     let batch = batch_arcs.div_ceil(BLOCK_EDGES) * BLOCK_EDGES;
     for chunk in list.chunks(batch) {
         check_cancel().map_err(Streamed::Store)?;
         for block in chunk.chunks(BLOCK_EDGES) {
-            encode_block(source, block, &mut buffer).map_err(Streamed::Codec)?;
+            encode_block(codec, source, block, &mut buffer).map_err(Streamed::Codec)?;
         }
         codes.write_bytes(&buffer).map_err(Streamed::Store)?;
         written += buffer.len() as u64;

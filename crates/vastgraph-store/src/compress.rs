@@ -20,6 +20,8 @@ const COPY_BUFFER_BYTES: usize = 4 << 20;
 
 #[derive(Clone, Debug)]
 pub struct CompressOptions {
+    /// The codec to write; not `Codec::Raw`.
+    pub codec: Codec,
     /// Budget for the encoding buffers, in bytes.
     pub memory_bytes: u64,
     /// Replace an existing store at the target.
@@ -29,14 +31,15 @@ pub struct CompressOptions {
 impl Default for CompressOptions {
     fn default() -> Self {
         CompressOptions {
+            codec: Codec::COMPRESSED_DEFAULT,
             memory_bytes: 1 << 30,
             overwrite: false,
         }
     }
 }
 
-/// Writes a compressed copy (`Codec::ByteCode64`) of the raw store at `source` to `target`:
-/// the neighbour lists (and the transpose's) byte-coded, every other file copied and checked
+/// Writes a compressed copy (`opts.codec`) of the raw store at `source` to `target`: the
+/// neighbour lists (and the transpose's) byte-coded, every other file copied and checked
 /// against the source manifest's checksums. The copy is staged next to the target, validated
 /// by opening it, and renamed into place.
 pub fn compress_store(
@@ -51,6 +54,7 @@ pub fn compress_store(
             minimum: MIN_MEMORY_BYTES,
         });
     }
+    let list_codec = compressed_list_codec(opts.codec)?;
     let store = Store::open(source)?;
     if store.codec() != Codec::Raw {
         return Err(StoreError::invalid_input(format!(
@@ -76,6 +80,7 @@ pub fn compress_store(
         let codes = |names, offsets, neighbors| {
             let from = source.join(&entry.name);
             write_byte_code(
+                list_codec,
                 staging.path(),
                 names,
                 offsets,
@@ -109,7 +114,7 @@ pub fn compress_store(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     provenance.build_seconds = started.elapsed().as_secs_f64();
-    manifest.codec = Codec::ByteCode64;
+    manifest.codec = opts.codec;
     manifest.files = entries;
     drop(store);
     write_manifest(staging.path(), &manifest)?;
@@ -117,6 +122,18 @@ pub fn compress_store(
     check_cancel()?;
     commit(staging, target, opts.overwrite)?;
     Ok(manifest)
+}
+
+/// How `codec`'s lists are coded; an error for `Codec::Raw`, which is no compression.
+fn compressed_list_codec(codec: Codec) -> Result<vastgraph_codec::ListCodec, StoreError> {
+    codec.list_codec().ok_or_else(|| {
+        StoreError::invalid_input(format!(
+            "codec {} is not a compressed codec; choose {} or {}",
+            codec.name(),
+            Codec::StreamVByte64.name(),
+            Codec::ByteCode64.name()
+        ))
+    })
 }
 
 /// Copies `dir/entry.name` from the source store into `into`, failing if its checksum is not
@@ -147,13 +164,15 @@ fn copy_checked(dir: &Path, into: &Path, entry: &FileEntry) -> Result<FileEntry,
 }
 
 /// Replaces the raw neighbour files a build has staged in `dir` (listed in `entries`) by
-/// their codes, in place in `entries`. Afterwards the staged store must be given codec
-/// `ByteCode64` in its manifest.
+/// their codes, in place in `entries`. Afterwards the staged store must be given `codec` in
+/// its manifest.
 pub(crate) fn compress_staged(
+    codec: Codec,
     dir: &Path,
     entries: &mut Vec<FileEntry>,
     memory_bytes: u64,
 ) -> Result<(), StoreError> {
+    let list_codec = compressed_list_codec(codec)?;
     let directions: [(&str, &str, &ByteCodeFileNames); 2] = [
         (files::OFFSETS, files::NEIGHBORS, &OUT_CODES),
         (files::IN_OFFSETS, files::IN_NEIGHBORS, &IN_CODES),
@@ -175,6 +194,7 @@ pub(crate) fn compress_staged(
                 MappedArray::<u64>::open(&dir.join(offsets_name), bytes_of(offsets_name))?;
             let neighbors = MappedArray::<u32>::open(&neighbors_path, bytes_of(neighbors_name))?;
             write_byte_code(
+                list_codec,
                 dir,
                 names,
                 offsets.values(),

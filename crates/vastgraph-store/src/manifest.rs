@@ -19,7 +19,8 @@ pub mod files {
     pub const IN_NEIGHBORS: &str = "in_neighbors.u32";
     pub const IN_WEIGHTS_I32: &str = "in_weights.i32";
     pub const IN_WEIGHTS_F32: &str = "in_weights.f32";
-    /// Compressed stores (`Codec::ByteCode64`) replace neighbors.u32 by these two: the byte
+    /// Compressed stores (`Codec::ByteCode64`, `Codec::StreamVByte64`) replace neighbors.u32
+    /// by these two: the byte
     /// offset of each vertex's encoded list (n+1, LE) and the encoded lists.
     pub const BYTE_OFFSETS: &str = "byte_offsets.u64";
     pub const NEIGHBOR_CODES: &str = "neighbors.bc64";
@@ -50,6 +51,34 @@ pub enum Codec {
     /// with a per-list block index (the `vastgraph-codec` crate). Weights stay raw arrays.
     #[serde(rename = "bytecode64")]
     ByteCode64,
+    /// As `ByteCode64` (same files, same block index, same varint for each block's first
+    /// neighbour), but the gaps in Stream VByte groups of four (lengths 0, 1, 2 or 4 bytes).
+    #[serde(rename = "streamvbyte64")]
+    StreamVByte64,
+}
+
+impl Codec {
+    /// What `--compress` writes: it decodes four gaps per shuffle, and where lists hold runs
+    /// of consecutive ids (web graphs) it is also the smaller.
+    pub const COMPRESSED_DEFAULT: Codec = Codec::StreamVByte64;
+
+    /// How the lists of a compressed store are coded; None for raw.
+    pub fn list_codec(self) -> Option<vastgraph_codec::ListCodec> {
+        match self {
+            Codec::Raw => None,
+            Codec::ByteCode64 => Some(vastgraph_codec::ListCodec::Varint),
+            Codec::StreamVByte64 => Some(vastgraph_codec::ListCodec::StreamVByte),
+        }
+    }
+
+    /// The name the manifest and the command line use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Codec::Raw => "raw",
+            Codec::ByteCode64 => "bytecode64",
+            Codec::StreamVByte64 => "streamvbyte64",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -17,7 +17,7 @@ use crate::manifest::{
 };
 use crate::pod::{try_cast, Pod};
 use crate::{StoreError, WeightsRef, MAX_VERTICES};
-use vastgraph_codec::{ByteCodeLists, CodecError};
+use vastgraph_codec::{ByteCodeLists, CodecError, ListCodec};
 
 /// A manifest is a few kilobytes; anything this large is not one.
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
@@ -124,6 +124,7 @@ struct Adjacency {
 
 /// The files of a compressed direction besides its offsets.
 struct ByteCodeArrays {
+    codec: ListCodec,
     byte_offsets: MappedArray<u64>,
     codes: Mapped,
 }
@@ -145,6 +146,7 @@ impl Adjacency {
     fn byte_code_lists(&self) -> Option<Result<ByteCodeLists<'_>, CodecError>> {
         self.byte_code.as_ref().map(|b| {
             ByteCodeLists::new(
+                b.codec,
                 self.offsets.values(),
                 b.byte_offsets.values(),
                 b.codes.bytes(),
@@ -211,7 +213,8 @@ impl Store {
         self.manifest.codec
     }
 
-    /// The out-edges' encoded lists when the store is compressed (`Codec::ByteCode64`),
+    /// The out-edges' encoded lists when the store is compressed (`Codec::ByteCode64` or
+    /// `Codec::StreamVByte64`),
     /// validated when the store was opened; None for a raw store.
     pub fn byte_code(&self) -> Option<ByteCodeLists<'_>> {
         self.out_edges.byte_code_lists().and_then(Result::ok)
@@ -431,7 +434,7 @@ fn required_files(manifest: &Manifest) -> Vec<&'static str> {
     };
     let (neighbors, in_neighbors): (&[&'static str], &[&'static str]) = match manifest.codec {
         Codec::Raw => (&[files::NEIGHBORS], &[files::IN_NEIGHBORS]),
-        Codec::ByteCode64 => (
+        Codec::ByteCode64 | Codec::StreamVByte64 => (
             &[files::BYTE_OFFSETS, files::NEIGHBOR_CODES],
             &[files::IN_BYTE_OFFSETS, files::IN_NEIGHBOR_CODES],
         ),
@@ -563,9 +566,9 @@ fn open_adjacency(
             Some(MappedWeights::F32(MappedArray::open(&path, len)?))
         }
     };
-    let byte_code = match manifest.codec {
-        Codec::Raw => None,
-        Codec::ByteCode64 => {
+    let byte_code = match manifest.codec.list_codec() {
+        None => None,
+        Some(codec) => {
             let (byte_offsets, codes) = if transposed {
                 (files::IN_BYTE_OFFSETS, files::IN_NEIGHBOR_CODES)
             } else {
@@ -574,6 +577,7 @@ fn open_adjacency(
             let (byte_offsets_path, byte_offsets_len) = open(byte_offsets);
             let (codes_path, codes_len) = open(codes);
             Some(ByteCodeArrays {
+                codec,
                 byte_offsets: MappedArray::open(&byte_offsets_path, byte_offsets_len)?,
                 codes: Mapped::open(&codes_path, codes_len)?,
             })

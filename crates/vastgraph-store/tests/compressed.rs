@@ -1,4 +1,4 @@
-//! Compressed stores (`Codec::ByteCode64`): `compress_store` and `BuildOptions::compress` give
+//! Compressed stores (both codecs): `compress_store` and `BuildOptions::codec` give
 //! the same lists, weights and labels as the raw store; damaged codes are refused when opened,
 //! with an error naming the file and vertex, never a panic.
 
@@ -50,16 +50,23 @@ fn raw_lists(offsets: &[u64], neighbors: &[u32]) -> Vec<Vec<u32>> {
         .collect()
 }
 
-fn small_budget() -> CompressOptions {
+const COMPRESSED: [Codec; 2] = [Codec::StreamVByte64, Codec::ByteCode64];
+
+fn small_budget(codec: Codec) -> CompressOptions {
     // The smallest budget, so that encoding runs in many rounds and streams the hubs' lists.
     CompressOptions {
+        codec,
         memory_bytes: vastgraph_store::MIN_MEMORY_BYTES,
         overwrite: false,
     }
 }
 
 fn assert_same_graph(raw: &Store, compressed: &Store) {
-    assert_eq!(compressed.codec(), Codec::ByteCode64);
+    assert!(COMPRESSED.contains(&compressed.codec()));
+    assert_eq!(
+        compressed.byte_code().unwrap().codec(),
+        compressed.codec().list_codec().unwrap()
+    );
     assert!(compressed.neighbors().is_empty());
     assert_eq!(raw.offsets(), compressed.offsets());
     let out = compressed.byte_code().expect("out-edge codes");
@@ -111,7 +118,7 @@ fn raw_store(dir: &Path, name: &str, opts: BuildOptions, edges: &[Edge]) -> Path
 fn compressing_keeps_every_list_weight_and_label() {
     let tmp = tempfile::tempdir().unwrap();
     let graph = edges(3000, 20_000, 1);
-    for (name, options) in [
+    for ((name, options), codec) in [
         (
             "directed",
             BuildOptions {
@@ -134,11 +141,17 @@ fn compressing_keeps_every_list_weight_and_label() {
                 ..opts(16 * MIB)
             },
         ),
-    ] {
-        let raw = raw_store(tmp.path(), name, options, &graph);
-        let target = tmp.path().join(format!("{name}-bc"));
-        let manifest = compress_store(&raw, &target, &small_budget()).unwrap();
-        assert_eq!(manifest.codec, Codec::ByteCode64);
+    ]
+    .into_iter()
+    .flat_map(|case| COMPRESSED.map(|codec| (case.clone(), codec)))
+    {
+        let raw = tmp.path().join(format!("{name}-{}", codec.name()));
+        build(&raw, &graph, options, 0, 1000).unwrap();
+        let target = tmp
+            .path()
+            .join(format!("{name}-{}-compressed", codec.name()));
+        let manifest = compress_store(&raw, &target, &small_budget(codec)).unwrap();
+        assert_eq!(manifest.codec, codec);
         assert!(manifest.file(files::NEIGHBORS).is_none());
         let (raw, compressed) = (Store::open(&raw).unwrap(), Store::open(&target).unwrap());
         assert_same_graph(&raw, &compressed);
@@ -166,13 +179,14 @@ fn a_build_with_compress_writes_the_compressed_store_directly() {
         tmp.path(),
         "direct",
         BuildOptions {
-            compress: true,
+            codec: Codec::COMPRESSED_DEFAULT,
             ..base
         },
         &graph,
     );
     let (raw, direct) = (Store::open(&raw).unwrap(), Store::open(&direct).unwrap());
     assert_same_graph(&raw, &direct);
+    assert_eq!(direct.codec(), Codec::COMPRESSED_DEFAULT);
     assert!(!direct.dir().join(files::NEIGHBORS).exists());
     assert!(!direct.dir().join(files::IN_NEIGHBORS).exists());
     let names: Vec<_> = fs::read_dir(tmp.path())
@@ -187,38 +201,50 @@ fn compressing_twice_or_onto_itself_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let raw = raw_store(tmp.path(), "raw", opts(16 * MIB), &edges(50, 200, 3));
     let bc = tmp.path().join("bc");
-    compress_store(&raw, &bc, &small_budget()).unwrap();
-    let again = compress_store(&bc, &tmp.path().join("bc2"), &small_budget()).unwrap_err();
+    compress_store(&raw, &bc, &small_budget(Codec::COMPRESSED_DEFAULT)).unwrap();
+    let again = compress_store(
+        &bc,
+        &tmp.path().join("bc2"),
+        &small_budget(Codec::ByteCode64),
+    )
+    .unwrap_err();
     assert!(again.to_string().contains("already compressed"), "{again}");
     let onto = compress_store(
         &raw,
         &raw,
         &CompressOptions {
             overwrite: true,
-            ..small_budget()
+            ..small_budget(Codec::ByteCode64)
         },
     )
     .unwrap_err();
     assert!(onto.to_string().contains("onto itself"), "{onto}");
     assert!(matches!(
-        compress_store(&raw, &bc, &small_budget()),
+        compress_store(&raw, &bc, &small_budget(Codec::ByteCode64)),
         Err(StoreError::TargetExists { .. })
     ));
+    let raw_codec = compress_store(&raw, &tmp.path().join("c"), &small_budget(Codec::Raw));
+    assert!(
+        raw_codec
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("not a compressed codec")),
+        "{raw_codec:?}"
+    );
     Store::open(&raw).unwrap();
 }
 
 /// A compressed store to damage, copied so that each test damages its own.
-fn compressed_copy(dir: &Path) -> PathBuf {
+fn compressed_copy(dir: &Path, codec: Codec) -> PathBuf {
     let raw = raw_store(dir, "raw", opts(16 * MIB), &edges(400, 6_000, 4));
-    let bc = dir.join("bc");
-    compress_store(&raw, &bc, &small_budget()).unwrap();
+    let bc = dir.join(codec.name());
+    compress_store(&raw, &bc, &small_budget(codec)).unwrap();
     bc
 }
 
 #[test]
 fn a_truncated_code_is_an_error_naming_the_file_and_vertex() {
     let tmp = tempfile::tempdir().unwrap();
-    let bc = compressed_copy(tmp.path());
+    let bc = compressed_copy(tmp.path(), Codec::ByteCode64);
     let path = bc.join(files::NEIGHBOR_CODES);
     let mut bytes = fs::read(&path).unwrap();
     // A continuation bit on the very last byte: the last list's last code runs off its end.
@@ -238,7 +264,7 @@ fn a_truncated_code_is_an_error_naming_the_file_and_vertex() {
 #[test]
 fn byte_offsets_out_of_order_are_an_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let bc = compressed_copy(tmp.path());
+    let bc = compressed_copy(tmp.path(), Codec::COMPRESSED_DEFAULT);
     let path = bc.join(files::BYTE_OFFSETS);
     let mut bytes = fs::read(&path).unwrap();
     // byte_offsets[1] = u64::MAX (all 0xff): beyond the codes and out of order.
@@ -252,8 +278,14 @@ fn byte_offsets_out_of_order_are_an_error() {
 
 #[test]
 fn random_damage_to_the_codes_never_panics_and_valid_results_stay_well_formed() {
+    for codec in COMPRESSED {
+        random_damage(codec);
+    }
+}
+
+fn random_damage(codec: Codec) {
     let tmp = tempfile::tempdir().unwrap();
-    let bc = compressed_copy(tmp.path());
+    let bc = compressed_copy(tmp.path(), codec);
     let path = bc.join(files::NEIGHBOR_CODES);
     let pristine = fs::read(&path).unwrap();
     let mut rng = SplitMix64::new(9);
@@ -281,7 +313,7 @@ fn random_damage_to_the_codes_never_panics_and_valid_results_stay_well_formed() 
     }
     assert!(
         refused > 100,
-        "most random damage is caught when opening ({refused}/200)"
+        "{codec:?}: most random damage is caught when opening ({refused}/200)"
     );
 }
 
@@ -311,15 +343,18 @@ fn a_hub_longer_than_an_encoding_round_streams_out_block_by_block() {
         },
         &star,
     );
-    let bc = tmp.path().join("star-bc");
-    compress_store(&raw, &bc, &small_budget()).unwrap();
-    let (raw, bc) = (Store::open(&raw).unwrap(), Store::open(&bc).unwrap());
-    assert_same_graph(&raw, &bc);
-    let lists = bc.byte_code().unwrap();
-    let mut tail = Vec::new();
-    lists.for_each_in(0, hub as usize - 2, usize::MAX, |w| {
-        tail.push(w);
-        true
-    });
-    assert_eq!(tail, vec![hub - 1, hub]);
+    let raw = Store::open(&raw).unwrap();
+    for codec in COMPRESSED {
+        let bc = tmp.path().join(codec.name());
+        compress_store(raw.dir(), &bc, &small_budget(codec)).unwrap();
+        let bc = Store::open(&bc).unwrap();
+        assert_same_graph(&raw, &bc);
+        let lists = bc.byte_code().unwrap();
+        let mut tail = Vec::new();
+        lists.for_each_in(0, hub as usize - 2, usize::MAX, |w| {
+            tail.push(w);
+            true
+        });
+        assert_eq!(tail, vec![hub - 1, hub]);
+    }
 }

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use vastgraph_engine::{Adjacency, CsrAdjacency, Graph, InMemoryGraph, Vertex};
+pub use vastgraph_engine::NoSlices;
+use vastgraph_engine::{CsrAdjacency, Graph, InMemoryGraph, Vertex};
 
 /// `<workspace>/../shared/data`.
 pub fn data_dir() -> PathBuf {
@@ -97,40 +98,6 @@ pub fn with_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T 
         .build()
         .unwrap()
         .install(f)
-}
-
-/// A CSR backend that hides its slices, as compressed and out-of-core backends do.
-#[derive(Clone, Copy)]
-pub struct NoSlices<'a>(pub CsrAdjacency<'a>);
-
-impl Adjacency for NoSlices<'_> {
-    fn num_vertices(&self) -> usize {
-        self.0.num_vertices()
-    }
-    fn num_arcs(&self) -> u64 {
-        self.0.num_arcs()
-    }
-    fn degree(&self, v: Vertex) -> usize {
-        self.0.degree(v)
-    }
-    fn is_weighted(&self) -> bool {
-        self.0.is_weighted()
-    }
-    fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, f: F) {
-        self.0.for_each_neighbor(v, f)
-    }
-    fn for_each_neighbor_in<F: FnMut(Vertex, f64)>(&self, v: Vertex, lo: usize, hi: usize, f: F) {
-        self.0.for_each_neighbor_in(v, lo, hi, f)
-    }
-    fn for_each_weighted<F: FnMut(Vertex, f64)>(&self, v: Vertex, f: F) {
-        self.0.for_each_weighted(v, f)
-    }
-    fn try_for_each_neighbor<F: FnMut(Vertex) -> bool>(&self, v: Vertex, f: F) -> bool {
-        self.0.try_for_each_neighbor(v, f)
-    }
-    fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool {
-        self.0.try_for_each_weighted(v, f)
-    }
 }
 
 /// The same graph through [`NoSlices`].

@@ -53,10 +53,10 @@ fn run_all(store: &Store) -> Vec<(&'static str, Result<RunOutput, RunError>)> {
 /// reproducible: the compressed store must give exactly the raw store's results, and the same
 /// work counters unless the algorithm chose another method for a backend without neighbour
 /// slices (tc intersects through a filter there): then the figures both report must agree.
-fn assert_identical_results(raw: &Path, compressed: &Path) {
+fn assert_identical_results(raw: &Path, compressed: &Path, codec: Codec) {
     let (raw, compressed) = (Store::open(raw).unwrap(), Store::open(compressed).unwrap());
     assert_eq!(raw.codec(), Codec::Raw);
-    assert_eq!(compressed.codec(), Codec::ByteCode64);
+    assert_eq!(compressed.codec(), codec);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
@@ -118,9 +118,12 @@ fn every_algorithm_gives_identical_results_on_compressed_stores() {
         ];
         args.extend_from_slice(flags);
         ok(&args);
+        let varint = path(&format!("{name}-varint"));
+        ok(&["compress", &raw, "-o", &varint, "--codec", "bytecode64"]);
+        assert_identical_results(Path::new(&raw), Path::new(&varint), Codec::ByteCode64);
         let bc = path(&format!("{name}-bc"));
         ok(&["compress", &raw, "-o", &bc]);
-        assert_identical_results(Path::new(&raw), Path::new(&bc));
+        assert_identical_results(Path::new(&raw), Path::new(&bc), Codec::StreamVByte64);
         // Generating straight into a compressed store gives the same store contents.
         let direct = path(&format!("{name}-direct"));
         args[6] = &direct;
@@ -155,10 +158,10 @@ fn convert_compress_info_run_export() {
         "--compress",
     ]);
     let info = String::from_utf8_lossy(&ok(&["info", &bc, "--verify"]).stdout).into_owned();
-    assert!(info.contains("bytecode64"), "{info}");
+    assert!(info.contains("streamvbyte64"), "{info}");
     let json: serde_json::Value =
         serde_json::from_slice(&ok(&["info", &bc, "--json"]).stdout).unwrap();
-    assert_eq!(json["codec"], "bytecode64");
+    assert_eq!(json["codec"], "streamvbyte64");
     assert!(json["bytes_per_arc"].as_f64().unwrap() > 0.0);
     for (store, name) in [(&raw, "raw"), (&bc, "bc")] {
         let out = dir.path().join(format!("{name}.tsv")).display().to_string();
@@ -203,7 +206,14 @@ fn a_damaged_compressed_store_is_an_error_exit_not_a_panic() {
         "-o",
         &raw,
     ]);
-    ok(&["compress", &raw, "-o", bc.to_str().unwrap()]);
+    ok(&[
+        "compress",
+        &raw,
+        "-o",
+        bc.to_str().unwrap(),
+        "--codec",
+        "bytecode64",
+    ]);
     let codes = bc.join(files::NEIGHBOR_CODES);
     let pristine = std::fs::read(&codes).unwrap();
     // The last byte with a continuation bit: the last code runs off the end of its list.
@@ -224,16 +234,27 @@ fn a_damaged_compressed_store_is_an_error_exit_not_a_panic() {
         let e = stderr(&o);
         assert!(e.contains("neighbors.bc64") && e.contains("vertex"), "{e}");
     }
-    // Many single-bit flips: each is refused cleanly or gives a store that still runs.
-    for i in (0..pristine.len()).step_by(pristine.len() / 25 + 1) {
-        let mut flipped = pristine.clone();
-        flipped[i] ^= 0x40;
-        std::fs::write(&codes, &flipped).unwrap();
-        let o = vastgraph(&["run", "cc", bc.to_str().unwrap()]);
-        assert!(
-            matches!(o.status.code(), Some(0) | Some(1)),
-            "byte {i}: {}",
-            stderr(&o)
-        );
+    // Many single-bit flips, in either codec: each is refused cleanly or gives a store that
+    // still runs.
+    for codec in ["bytecode64", "streamvbyte64"] {
+        let bc = dir.path().join(codec);
+        let bc = bc.to_str().unwrap();
+        ok(&["compress", &raw, "-o", bc, "--codec", codec]);
+        let codes = Path::new(bc).join(files::NEIGHBOR_CODES);
+        let pristine = std::fs::read(&codes).unwrap();
+        let mut refused = 0;
+        for i in (0..pristine.len()).step_by(pristine.len() / 25 + 1) {
+            let mut flipped = pristine.clone();
+            flipped[i] ^= 0x40;
+            std::fs::write(&codes, &flipped).unwrap();
+            let o = vastgraph(&["run", "cc", bc]);
+            assert!(
+                matches!(o.status.code(), Some(0) | Some(1)),
+                "{codec} byte {i}: {}",
+                stderr(&o)
+            );
+            refused += (o.status.code() == Some(1)) as usize;
+        }
+        assert!(refused > 0, "{codec}: no flip was caught");
     }
 }

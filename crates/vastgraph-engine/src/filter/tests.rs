@@ -5,41 +5,7 @@ use std::collections::BTreeSet;
 use proptest::prelude::*;
 
 use super::*;
-use crate::graph::{CsrAdjacency, InMemoryGraph};
-
-/// Raw CSR that hides its slices, so the filter decodes blocks as it does on compressed stores.
-#[derive(Clone, Copy)]
-struct Streamed<'a>(CsrAdjacency<'a>);
-
-impl Adjacency for Streamed<'_> {
-    fn num_vertices(&self) -> usize {
-        self.0.num_vertices()
-    }
-    fn num_arcs(&self) -> u64 {
-        self.0.num_arcs()
-    }
-    fn degree(&self, v: Vertex) -> usize {
-        self.0.degree(v)
-    }
-    fn is_weighted(&self) -> bool {
-        self.0.is_weighted()
-    }
-    fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, f: F) {
-        self.0.for_each_neighbor(v, f)
-    }
-    fn for_each_neighbor_in<F: FnMut(Vertex, f64)>(&self, v: Vertex, lo: usize, hi: usize, f: F) {
-        self.0.for_each_neighbor_in(v, lo, hi, f)
-    }
-    fn for_each_weighted<F: FnMut(Vertex, f64)>(&self, v: Vertex, f: F) {
-        self.0.for_each_weighted(v, f)
-    }
-    fn try_for_each_neighbor<F: FnMut(Vertex) -> bool>(&self, v: Vertex, f: F) -> bool {
-        self.0.try_for_each_neighbor(v, f)
-    }
-    fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool {
-        self.0.try_for_each_weighted(v, f)
-    }
-}
+use crate::graph::{InMemoryGraph, NoSlices};
 
 /// A pseudo-random predicate keeping about (keep_in_8)/8 of the arcs; symmetric when asked.
 fn predicate(seed: u64, keep_in_8: u64, symmetric: bool) -> impl Fn(Vertex, Vertex) -> bool + Sync {
@@ -246,7 +212,7 @@ proptest! {
         let g = InMemoryGraph::from_edges(n, &edges, symmetric);
         let view = g.view();
         if streamed {
-            run_ops(&Streamed(*view.out()), symmetric, block_size, &ops)?;
+            run_ops(&NoSlices(*view.out()), symmetric, block_size, &ops)?;
         } else {
             run_ops(view.out(), symmetric, block_size, &ops)?;
         }
@@ -287,7 +253,7 @@ fn weights_follow_the_active_edges() {
     let g = InMemoryGraph::from_weighted_edges(201, &edges, false);
     let view = g.view();
     check_odd_weights(view.out());
-    check_odd_weights(&Streamed(*view.out()));
+    check_odd_weights(&NoSlices(*view.out()));
 }
 
 #[test]
