@@ -40,6 +40,16 @@ enum BlockEnd {
     Corrupt,
 }
 
+/// The first neighbour of the block at `codes[at..]` (a varint relative to `source`) and where
+/// its code ends; None when the code is truncated or overlong or the id is not below `n`.
+#[inline(always)]
+fn block_first(codes: &[u8], at: usize, source: u32, n: u64) -> Option<(u32, usize)> {
+    let (code, after) = read_varint(codes, at)?;
+    // |difference| < 2^34 and source < 2^32: no overflow in i64.
+    let first = source as i64 + unzigzag(code);
+    (first >= 0 && (first as u64) < n).then_some((first as u32, after))
+}
+
 /// Decodes the `count` neighbours of one block of `source`'s list from `data[*pos..]`,
 /// handing those at block positions `skip..count` to `f`. Every id handed over is below `n`.
 #[inline(always)]
@@ -53,14 +63,9 @@ fn decode_block<F: FnMut(u32) -> bool>(
     f: &mut F,
 ) -> BlockEnd {
     // The position stays in a register: read_varint takes and returns it by value.
-    let Some((code, mut at)) = read_varint(data, *pos) else {
+    let Some((first, mut at)) = block_first(data, *pos, source, n) else {
         return BlockEnd::Corrupt;
     };
-    // |difference| < 2^34 and source < 2^32: no overflow in i64.
-    let first = source as i64 + unzigzag(code);
-    if first < 0 || first as u64 >= n {
-        return BlockEnd::Corrupt;
-    }
     let mut id = first as u64;
     if skip == 0 && !f(id as u32) {
         return BlockEnd::Stopped;
@@ -177,15 +182,10 @@ fn decode_ids<F: FnMut(u32) -> bool>(
         // A group of four at a time, so that a consumer that stops early (a bottom-up BFS
         // step stops at its first parent) decodes no further than the group it stopped in.
         ListCodec::StreamVByte => walk_blocks(codes, degree, lo, hi, |pos, span| {
-            let (code, at) = match read_varint(codes, *pos) {
-                Some(read) => read,
-                None => return BlockEnd::Corrupt,
-            };
-            let first = source as i64 + unzigzag(code);
-            if first < 0 || first as u64 >= n {
+            let Some((first, at)) = block_first(codes, *pos, source, n) else {
                 return BlockEnd::Corrupt;
-            }
-            if span.skip == 0 && !f(first as u32) {
+            };
+            if span.skip == 0 && !f(first) {
                 return BlockEnd::Stopped;
             }
             // Why the consumer closure stopped the decoder, if it did.
@@ -194,7 +194,7 @@ fn decode_ids<F: FnMut(u32) -> bool>(
                 list.data,
                 list.end,
                 at,
-                first as u32,
+                first,
                 span.len - 1,
                 |group, lanes| {
                     // Lanes hold block positions 1 + 4·group onwards.
@@ -318,13 +318,8 @@ fn decode_whole_block(
     ids: &mut [u32; DECODE_SLOTS],
 ) -> Option<usize> {
     let codes = list.codes();
-    let (code, mut at) = read_varint(codes, at)?;
-    // |difference| < 2^34 and source < 2^32: no overflow in i64.
-    let first = source as i64 + unzigzag(code);
-    if first < 0 || first as u64 >= n {
-        return None;
-    }
-    ids[0] = first as u32;
+    let (first, mut at) = block_first(codes, at, source, n)?;
+    ids[0] = first;
     match codec {
         ListCodec::Varint => {
             // Ids only grow within a block and each step adds less than 2^35 + 1, so the u64

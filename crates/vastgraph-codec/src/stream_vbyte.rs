@@ -131,56 +131,80 @@ pub(crate) fn decode_gaps<E: FnMut(usize, &[u32; 4]) -> bool>(
 
 /// The 16 bytes from `data[pos..]`, zero-padded past the end of `data`.
 #[inline(always)]
-fn group_bytes_at(data: &[u8], pos: usize, padded: &mut [u8; 16]) -> *const u8 {
+fn group_bytes_at<'a>(data: &'a [u8], pos: usize, padded: &'a mut [u8; 16]) -> &'a [u8; 16] {
     match data.get(pos..pos + 16) {
-        Some(bytes) => bytes.as_ptr(),
+        Some(bytes) => bytes.try_into().expect("16 bytes"),
         None => {
             let rest = data.get(pos..).unwrap_or(&[]);
             *padded = [0; 16];
             padded[..rest.len()].copy_from_slice(rest);
-            padded.as_ptr()
+            padded
         }
     }
 }
 
+/// The loop both decoders share: for each control byte, checks that its group's data bytes lie
+/// within the list, has `group` turn the 16 bytes from the group's start into its four ids,
+/// and hands them to `emit`.
+#[inline(always)]
+fn decode_groups<G, E>(
+    data: &[u8],
+    end: usize,
+    mut pos: usize,
+    controls: &[u8],
+    mut group: G,
+    mut emit: E,
+) -> GapsEnd
+where
+    G: FnMut(&[u8; 16], u8) -> [u32; 4],
+    E: FnMut(usize, &[u32; 4]) -> bool,
+{
+    let mut padded = [0u8; 16];
+    for (index, &control) in controls.iter().enumerate() {
+        let bytes = GROUP_BYTES[control as usize] as usize;
+        if pos + bytes > end {
+            return GapsEnd::Corrupt;
+        }
+        let ids = group(group_bytes_at(data, pos, &mut padded), control);
+        pos += bytes;
+        if !emit(index, &ids) {
+            return GapsEnd::Stopped;
+        }
+    }
+    GapsEnd::Done(pos)
+}
+
+/// Each group in one byte shuffle and a vector prefix sum.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
 unsafe fn decode_groups_ssse3<E: FnMut(usize, &[u32; 4]) -> bool>(
     data: &[u8],
     end: usize,
-    mut pos: usize,
+    pos: usize,
     controls: &[u8],
     first: u32,
-    mut emit: E,
+    emit: E,
 ) -> GapsEnd {
     use std::arch::x86_64::*;
     let ones = _mm_set1_epi32(1);
     let mut previous = _mm_set1_epi32(first as i32);
-    let mut padded = [0u8; 16];
-    let mut lanes = [0u32; 4];
-    for (group, &control) in controls.iter().enumerate() {
-        let bytes = GROUP_BYTES[control as usize] as usize;
-        if pos + bytes > end {
-            return GapsEnd::Corrupt;
+    let group = |bytes: &[u8; 16], control: u8| {
+        // SAFETY: both loads read 16-byte arrays, the store writes one.
+        unsafe {
+            let loaded = _mm_loadu_si128(bytes.as_ptr() as *const __m128i);
+            let mask = _mm_loadu_si128(SHUFFLES[control as usize].as_ptr() as *const __m128i);
+            let mut x = _mm_add_epi32(_mm_shuffle_epi8(loaded, mask), ones);
+            // Prefix sum of the four lanes, then add the previous id to each.
+            x = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
+            x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
+            x = _mm_add_epi32(x, previous);
+            previous = _mm_shuffle_epi32::<0xff>(x);
+            let mut ids = [0u32; 4];
+            _mm_storeu_si128(ids.as_mut_ptr() as *mut __m128i, x);
+            ids
         }
-        let source = group_bytes_at(data, pos, &mut padded);
-        // SAFETY: `source` points at 16 readable bytes; the shuffle mask is a 16-byte row;
-        // `lanes` holds 16 bytes.
-        let loaded = _mm_loadu_si128(source as *const __m128i);
-        let mask = _mm_loadu_si128(SHUFFLES[control as usize].as_ptr() as *const __m128i);
-        let mut x = _mm_add_epi32(_mm_shuffle_epi8(loaded, mask), ones);
-        // Prefix sum of the four lanes, then add the previous id to each.
-        x = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
-        x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
-        x = _mm_add_epi32(x, previous);
-        _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, x);
-        previous = _mm_shuffle_epi32::<0xff>(x);
-        pos += bytes;
-        if !emit(group, &lanes) {
-            return GapsEnd::Stopped;
-        }
-    }
-    GapsEnd::Done(pos)
+    };
+    decode_groups(data, end, pos, controls, group, emit)
 }
 
 /// The portable decoder: the same groups, one gap at a time.
@@ -188,35 +212,28 @@ unsafe fn decode_groups_ssse3<E: FnMut(usize, &[u32; 4]) -> bool>(
 fn decode_groups_scalar<E: FnMut(usize, &[u32; 4]) -> bool>(
     data: &[u8],
     end: usize,
-    mut pos: usize,
+    pos: usize,
     controls: &[u8],
     first: u32,
-    mut emit: E,
+    emit: E,
 ) -> GapsEnd {
     let mut previous = first;
-    let mut lanes = [0u32; 4];
-    for (group, &control) in controls.iter().enumerate() {
-        let bytes = GROUP_BYTES[control as usize] as usize;
-        if pos + bytes > end {
-            return GapsEnd::Corrupt;
-        }
-        let mut at = pos;
-        for (lane, slot) in lanes.iter_mut().enumerate() {
+    let group = |bytes: &[u8; 16], control: u8| {
+        let mut ids = [0u32; 4];
+        let mut at = 0;
+        for (lane, id) in ids.iter_mut().enumerate() {
             let len = CODE_BYTES[(control as usize >> (2 * lane)) & 3];
             let mut word = [0u8; 4];
-            word[..len].copy_from_slice(&data[at..at + len]);
+            word[..len].copy_from_slice(&bytes[at..at + len]);
             at += len;
             previous = previous
                 .wrapping_add(u32::from_le_bytes(word))
                 .wrapping_add(1);
-            *slot = previous;
+            *id = previous;
         }
-        pos += bytes;
-        if !emit(group, &lanes) {
-            return GapsEnd::Stopped;
-        }
-    }
-    GapsEnd::Done(pos)
+        ids
+    };
+    decode_groups(data, end, pos, controls, group, emit)
 }
 
 /// Checks the gaps of one block as [`decode_gaps`] reads them, exactly: the control bytes and
