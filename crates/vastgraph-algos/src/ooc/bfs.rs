@@ -19,10 +19,10 @@
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::ooc::{IterationRecord, OocGraph, ScanSpec};
+use vastgraph_engine::ooc::{IterationRecord, OocGraph, ScanSpec, Weights};
 use vastgraph_engine::{Bitmap, Vertex};
 
-use super::{all_vertices, check_source, io_error};
+use super::{all_vertices, check_source, frontier_passes, io_error};
 use crate::bfs::{pack, BfsParams, BfsResult, ALPHA, BETA, NO_PARENT};
 use crate::common::{AlgoError, RunStats};
 
@@ -219,32 +219,16 @@ fn label_correcting(g: &OocGraph, source: Vertex, parents: bool) -> Result<Outco
         .map(|_| AtomicI64::new(UNREACHED))
         .collect();
     dist[source as usize].store(0, Relaxed);
-    let mut active = Bitmap::new(n);
-    let mut activated = Bitmap::new(n);
-    active.set(source as usize);
-    let mut passes = 0u64;
-    let mut edges = 0u64;
-    while active.count_ones() > 0 {
-        passes += 1;
-        let spec = ScanSpec {
-            activated: Some(&activated),
-            ..ScanSpec::new(&active)
-        };
-        let record = g
-            .scan(&spec, |v, neighbors, _| {
-                let next = dist[v as usize].load(Relaxed) + 1;
-                for &u in neighbors {
-                    let slot = &dist[u as usize];
-                    if slot.load(Relaxed) > next && slot.fetch_min(next, Relaxed) > next {
-                        activated.set_atomic(u as usize);
-                    }
-                }
-            })
-            .map_err(|e| io_error(ALGORITHM, e))?;
-        edges += record.bytes_needed / 4;
-        std::mem::swap(&mut active, &mut activated);
-        activated.clear_all();
-    }
+    let relax = |v: Vertex, neighbors: &[Vertex], _: Weights<'_>, activated: &Bitmap| {
+        let next = dist[v as usize].load(Relaxed) + 1;
+        for &u in neighbors {
+            let slot = &dist[u as usize];
+            if slot.load(Relaxed) > next && slot.fetch_min(next, Relaxed) > next {
+                activated.set_atomic(u as usize);
+            }
+        }
+    };
+    let (passes, mut edges) = frontier_passes(g, ALGORITHM, source, relax, || Ok(()))?;
 
     let parents = if parents {
         // Reached vertices offer themselves to their out-neighbours one level further.

@@ -15,7 +15,7 @@ mod sssp;
 use std::path::Path;
 
 use rayon::prelude::*;
-use vastgraph_engine::ooc::{MemoryPlan, OocGraph, OocOptions};
+use vastgraph_engine::ooc::{MemoryPlan, OocGraph, OocOptions, ScanSpec, Weights};
 use vastgraph_engine::{Bitmap, CsrGraph, Vertex};
 use vastgraph_store::Store;
 
@@ -140,6 +140,45 @@ pub(crate) fn all_vertices(n: usize) -> Bitmap {
         *words.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
     }
     Bitmap::from_words(words, n)
+}
+
+/// The label-correcting loop of bfs and sssp: starting from `source`, each pass scans the
+/// out-arcs of the active vertices, where `relax(v, neighbours, weights, activated)` marks in
+/// `activated` the vertices whose label dropped (streamed passes reprocess those inside a
+/// loaded range: reentry); they are the next pass's active set. `after_pass` runs after each
+/// pass and may end the run with an error. Returns the passes and the arcs processed.
+pub(crate) fn frontier_passes<R>(
+    g: &OocGraph,
+    algorithm: &'static str,
+    source: Vertex,
+    relax: R,
+    mut after_pass: impl FnMut() -> Result<(), AlgoError>,
+) -> Result<(u64, u64), AlgoError>
+where
+    R: Fn(Vertex, &[Vertex], Weights<'_>, &Bitmap) + Sync,
+{
+    let n = g.num_vertices();
+    let mut active = Bitmap::new(n);
+    let mut activated = Bitmap::new(n);
+    active.set(source as usize);
+    let (mut passes, mut arcs) = (0u64, 0u64);
+    while active.count_ones() > 0 {
+        passes += 1;
+        let spec = ScanSpec {
+            activated: Some(&activated),
+            ..ScanSpec::new(&active)
+        };
+        let record = g
+            .scan(&spec, |v, neighbors, weights| {
+                relax(v, neighbors, weights, &activated)
+            })
+            .map_err(|e| io_error(algorithm, e))?;
+        arcs += record.bytes_needed / 4;
+        after_pass()?;
+        std::mem::swap(&mut active, &mut activated);
+        activated.clear_all();
+    }
+    Ok((passes, arcs))
 }
 
 /// An out-of-core run: the registry's output plus what the I/O did.

@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
-use vastgraph_engine::ooc::{OocGraph, ScanSpec};
-use vastgraph_engine::Bitmap;
+use vastgraph_engine::ooc::{OocGraph, Weights};
+use vastgraph_engine::{Bitmap, Vertex};
 
-use super::{check_source, io_error};
+use super::{check_source, frontier_passes};
 use crate::common::{AlgoError, RunStats};
 use crate::sssp::{SsspParams, SsspResult};
 
@@ -31,42 +31,28 @@ pub fn sssp(g: &OocGraph, params: &SsspParams) -> Result<SsspResult, AlgoError> 
         .collect();
     dist[source as usize].store(0.0);
     let negative = AtomicBool::new(false);
-    let mut active = Bitmap::new(n);
-    let mut activated = Bitmap::new(n);
-    active.set(source as usize);
-    let (mut passes, mut edges) = (0u64, 0u64);
-    while active.count_ones() > 0 {
-        passes += 1;
-        let spec = ScanSpec {
-            activated: Some(&activated),
-            ..ScanSpec::new(&active)
-        };
-        let record = g
-            .scan(&spec, |v, neighbors, weights| {
-                let dv = dist[v as usize].load();
-                let Some(weights) = weights else { return };
-                for (i, &u) in neighbors.iter().enumerate() {
-                    let w = weights.get(i);
-                    if w < 0.0 {
-                        negative.store(true, Relaxed);
-                        continue;
-                    }
-                    if dist[u as usize].write_min_nonneg(dv + w) {
-                        activated.set_atomic(u as usize);
-                    }
-                }
-            })
-            .map_err(|e| io_error(ALGORITHM, e))?;
-        edges += record.bytes_needed / 4;
-        if negative.load(Relaxed) {
-            return Err(AlgoError::InvalidInput {
-                algorithm: ALGORITHM,
-                message: "a reachable arc has a negative weight; use bellman-ford".into(),
-            });
+    let relax = |v: Vertex, neighbors: &[Vertex], weights: Weights<'_>, activated: &Bitmap| {
+        let dv = dist[v as usize].load();
+        let Some(weights) = weights else { return };
+        for (i, &u) in neighbors.iter().enumerate() {
+            let w = weights.get(i);
+            if w < 0.0 {
+                negative.store(true, Relaxed);
+                continue;
+            }
+            if dist[u as usize].write_min_nonneg(dv + w) {
+                activated.set_atomic(u as usize);
+            }
         }
-        std::mem::swap(&mut active, &mut activated);
-        activated.clear_all();
-    }
+    };
+    let check_weights = || match negative.load(Relaxed) {
+        true => Err(AlgoError::InvalidInput {
+            algorithm: ALGORITHM,
+            message: "a reachable arc has a negative weight; use bellman-ford".into(),
+        }),
+        false => Ok(()),
+    };
+    let (passes, edges) = frontier_passes(g, ALGORITHM, source, relax, check_weights)?;
     let distances: Vec<f64> = dist.into_iter().map(|d| d.load()).collect();
     let reached = distances.iter().filter(|d| d.is_finite()).count() as u64;
     let stats = RunStats {
