@@ -229,7 +229,7 @@ fn afforest<A: Adjacency>(g: &Graph<A>, rounds: usize, seed: u64) -> (Vec<Atomic
 
 /// The root most of a random sample of vertices point to (after compression): the giant
 /// component, if there is one.
-fn most_frequent_root(comp: &[AtomicU32], seed: u64) -> Vertex {
+pub(crate) fn most_frequent_root(comp: &[AtomicU32], seed: u64) -> Vertex {
     let n = comp.len() as u64;
     let mut sample: Vec<Vertex> = (0..SAMPLES)
         .map(|i| comp[below(seeded_hash(seed, i), n) as usize].load(Relaxed))

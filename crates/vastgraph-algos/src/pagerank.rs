@@ -199,19 +199,32 @@ fn pull_iteration<A: Adjacency>(
 fn sum_over<A: Adjacency>(adj: &A, v: Vertex, values: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
     adj.try_for_each_neighbor_block(v, |neighbors| {
-        let mut quads = neighbors.chunks_exact(4);
-        for q in &mut quads {
-            lanes[0] += values[q[0] as usize];
-            lanes[1] += values[q[1] as usize];
-            lanes[2] += values[q[2] as usize];
-            lanes[3] += values[q[3] as usize];
-        }
-        for (lane, &u) in quads.remainder().iter().enumerate() {
-            lanes[lane] += values[u as usize];
-        }
+        add_to_lanes(&mut lanes, neighbors, values);
         true
     });
     (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+}
+
+/// Σ values[u] over `neighbors`, in the lanes of [`sum_over`].
+#[inline]
+pub(crate) fn lane_sum(neighbors: &[Vertex], values: &[f64]) -> f64 {
+    let mut lanes = [0.0f64; 4];
+    add_to_lanes(&mut lanes, neighbors, values);
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+}
+
+#[inline]
+fn add_to_lanes(lanes: &mut [f64; 4], neighbors: &[Vertex], values: &[f64]) {
+    let mut quads = neighbors.chunks_exact(4);
+    for q in &mut quads {
+        lanes[0] += values[q[0] as usize];
+        lanes[1] += values[q[1] as usize];
+        lanes[2] += values[q[2] as usize];
+        lanes[3] += values[q[3] as usize];
+    }
+    for (lane, &u) in quads.remainder().iter().enumerate() {
+        lanes[lane] += values[u as usize];
+    }
 }
 
 /// The same iteration over out-edges only: `incoming_sum[v]` (zero on entry, zero again on

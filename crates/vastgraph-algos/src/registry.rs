@@ -6,7 +6,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
-use vastgraph_engine::{memory, Adjacency, Graph, GraphVisitor, Vertex};
+use vastgraph_engine::{memory, visit_store, Adjacency, Graph, GraphVisitor, Vertex};
+use vastgraph_store::Store;
 
 use crate::common::{AlgoError, RunStats, VerifyError};
 use crate::*;
@@ -182,12 +183,31 @@ fn invalid(algorithm: &'static str, message: String) -> AlgoError {
     AlgoError::InvalidParameter { algorithm, message }
 }
 
-/// [`run`] as a [`GraphVisitor`]: `vastgraph_engine::visit_store(&store, RunOnGraph { .. })`
-/// runs the algorithm on whichever graph view the store's codec needs.
-pub struct RunOnGraph<'a> {
-    pub name: &'a str,
-    pub params: &'a Params,
-    pub verify: bool,
+/// Runs algorithm `name` on the graph of `store`, through the view its codec needs (raw or
+/// compressed); with `verify`, also checks the result. Not generic, so that every kernel is
+/// compiled once, here, for both views, rather than again in each crate that runs algorithms
+/// (the CLI, the Python extension).
+pub fn run_on_store(
+    store: &Store,
+    name: &str,
+    params: &Params,
+    verify: bool,
+) -> Result<Output, RunError> {
+    visit_store(
+        store,
+        RunOnGraph {
+            name,
+            params,
+            verify,
+        },
+    )
+}
+
+/// [`run`] as a [`GraphVisitor`].
+struct RunOnGraph<'a> {
+    name: &'a str,
+    params: &'a Params,
+    verify: bool,
 }
 
 impl GraphVisitor for RunOnGraph<'_> {

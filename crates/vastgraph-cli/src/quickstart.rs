@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use vastgraph_algos::registry::{self, Params, Values, ALGORITHMS};
-use vastgraph_engine::CsrGraph;
 use vastgraph_store::Store;
 
 #[derive(clap::Args)]
@@ -74,7 +73,6 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
         manifest.arcs
     );
     let store = Store::open(&path)?;
-    let graph = CsrGraph::from_store(&store);
     println!(
         "{:<22} {:>10} {:>10} {:>12}  result (verified)",
         "algorithm", "seconds", "iterations", "heap peak"
@@ -85,7 +83,7 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
             per_vertex: true,
             ..Default::default()
         };
-        match registry::run(algo.name, &graph, &params, true) {
+        match registry::run_on_store(&store, algo.name, &params, true) {
             Ok(out) => {
                 let extra: Vec<String> = out
                     .stats

@@ -119,6 +119,18 @@ pub fn advise_huge_pages<T>(values: &mut [T]) {
     let _ = values;
 }
 
+/// `n` values `init(i)`, filled in parallel into memory advised onto transparent huge pages
+/// before its first touch, so the advice applies at once: for vertex arrays read or updated at
+/// random once per arc (contributions, union-find parents, distances).
+pub fn huge_page_vec<T: Send>(n: usize, init: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
+    use rayon::prelude::*;
+    let mut values = Vec::with_capacity(n);
+    advise_huge_pages(values.spare_capacity_mut());
+    // An indexed iterator of known length writes in place into the reserved capacity.
+    values.par_extend((0..n).into_par_iter().map(init));
+    values
+}
+
 /// Measures the heap peak of `f` above the heap live when it starts.
 pub fn measure_heap_peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let base = reset_heap_peak();

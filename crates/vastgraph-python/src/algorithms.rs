@@ -6,9 +6,8 @@ use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use vastgraph_algos::ooc::{self, BudgetFit};
-use vastgraph_algos::registry::{Params, RunOnGraph, Values, ALGORITHMS};
+use vastgraph_algos::registry::{run_on_store, Params, Values, ALGORITHMS};
 use vastgraph_engine::ooc::OocOptions;
-use vastgraph_engine::visit_store;
 
 use crate::background::run_detached;
 use crate::errors::chain_error;
@@ -96,12 +95,8 @@ pub fn run_algorithm<'py>(
             }
         }
         // The graph view of the store's codec (raw or compressed), chosen once for the run.
-        let run = RunOnGraph {
-            name: &algorithm,
-            params: &params,
-            verify,
-        };
-        Ok((visit_store(&shared, run)?, None, threads_used))
+        let out = run_on_store(&shared, &algorithm, &params, verify)?;
+        Ok((out, None, threads_used))
     })?;
     let (out, io, threads_used) = outcome.map_err(chain_error)?;
     let stats = serde_json::json!({

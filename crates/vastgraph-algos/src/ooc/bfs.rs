@@ -19,6 +19,7 @@
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
+use vastgraph_engine::memory::huge_page_vec;
 use vastgraph_engine::ooc::{IterationRecord, OocGraph, ScanSpec, Weights};
 use vastgraph_engine::{Bitmap, Vertex};
 
@@ -57,10 +58,7 @@ fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<O
     let n = g.num_vertices();
     // depth << 32 | parent per vertex: the distance and the parent in one word, NO_PARENT until
     // a level reaches the vertex.
-    let reached: Vec<AtomicU64> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicU64::new(NO_PARENT))
-        .collect();
+    let reached: Vec<AtomicU64> = huge_page_vec(n, |_| AtomicU64::new(NO_PARENT));
     reached[source as usize].store(pack(0, source), Relaxed);
     let mut front = Bitmap::new(n);
     let mut next = Bitmap::new(n);

@@ -135,10 +135,22 @@ pub(crate) fn io_error(algorithm: &'static str, e: anyhow::Error) -> AlgoError {
 
 /// A bitmap with every vertex set: the frontier of a pass over the whole graph.
 pub(crate) fn all_vertices(n: usize) -> Bitmap {
-    let mut words = vec![u64::MAX; n.div_ceil(64)];
-    if !n.is_multiple_of(64) {
-        *words.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
-    }
+    vertex_range(n, 0..n)
+}
+
+/// A bitmap over `n` vertices with those in `range` set: a pass over part of the graph.
+pub(crate) fn vertex_range(n: usize, range: std::ops::Range<usize>) -> Bitmap {
+    let words = (0..n.div_ceil(64))
+        .map(|w| {
+            // The bits of word w below vertex i.
+            let below = |i: usize| match i.saturating_sub(64 * w) {
+                0 => 0,
+                k if k >= 64 => u64::MAX,
+                k => (1u64 << k) - 1,
+            };
+            below(range.end.min(n)) & !below(range.start)
+        })
+        .collect();
     Bitmap::from_words(words, n)
 }
 

@@ -9,12 +9,12 @@
 
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
+use vastgraph_engine::memory::huge_page_vec;
 use vastgraph_engine::ooc::{IoMode, OocGraph, ScanSpec};
-use vastgraph_engine::Vertex;
 
 use super::{all_vertices, io_error};
 use crate::common::AlgoError;
-use crate::pagerank::{PageRankParams, PageRankResult};
+use crate::pagerank::{lane_sum, PageRankParams, PageRankResult};
 
 const ALGORITHM: &str = "pagerank";
 const BLOCK: usize = 2048;
@@ -34,11 +34,9 @@ pub fn pagerank(g: &OocGraph, params: &PageRankParams) -> Result<PageRankResult,
     let d = params.damping;
     let offsets = g.offsets();
     let degree = |v: usize| offsets[v + 1] - offsets[v];
-    let mut scores: Vec<f64> = vec![1.0 / n.max(1) as f64; n];
-    let sums: Vec<AtomicF64> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicF64::new(0.0))
-        .collect();
+    // Both are read or updated at random, once per arc or per piece of a list.
+    let mut scores: Vec<f64> = huge_page_vec(n, |_| 1.0 / n as f64);
+    let sums: Vec<AtomicF64> = huge_page_vec(n, |_| AtomicF64::new(0.0));
     let all = all_vertices(n);
     let spec = ScanSpec {
         mode: Some(IoMode::Streaming),
@@ -70,13 +68,11 @@ pub fn pagerank(g: &OocGraph, params: &PageRankParams) -> Result<PageRankResult,
                 }
             });
         let c = &scores;
-        let contribution = |u: Vertex| c[u as usize];
         g.scan(&spec, |v, neighbors, _| {
             if symmetric {
-                let s: f64 = neighbors.iter().map(|&u| contribution(u)).sum();
-                sums[v as usize].fetch_add(s);
+                sums[v as usize].fetch_add(lane_sum(neighbors, c));
             } else {
-                let c = contribution(v);
+                let c = c[v as usize];
                 for &u in neighbors {
                     sums[u as usize].fetch_add(c);
                 }

@@ -5,8 +5,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
-use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
+use vastgraph_engine::memory::huge_page_vec;
 use vastgraph_engine::ooc::{OocGraph, Weights};
 use vastgraph_engine::{Bitmap, Vertex};
 
@@ -25,10 +25,7 @@ pub fn sssp(g: &OocGraph, params: &SsspParams) -> Result<SsspResult, AlgoError> 
         });
     }
     let n = g.num_vertices();
-    let dist: Vec<AtomicF64> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicF64::new(f64::INFINITY))
-        .collect();
+    let dist: Vec<AtomicF64> = huge_page_vec(n, |_| AtomicF64::new(f64::INFINITY));
     dist[source as usize].store(0.0);
     let negative = AtomicBool::new(false);
     let relax = |v: Vertex, neighbors: &[Vertex], weights: Weights<'_>, activated: &Bitmap| {

@@ -9,7 +9,6 @@ use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
     BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions,
 };
-use vastgraph_engine::CsrGraph;
 use vastgraph_store::{BuildOptions, Store, StoreBuilder};
 
 const MIB: u64 = 1 << 20;
@@ -91,7 +90,7 @@ fn open(dir: &Path, algorithm: &str, mode: IoMode, mrt: u32, backend: BackendCho
 
 fn in_memory(dir: &Path, algorithm: &str, params: &Params) -> Values {
     let store = Store::open(dir).unwrap();
-    registry::run(algorithm, &CsrGraph::from_store(&store), params, true)
+    registry::run_on_store(&store, algorithm, params, true)
         .unwrap()
         .values
         .unwrap()

@@ -5,9 +5,8 @@
 use std::path::Path;
 
 use vastgraph_algos::registry::{
-    Output as RunOutput, Params, RunError, RunOnGraph, Values, ALGORITHMS,
+    run_on_store, Output as RunOutput, Params, RunError, Values, ALGORITHMS,
 };
-use vastgraph_engine::visit_store;
 use vastgraph_store::manifest::files;
 use vastgraph_store::{Codec, Store};
 
@@ -38,14 +37,7 @@ fn run_all(store: &Store) -> Vec<(&'static str, Result<RunOutput, RunError>)> {
     };
     ALGORITHMS
         .iter()
-        .map(|a| {
-            let run = RunOnGraph {
-                name: a.name,
-                params: &params,
-                verify: true,
-            };
-            (a.name, visit_store(store, run))
-        })
+        .map(|a| (a.name, run_on_store(store, a.name, &params, true)))
         .collect()
 }
 
