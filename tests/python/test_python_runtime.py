@@ -81,8 +81,15 @@ def interrupt_after_ready(script, tmp_path, *, wait_ready=120):
     returns (seconds from SIGINT to exit, return code, stderr)."""
     path = tmp_path / "child.py"
     path.write_text(textwrap.dedent(script))
+    # A shell without job control starts background commands with SIGINT ignored, and an
+    # ignored SIGINT is inherited, in which case Python installs no KeyboardInterrupt handler:
+    # give the child the default disposition a terminal's Ctrl-C would meet.
     child = subprocess.Popen(
-        [sys.executable, str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + wait_ready

@@ -103,7 +103,7 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         .unwrap_or_default();
     eprintln!(
         "{} on {} out of core ({}, {} backend): {:.4} s{}, {} iterations [{}], read {} in {} requests \
-         ({:.0} MB/s, amplification {:.2}, I/O wait {:.3} s, compute {:.3} s), peak RSS {}{}",
+         ({:.0} MB/s, amplification {:.2}, I/O wait {:.3} s, compute {:.3} s){}, peak RSS {}{}",
         args.algorithm,
         args.store.display(),
         args.io_mode.name(),
@@ -118,6 +118,10 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         io["io_amplification"].as_f64().unwrap_or(0.0),
         io["io_wait_seconds"].as_f64().unwrap_or(0.0),
         io["compute_seconds"].as_f64().unwrap_or(0.0),
+        match io["cached_bytes"].as_u64().unwrap_or(0) {
+            0 => String::new(),
+            b => format!(", {} of short lists served from the cache", human(b)),
+        },
         peak_rss.map_or("?".into(), human),
         if out.output.verify_seconds.is_some() { ", verified" } else { "" },
     );

@@ -185,7 +185,7 @@ where
                 relax(v, neighbors, weights, &activated)
             })
             .map_err(|e| io_error(algorithm, e))?;
-        arcs += record.bytes_needed / 4;
+        arcs += record.arcs_processed();
         after_pass()?;
         std::mem::swap(&mut active, &mut activated);
         activated.clear_all();
@@ -211,6 +211,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
         check(&CsrGraph::from_store(&store))
     };
     g.take_records();
+    g.clear_cache();
     let output = match name {
         "bfs" => {
             let q = crate::bfs::BfsParams {
@@ -221,7 +222,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 with_store(&|mg: &CsrGraph<'_>| crate::bfs::verify_bfs(mg, &q, r))
             };
             execute(
-                || bfs(g, &q),
+                || releasing_cache(g, || bfs(g, &q)),
                 verify.then_some(&check as _),
                 params_json(&q),
                 |r| {
@@ -243,7 +244,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 with_store(&|mg: &CsrGraph<'_>| crate::sssp::verify_sssp(mg, q.source, r))
             };
             execute(
-                || sssp(g, &q),
+                || releasing_cache(g, || sssp(g, &q)),
                 verify.then_some(&check as _),
                 params_json(&q),
                 |r| (Some(Values::F64(r.distances)), r.stats),
@@ -254,7 +255,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 with_store(&|mg: &CsrGraph<'_>| crate::cc::verify_cc(mg, r))
             };
             execute(
-                || connected_components(g),
+                || releasing_cache(g, || connected_components(g)),
                 verify.then_some(&check as _),
                 serde_json::json!({"method": "union-find, one pass"}),
                 |r| (Some(Values::U32(r.labels)), r.stats),
@@ -271,7 +272,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 with_store(&|mg: &CsrGraph<'_>| crate::pagerank::verify_pagerank(mg, &q, r))
             };
             execute(
-                || pagerank(g, &q),
+                || releasing_cache(g, || pagerank(g, &q)),
                 verify.then_some(&check as _),
                 params_json(&q),
                 |r| (Some(Values::F64(r.scores)), r.stats),
@@ -282,7 +283,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 with_store(&|mg: &CsrGraph<'_>| crate::mis::verify_mis(mg, r))
             };
             execute(
-                || maximal_independent_set(g),
+                || releasing_cache(g, || maximal_independent_set(g)),
                 verify.then_some(&check as _),
                 serde_json::json!({"method": "greedy in id order, one pass"}),
                 |r| (Some(Values::U8(r.in_set)), r.stats),
@@ -302,6 +303,14 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
         io: io_summary(g, output.wall_seconds),
         output,
     })
+}
+
+/// Runs a kernel, then empties the cache of short lists: the verifier that may follow, and the
+/// caller, get its memory back.
+fn releasing_cache<R>(g: &OocGraph, kernel: impl FnOnce() -> R) -> R {
+    let result = kernel();
+    g.clear_cache();
+    result
 }
 
 fn params_json(p: &impl std::fmt::Debug) -> serde_json::Value {
@@ -333,6 +342,8 @@ fn io_summary(g: &OocGraph, wall_seconds: f64) -> serde_json::Value {
         "io_wait_seconds": sum(&|r| r.io_wait_seconds),
         "compute_seconds": sum(&|r| r.compute_seconds),
         "reentries": sum(&|r| r.reentries as f64) as u64,
+        "cached_bytes": sum(&|r| r.cached_bytes as f64) as u64,
+        "list_cache_bytes": g.cache_bytes(),
         "iteration_modes": records.iter().map(|r| r.mode).collect::<Vec<_>>(),
         "iterations": records,
     })

@@ -69,11 +69,26 @@ fn build(dir: &Path, n: u32, symmetric: bool, weighted: bool, seed: u64) {
 }
 
 fn open(dir: &Path, algorithm: &str, mode: IoMode, mrt: u32, backend: BackendChoice) -> OocGraph {
+    open_with_cache(dir, algorithm, mode, mrt, backend, true)
+}
+
+/// As [`open`]; `cache` false leaves the cache of short lists no room.
+fn open_with_cache(
+    dir: &Path,
+    algorithm: &str,
+    mode: IoMode,
+    mrt: u32,
+    backend: BackendChoice,
+    cache: bool,
+) -> OocGraph {
     let manifest = OocGraph::manifest_of(dir).unwrap();
     let n = manifest.vertices;
     let state = ooc::state_bytes(algorithm, n, &Params::default()).unwrap();
     let files = 1 + usize::from(ooc::reads_weights(algorithm) && manifest.weighted);
-    let plan = MemoryPlan::new(4 * MIB, n, files, state, Some(BUFFER), Some(8)).unwrap();
+    let mut plan = MemoryPlan::new(4 * MIB, n, files, state, Some(BUFFER), Some(8)).unwrap();
+    if !cache {
+        plan.cache_bytes = 0;
+    }
     OocGraph::open(
         dir,
         plan,
@@ -183,6 +198,52 @@ fn reentry_needs_fewer_streaming_passes() {
     };
     let (without, with) = (passes(0), passes(5));
     assert!(with < without, "reentry: {with} passes, without: {without}");
+}
+
+/// Lists read by two selective passes are cached and served from memory afterwards: the same
+/// distances (bfs; sssp, whose weights come from the cache too). bfs's passes do not depend on
+/// thread timing, so there the cache must save reads, and a second run on the same graph,
+/// starting cold again, must read exactly as much.
+#[test]
+fn short_lists_seen_twice_are_served_from_the_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 20_000, true, true, 8);
+    let params = Params {
+        source: Some(0),
+        ..Default::default()
+    };
+    for algorithm in ["bfs", "sssp"] {
+        let want = in_memory(&dir, algorithm, &params);
+        let run = |cache: bool| {
+            let g = open_with_cache(
+                &dir,
+                algorithm,
+                IoMode::Selective,
+                5,
+                BackendChoice::Auto,
+                cache,
+            );
+            let (got, io) = out_of_core(&g, algorithm, &params);
+            assert_same(&want, &got, &format!("{algorithm} cache={cache}"));
+            if algorithm == "bfs" {
+                let (_, io_again) = out_of_core(&g, algorithm, &params);
+                assert_eq!(io["bytes_read"], io_again["bytes_read"], "runs start cold");
+            }
+            assert!(g.cache_bytes() <= g.plan().cache_bytes);
+            io
+        };
+        let (with, without) = (run(true), run(false));
+        let cached = with["cached_bytes"].as_u64().unwrap();
+        assert!(cached > 0, "{algorithm}: nothing served from the cache");
+        assert_eq!(without["cached_bytes"].as_u64().unwrap(), 0);
+        if algorithm == "bfs" {
+            assert!(
+                with["bytes_read"].as_u64().unwrap() < without["bytes_read"].as_u64().unwrap(),
+                "the cache saved no reads"
+            );
+        }
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@ use vastgraph_io::{load_or_calibrate, BackendChoice, DataFile, DeviceProfile, Io
 use vastgraph_store::manifest::files;
 use vastgraph_store::{Codec, Manifest, WeightType};
 
+use super::cache::ListCache;
 use super::memory_plan::MemoryPlan;
 use super::scan::IterationRecord;
 use super::IoMode;
@@ -49,6 +50,7 @@ pub struct OocGraph {
     pub(crate) options: OocOptions,
     pub(crate) plan: MemoryPlan,
     pub(crate) records: Mutex<Vec<IterationRecord>>,
+    pub(crate) cache: ListCache,
 }
 
 /// The profile used when there is nothing to measure (a graph without arcs reads nothing).
@@ -108,7 +110,7 @@ impl OocGraph {
             })?,
         };
         log::info!(
-            "out-of-core: {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, budget {} MiB",
+            "out-of-core: {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, room for short lists {} MiB, budget {} MiB",
             engine.backend_name(),
             if neighbors.is_direct() { "direct" } else { "page-cache" },
             plan.depth,
@@ -116,9 +118,12 @@ impl OocGraph {
             plan.files,
             plan.offsets_bytes >> 20,
             plan.state_bytes >> 20,
+            plan.cache_bytes >> 20,
             plan.budget_bytes >> 20
         );
+        let cache = ListCache::new(n, plan.cache_bytes, weights.as_ref().map(|(_, t)| *t));
         Ok(OocGraph {
+            cache,
             dir: dir.to_path_buf(),
             manifest,
             offsets,
@@ -173,6 +178,14 @@ impl OocGraph {
     /// Whether reads bypass the page cache.
     pub fn direct_io(&self) -> bool {
         self.neighbors.is_direct()
+    }
+    /// Empties the cache of short lists, so that a run does not profit from an earlier one.
+    pub fn clear_cache(&self) {
+        self.cache.clear();
+    }
+    /// Bytes held by the cache of short lists (within the plan's `cache_bytes`).
+    pub fn cache_bytes(&self) -> u64 {
+        self.cache.bytes()
     }
     /// The records of the iterations run so far, removing them.
     pub fn take_records(&self) -> Vec<IterationRecord> {

@@ -1,5 +1,6 @@
 //! How a memory budget is split: the offsets and the algorithm's vertex state first (both O(n),
-//! fixed by the graph), the I/O buffer pool from what is left. A budget that cannot hold the
+//! fixed by the graph), the I/O buffer pool from what is left, and what the pool does not need
+//! for the cache of short lists ([`super::cache`]). A budget that cannot hold the
 //! O(n) part plus a minimal pool is refused before anything runs, with the minimum it needs.
 
 use vastgraph_io::ALIGN;
@@ -29,6 +30,8 @@ pub struct MemoryPlan {
     pub depth: usize,
     /// Files read per request (1, or 2 with weights).
     pub files: usize,
+    /// The rest of the budget: room for the cache of short lists.
+    pub cache_bytes: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -92,14 +95,16 @@ impl MemoryPlan {
         });
         let depth =
             depth.unwrap_or_else(|| (per_file as usize / buffer).clamp(MIN_DEPTH, MAX_DEPTH));
+        let pool_bytes = (files * depth * buffer) as u64;
         Ok(MemoryPlan {
             budget_bytes: budget,
             offsets_bytes,
             state_bytes,
-            pool_bytes: (files * depth * buffer) as u64,
+            pool_bytes,
             buffer_bytes: buffer,
             depth,
             files,
+            cache_bytes: budget.saturating_sub(offsets_bytes + state_bytes + pool_bytes),
         })
     }
 }
@@ -114,7 +119,7 @@ mod tests {
         let plan = MemoryPlan::new(1 << 30, n, 1, 16 * n, None, None).unwrap();
         assert_eq!((plan.buffer_bytes, plan.depth), (MAX_BUFFER, MAX_DEPTH));
         let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes;
-        assert!(used <= 1 << 30);
+        assert_eq!(used + plan.cache_bytes, 1 << 30);
         let tight = 8 * (n + 1) + 16 * n + (2 << 20);
         let plan = MemoryPlan::new(tight, n, 2, 16 * n, None, None).unwrap();
         assert!(plan.offsets_bytes + plan.state_bytes + plan.pool_bytes <= tight);

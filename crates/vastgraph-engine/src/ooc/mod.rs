@@ -16,12 +16,14 @@
 //! numbers are recorded ([`IterationRecord`]) and logged.
 
 mod bits;
+mod cache;
 mod graph;
 mod memory_plan;
 mod plan;
 mod scan;
 
 pub use bits::{any_in_range, take_range};
+pub use cache::MAX_CACHED_ARCS;
 pub use graph::{OocGraph, OocOptions};
 pub use memory_plan::{BudgetError, MemoryPlan, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ScanSpec, Weights};

@@ -9,6 +9,7 @@ use vastgraph_io::{DataFile, Loaded, ALIGN};
 use vastgraph_store::{WeightType, WeightsRef};
 
 use super::bits::{for_each_in_range, take_range};
+use super::cache::Batch;
 use super::graph::OocGraph;
 use super::plan::{measure, Piece, Selective, Streaming, ARC_BYTES};
 use super::IoMode;
@@ -64,9 +65,19 @@ pub struct IterationRecord {
     pub bytes_needed: u64,
     /// Rounds of reprocessing a loaded range.
     pub reentries: u64,
+    /// Active vertices served from the cache of short lists, and the bytes of their lists.
+    pub cached_vertices: u64,
+    pub cached_bytes: u64,
     pub seconds: f64,
     pub io_wait_seconds: f64,
     pub compute_seconds: f64,
+}
+
+impl IterationRecord {
+    /// The arcs handed to the visitor, read or cached (reentries excluded).
+    pub fn arcs_processed(&self) -> u64 {
+        (self.bytes_needed + self.cached_bytes) / ARC_BYTES
+    }
 }
 
 impl OocGraph {
@@ -89,30 +100,44 @@ impl OocGraph {
             .break_even_gap_bytes()
             .clamp(ALIGN as u64, chunk / 2);
         let files = if self.weights.is_some() { 2 } else { 1 };
+        // Cached lists are served from memory; the rest are read. An ordered pass reads every
+        // list in order instead.
+        let use_cache = !spec.ordered && self.cache.holds_any();
+        let uncached = use_cache.then(|| self.cache.uncached(spec.active));
+        let to_read = uncached.as_ref().unwrap_or(spec.active);
         let (selective_bytes, selective_requests) =
-            measure(Selective::new(&self.offsets, spec.active, chunk, gap));
+            measure(Selective::new(&self.offsets, to_read, chunk, gap));
         let (streaming_bytes, streaming_requests) =
-            measure(Streaming::new(&self.offsets, spec.active, None, chunk));
+            measure(Streaming::new(&self.offsets, to_read, None, chunk));
         let cost =
             |bytes: u64, requests: u64| self.profile.cost_seconds(bytes * files, requests * files);
         let selective_estimate_seconds = cost(selective_bytes, selective_requests);
         let streaming_estimate_seconds = cost(streaming_bytes, streaming_requests);
         let mode = match spec.mode.unwrap_or(self.options.mode) {
-            IoMode::Adaptive if selective_estimate_seconds < streaming_estimate_seconds => {
+            // On a tie (nothing to read: every active list is cached) the pass is selective.
+            IoMode::Adaptive if selective_estimate_seconds <= streaming_estimate_seconds => {
                 IoMode::Selective
             }
             IoMode::Adaptive => IoMode::Streaming,
             fixed => fixed,
         };
         let pieces: Box<dyn Iterator<Item = Piece> + '_> = match mode {
-            IoMode::Selective => Box::new(Selective::new(&self.offsets, spec.active, chunk, gap)),
+            IoMode::Selective => Box::new(Selective::new(&self.offsets, to_read, chunk, gap)),
             _ => Box::new(Streaming::new(
                 &self.offsets,
-                spec.active,
+                to_read,
                 spec.activated,
                 chunk,
             )),
         };
+        let (cached_vertices, cached_arcs) = if use_cache {
+            self.cache.visit_active(spec.active, &visit)
+        } else {
+            (0, 0)
+        };
+        // Short lists are cached from selective passes, whose reads they would make cheaper;
+        // a streaming pass reads every page anyway.
+        let admit = mode == IoMode::Selective && !spec.ordered && self.cache.is_enabled();
         let needed = AtomicU64::new(0);
         let reentries = AtomicU64::new(0);
         let mut file_list: Vec<&DataFile> = vec![&self.neighbors];
@@ -120,7 +145,7 @@ impl OocGraph {
             file_list.push(w);
         }
         let process = |loaded: &Loaded<'_, Piece>| -> io::Result<()> {
-            let (bytes, rounds) = self.process(loaded, spec, &visit)?;
+            let (bytes, rounds) = self.process(loaded, to_read, spec, admit, &visit)?;
             needed.fetch_add(bytes, Relaxed);
             reentries.fetch_add(rounds, Relaxed);
             Ok(())
@@ -151,13 +176,16 @@ impl OocGraph {
             requests: totals.requests,
             bytes_needed: needed.into_inner(),
             reentries: reentries.into_inner(),
+            cached_vertices,
+            cached_bytes: cached_arcs * ARC_BYTES,
             seconds: started.elapsed().as_secs_f64(),
             io_wait_seconds: totals.wait_seconds,
             compute_seconds: totals.compute_seconds,
         };
         log::info!(
             "iteration {}: {} active; selective ~{:.3} s ({} KiB, {} requests), streaming ~{:.3} s \
-             ({} KiB, {} chunks) -> {}; read {} KiB in {:.3} s (waiting {:.3} s), {} reentries",
+             ({} KiB, {} chunks) -> {}; read {} KiB in {:.3} s (waiting {:.3} s), {} reentries, \
+             {} lists ({} KiB) from the cache",
             self.records.lock().map_or(0, |r| r.len()),
             record.active_vertices,
             selective_estimate_seconds,
@@ -170,7 +198,9 @@ impl OocGraph {
             record.bytes_read >> 10,
             record.seconds,
             record.io_wait_seconds,
-            record.reentries
+            record.reentries,
+            record.cached_vertices,
+            record.cached_bytes >> 10
         );
         if let Ok(mut records) = self.records.lock() {
             records.push(record.clone());
@@ -178,11 +208,15 @@ impl OocGraph {
         Ok(record)
     }
 
-    /// Processes one loaded piece; returns (bytes of lists processed, reentry rounds).
+    /// Processes one loaded piece: the lists of the vertices of `to_read` in it, then reentry;
+    /// with `admit`, caches the short lists the cache admits. Returns (bytes of lists processed,
+    /// reentry rounds).
     fn process<V>(
         &self,
         loaded: &Loaded<'_, Piece>,
+        to_read: &Bitmap,
         spec: &ScanSpec<'_>,
+        admit: bool,
         visit: &V,
     ) -> io::Result<(u64, u64)>
     where
@@ -208,9 +242,10 @@ impl OocGraph {
         });
         let (a, b) = (piece.arcs.start, piece.arcs.end);
         let offsets = &self.offsets;
-        let visit_vertex = |v: Vertex| -> u64 {
-            let lo = offsets[v as usize].max(a);
-            let hi = offsets[v as usize + 1].min(b);
+        let mut batch = Batch::default();
+        let mut visit_vertex = |v: Vertex, admit: bool| -> u64 {
+            let (start, end) = (offsets[v as usize], offsets[v as usize + 1]);
+            let (lo, hi) = (start.max(a), end.min(b));
             if lo >= hi {
                 return 0;
             }
@@ -220,11 +255,15 @@ impl OocGraph {
                 WeightsRef::F32(w) => WeightsRef::F32(&w[i..j]),
             });
             visit(v, &neighbors[i..j], w);
+            let whole = (lo, hi) == (start, end);
+            if admit && whole && self.cache.admits(v, (hi - lo) as usize) {
+                batch.push(v, &neighbors[i..j], w);
+            }
             hi - lo
         };
         let mut arcs = 0u64;
-        for_each_in_range(spec.active, piece.verts.start, piece.verts.end, |v| {
-            arcs += visit_vertex(v)
+        for_each_in_range(to_read, piece.verts.start, piece.verts.end, |v| {
+            arcs += visit_vertex(v, admit)
         });
         let mut rounds = 0;
         if let Some(activated) = spec.activated {
@@ -235,12 +274,12 @@ impl OocGraph {
                 verts.start + offsets[verts.start + 1..verts.end + 1].partition_point(|&o| o <= b);
             if whole_lo < whole_hi {
                 let (lo, hi) = (whole_lo as Vertex, whole_hi as Vertex);
-                take_range(activated, lo, hi, |v| arcs += visit_vertex(v));
+                take_range(activated, lo, hi, |v| arcs += visit_vertex(v, false));
                 for _ in 0..self.options.max_reentries {
                     let mut any = false;
                     take_range(activated, lo, hi, |v| {
                         any = true;
-                        visit_vertex(v);
+                        visit_vertex(v, false);
                     });
                     if !any {
                         break;
@@ -248,6 +287,9 @@ impl OocGraph {
                     rounds += 1;
                 }
             }
+        }
+        if !batch.is_empty() {
+            self.cache.insert(batch);
         }
         Ok((arcs * ARC_BYTES, rounds))
     }
