@@ -104,11 +104,7 @@ pub fn decode_list<F: FnMut(u32) -> bool>(
     hi: usize,
     f: F,
 ) -> bool {
-    let list = ListBytes {
-        data,
-        end: data.len(),
-    };
-    decode_ids(codec, list, source, degree, n, lo, hi, f)
+    decode_ids(codec, ListBytes::whole(data), source, degree, n, lo, hi, f)
 }
 
 /// [`decode_list`] a block at a time: calls `f` on consecutive slices of at most
@@ -130,11 +126,7 @@ pub fn decode_list_blocks<F: FnMut(&[u32]) -> bool>(
     hi: usize,
     f: F,
 ) -> bool {
-    let list = ListBytes {
-        data,
-        end: data.len(),
-    };
-    decode_blocks(codec, list, source, degree, n, lo, hi, f)
+    decode_blocks(codec, ListBytes::whole(data), source, degree, n, lo, hi, f)
 }
 
 /// The part of a block a caller wants: the block holds `len` neighbours, of which the first
@@ -156,6 +148,15 @@ struct ListBytes<'a> {
 }
 
 impl<'a> ListBytes<'a> {
+    /// A list's bytes with nothing after them.
+    #[inline]
+    fn whole(data: &'a [u8]) -> Self {
+        ListBytes {
+            data,
+            end: data.len(),
+        }
+    }
+
     #[inline]
     fn codes(&self) -> &'a [u8] {
         &self.data[..self.end]
@@ -538,7 +539,7 @@ impl<'a> ByteCodeLists<'a> {
                 data,
                 end: (end - start) as usize,
             },
-            _ => ListBytes { data: &[], end: 0 },
+            _ => ListBytes::whole(&[]),
         }
     }
 
