@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::aligned::ALIGN;
 use crate::file::DataFile;
-use crate::pipeline::{Extent, IoEngine};
+use crate::pipeline::{Extent, IoEngine, MAX_PARTS};
 
 /// Stop each measurement after this long (or after reading the byte cap below).
 const MEASURE_SECONDS: f64 = 0.5;
@@ -146,7 +146,12 @@ pub fn calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<DevicePro
     let files = [file];
     let one_part = |engine: &mut IoEngine, extents: &mut dyn Iterator<Item = Extent>| {
         let started = Instant::now();
-        let totals = engine.run(&files[..], extents.map(|e| (e, ())), false, |_| Ok(()))?;
+        let totals = engine.run(
+            &files[..],
+            extents.map(|e| ([e; MAX_PARTS], ())),
+            false,
+            |_| Ok(()),
+        )?;
         Ok::<_, io::Error>((
             totals.bytes_read,
             totals.requests,

@@ -6,6 +6,8 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
 
+use crate::aligned::{AlignedBuf, ALIGN};
+
 pub struct DataFile {
     file: File,
     path: PathBuf,
@@ -67,6 +69,68 @@ impl DataFile {
 
     pub fn fd(&self) -> RawFd {
         self.file.as_raw_fd()
+    }
+
+    /// Reads bytes `offset..offset + len` with blocking `pread`s into `buf`, widened to whole
+    /// pages as direct I/O requires (`buf` must hold the widened span); returns the requested
+    /// bytes and how many the device delivered. For the rare range too long for a pooled buffer.
+    pub fn read_span<'b>(
+        &self,
+        offset: u64,
+        len: usize,
+        buf: &'b mut AlignedBuf,
+    ) -> io::Result<(&'b [u8], u64)> {
+        let end = offset + len as u64;
+        if end > self.len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!(
+                    "{}: bytes {offset}..{end} requested, the file has {}",
+                    self.path.display(),
+                    self.len
+                ),
+            ));
+        }
+        let aligned = offset / ALIGN as u64 * ALIGN as u64;
+        let skip = (offset - aligned) as usize;
+        let span = (skip + len).next_multiple_of(ALIGN);
+        assert!(span <= buf.len(), "the buffer holds the page-widened span");
+        let needed = ((aligned + span as u64).min(self.len) - aligned) as usize;
+        let mut filled = 0usize;
+        while filled < needed {
+            // SAFETY: `filled < span <= buf.len()`; the kernel writes at most `span - filled`
+            // bytes there, and page-aligned lengths keep direct I/O valid after a short read.
+            let got = unsafe {
+                libc::pread(
+                    self.fd(),
+                    buf.as_ptr().add(filled) as *mut libc::c_void,
+                    span - filled,
+                    (aligned + filled as u64) as libc::off_t,
+                )
+            };
+            if got < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(io::Error::new(
+                    e.kind(),
+                    format!("{}: read failed: {e}", self.path.display()),
+                ));
+            }
+            if got == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "{}: file ended at byte {} while reading",
+                        self.path.display(),
+                        aligned + filled as u64
+                    ),
+                ));
+            }
+            filled += got as usize;
+        }
+        Ok((&buf.as_slice()[skip..skip + len], filled as u64))
     }
 
     /// The file's device, `major:minor`.

@@ -1,10 +1,11 @@
 //! Streams a sequence of byte ranges through a bounded pool of aligned buffers.
 //!
-//! Each request names a logical byte range (any offset and length up to
-//! [`IoEngine::max_extent`]); the pipeline widens it to whole pages for `O_DIRECT`, reads the same
-//! range from every file given (the neighbour ids and, for weighted graphs, the weights have the
-//! same layout), keeps up to `depth` requests in flight, and hands completed requests to the
+//! Each request names a logical byte range of every file given (any offset and length up to
+//! [`IoEngine::max_extent`]: the same range for a raw store's ids and weights, different ones for
+//! a compressed store's codes and raw weights); the pipeline widens each to whole pages for
+//! `O_DIRECT`, keeps up to `depth` requests in flight, and hands completed requests to the
 //! caller in batches. Requests still in flight keep loading while the caller computes on a batch.
+//! A request whose ranges are all empty reads nothing and is handed over as soon as it is taken.
 
 use std::io;
 use std::time::Instant;
@@ -71,11 +72,11 @@ pub struct IoEngine {
 struct Slot<T> {
     payload: Option<T>,
     seq: u64,
-    /// Page-aligned file offset the buffer starts at.
-    aligned_offset: u64,
-    /// Where the logical range starts in the buffer, and its length.
-    skip: usize,
-    len: usize,
+    /// Per file: the page-aligned file offset its buffer starts at.
+    aligned_offset: [u64; MAX_PARTS],
+    /// Per file: where the logical range starts in the buffer, and its length.
+    skip: [usize; MAX_PARTS],
+    len: [usize; MAX_PARTS],
     /// Bytes that must arrive: up to the page-aligned end, or the end of the file.
     needed: [usize; MAX_PARTS],
     filled: [usize; MAX_PARTS],
@@ -122,7 +123,7 @@ impl IoEngine {
         self.config.buffer_bytes - ALIGN
     }
 
-    /// Reads every request's range from each of `files`, calling `consume` with batches of
+    /// Reads each request's ranges, the `p`-th from `files[p]`, calling `consume` with batches of
     /// completed requests. With `ordered`, batches come in request order (at the cost of waiting
     /// for the oldest request); otherwise in completion order. Stops at the first error (of a
     /// read, naming the file, or of `consume`).
@@ -134,7 +135,7 @@ impl IoEngine {
         mut consume: C,
     ) -> io::Result<IoTotals>
     where
-        I: IntoIterator<Item = (Extent, T)>,
+        I: IntoIterator<Item = ([Extent; MAX_PARTS], T)>,
         C: FnMut(&[Loaded<'_, T>]) -> io::Result<()>,
     {
         assert_eq!(files.len(), self.parts, "one file per part");
@@ -154,26 +155,38 @@ impl IoEngine {
         loop {
             // Keep every free buffer busy.
             while !exhausted && !free.is_empty() {
-                let Some((extent, payload)) = requests.next() else {
+                let Some((extents, payload)) = requests.next() else {
                     exhausted = true;
                     break;
                 };
-                let aligned_offset = extent.offset / ALIGN as u64 * ALIGN as u64;
-                let skip = (extent.offset - aligned_offset) as usize;
-                let aligned_len = (skip + extent.len).next_multiple_of(ALIGN);
-                if aligned_len > buffer_bytes {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!(
-                            "a request of {} bytes at offset {} spans {aligned_len} bytes of whole \
-                             pages, more than a {buffer_bytes}-byte buffer",
-                            extent.len, extent.offset
-                        ),
-                    ));
-                }
                 let slot_id = free.pop().expect("checked non-empty");
-                let mut needed = [0; MAX_PARTS];
-                for (p, file) in files.iter().enumerate() {
+                let mut slot = Slot {
+                    payload: Some(payload),
+                    seq: submitted_seq,
+                    aligned_offset: [0; MAX_PARTS],
+                    skip: [0; MAX_PARTS],
+                    len: [0; MAX_PARTS],
+                    needed: [0; MAX_PARTS],
+                    filled: [0; MAX_PARTS],
+                    pending: 0,
+                };
+                for (p, (file, extent)) in files.iter().zip(&extents).enumerate() {
+                    if extent.len == 0 {
+                        continue;
+                    }
+                    let aligned_offset = extent.offset / ALIGN as u64 * ALIGN as u64;
+                    let skip = (extent.offset - aligned_offset) as usize;
+                    let aligned_len = (skip + extent.len).next_multiple_of(ALIGN);
+                    if aligned_len > buffer_bytes {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidInput,
+                            format!(
+                                "a request of {} bytes at offset {} spans {aligned_len} bytes of \
+                                 whole pages, more than a {buffer_bytes}-byte buffer",
+                                extent.len, extent.offset
+                            ),
+                        ));
+                    }
                     let end = extent.offset + extent.len as u64;
                     if end > file.len() {
                         return Err(io::Error::new(
@@ -186,10 +199,11 @@ impl IoEngine {
                             ),
                         ));
                     }
-                    needed[p] = ((aligned_offset + aligned_len as u64).min(file.len())
+                    slot.aligned_offset[p] = aligned_offset;
+                    slot.skip[p] = skip;
+                    slot.len[p] = extent.len;
+                    slot.needed[p] = ((aligned_offset + aligned_len as u64).min(file.len())
                         - aligned_offset) as usize;
-                }
-                for (p, file) in files.iter().enumerate() {
                     self.backend.submit(Job {
                         tag: (slot_id * MAX_PARTS + p) as u64,
                         fd: file.fd(),
@@ -198,19 +212,15 @@ impl IoEngine {
                         offset: aligned_offset,
                     })?;
                     totals.requests += 1;
+                    slot.pending += 1;
                 }
-                slots[slot_id] = Some(Slot {
-                    payload: Some(payload),
-                    seq: submitted_seq,
-                    aligned_offset,
-                    skip,
-                    len: extent.len,
-                    needed,
-                    filled: [0; MAX_PARTS],
-                    pending: files.len(),
-                });
+                if slot.pending == 0 {
+                    ready.push(slot_id);
+                } else {
+                    in_flight += 1;
+                }
+                slots[slot_id] = Some(slot);
                 submitted_seq += 1;
-                in_flight += 1;
             }
             self.backend.flush()?;
 
@@ -260,7 +270,7 @@ impl IoEngine {
                                 format!(
                                     "{}: file ended at byte {} while reading",
                                     file.path().display(),
-                                    slot.aligned_offset + filled as u64
+                                    slot.aligned_offset[part] + filled as u64
                                 ),
                             ));
                         }
@@ -275,7 +285,7 @@ impl IoEngine {
                                     .add(filled)
                             },
                             len: slot.needed[part].next_multiple_of(ALIGN) - filled,
-                            offset: slot.aligned_offset + filled as u64,
+                            offset: slot.aligned_offset[part] + filled as u64,
                         })?;
                         totals.requests += 1;
                         continue;
@@ -305,7 +315,7 @@ impl IoEngine {
                     let mut parts: [&[u8]; MAX_PARTS] = [&[]; MAX_PARTS];
                     for (p, part) in parts.iter_mut().enumerate().take(files.len()) {
                         let buf = self.buffers[slot_id * self.parts + p].as_slice();
-                        *part = &buf[slot.skip..slot.skip + slot.len];
+                        *part = &buf[slot.skip[p]..slot.skip[p] + slot.len[p]];
                     }
                     Loaded {
                         payload: slot.payload.take().expect("delivered once"),

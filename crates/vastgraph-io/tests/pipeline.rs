@@ -1,5 +1,6 @@
 //! The pipeline returns exactly the requested bytes, for unaligned ranges, at the end of the
-//! file, in order when asked, through both backends; bad requests are errors naming the file.
+//! file, from two files at different ranges, for requests with nothing to read, in order when
+//! asked, through both backends; bad requests are errors naming the file.
 
 use std::io::Write;
 
@@ -15,21 +16,47 @@ fn file_with(bytes: &[u8]) -> tempfile::NamedTempFile {
 #[test]
 fn both_backends_return_the_requested_bytes() {
     let data: Vec<u8> = (0..300_001u32).map(|i| (i * 7 + i / 251) as u8).collect();
-    let f = file_with(&data);
+    let other: Vec<u8> = (0..100_003u32).map(|i| (i * 13 + i / 97) as u8).collect();
+    let (f, g) = (file_with(&data), file_with(&other));
     let file = DataFile::open(f.path(), true).unwrap();
-    let extents: Vec<Extent> = (0..200u64)
+    let second = DataFile::open(g.path(), true).unwrap();
+    // Each request: a range of the first file, a different one of the second; every tenth
+    // reads nothing from either, every seventh nothing from the second.
+    let requests: Vec<[Extent; 2]> = (0..200u64)
         .map(|i| {
-            let offset = (i * 1499) % 290_000;
-            Extent {
-                offset,
-                len: (1 + i as usize * 37) % 9000 + 1,
+            if i % 10 == 3 {
+                return [Extent { offset: 0, len: 0 }; 2];
             }
+            let first = Extent {
+                offset: (i * 1499) % 290_000,
+                len: (1 + i as usize * 37) % 9000 + 1,
+            };
+            let len = if i % 7 == 0 {
+                0
+            } else {
+                (i as usize * 53) % 12_000 + 1
+            };
+            [
+                first,
+                Extent {
+                    offset: (i * 331) % 88_000,
+                    len,
+                },
+            ]
         })
-        .chain([Extent {
-            offset: 300_001 - 5000,
-            len: 5000,
-        }])
+        .chain([[
+            Extent {
+                offset: 300_001 - 5000,
+                len: 5000,
+            },
+            Extent {
+                offset: 100_003 - 3,
+                len: 3,
+            },
+        ]])
         .collect();
+    let slice =
+        |bytes: &[u8], e: Extent| bytes[e.offset as usize..e.offset as usize + e.len].to_vec();
     for backend in [BackendChoice::Auto, BackendChoice::Pread] {
         for ordered in [false, true] {
             let mut engine = IoEngine::new(
@@ -38,21 +65,20 @@ fn both_backends_return_the_requested_bytes() {
                     depth: 6,
                     backend,
                 },
-                1,
+                2,
             )
             .unwrap();
             let mut seen = Vec::new();
             let totals = engine
                 .run(
-                    &[&file],
-                    extents.iter().enumerate().map(|(i, e)| (*e, i)),
+                    &[&file, &second],
+                    requests.iter().enumerate().map(|(i, e)| (*e, i)),
                     ordered,
                     |batch| {
                         for l in batch {
-                            let e = extents[l.payload];
-                            let want = &data[e.offset as usize..e.offset as usize + e.len];
+                            let [a, b] = requests[l.payload];
                             assert!(
-                                l.parts[0] == want,
+                                l.parts[0] == slice(&data, a) && l.parts[1] == slice(&other, b),
                                 "request {} via {}",
                                 l.payload,
                                 backend_name(backend)
@@ -64,13 +90,15 @@ fn both_backends_return_the_requested_bytes() {
                 )
                 .unwrap();
             if ordered {
-                assert_eq!(seen, (0..extents.len()).collect::<Vec<_>>());
+                assert_eq!(seen, (0..requests.len()).collect::<Vec<_>>());
             } else {
                 seen.sort_unstable();
-                assert_eq!(seen.len(), extents.len());
+                assert_eq!(seen, (0..requests.len()).collect::<Vec<_>>());
             }
-            assert_eq!(totals.requests, extents.len() as u64);
-            assert!(totals.bytes_read >= extents.iter().map(|e| e.len as u64).sum::<u64>());
+            let reads = requests.iter().flatten().filter(|e| e.len > 0).count();
+            assert_eq!(totals.requests, reads as u64);
+            let wanted: u64 = requests.iter().flatten().map(|e| e.len as u64).sum();
+            assert!(totals.bytes_read >= wanted);
         }
     }
 }
@@ -99,10 +127,10 @@ fn a_range_past_the_end_or_wider_than_a_buffer_is_an_error() {
         .run(
             &[&file],
             [(
-                Extent {
+                [Extent {
                     offset: 9000,
                     len: 2000,
-                },
+                }; 2],
                 (),
             )],
             false,
@@ -117,10 +145,10 @@ fn a_range_past_the_end_or_wider_than_a_buffer_is_an_error() {
         .run(
             &[&file],
             [(
-                Extent {
+                [Extent {
                     offset: 100,
                     len: 16 << 10,
-                },
+                }; 2],
                 (),
             )],
             false,
@@ -128,4 +156,22 @@ fn a_range_past_the_end_or_wider_than_a_buffer_is_an_error() {
         )
         .unwrap_err();
     assert!(err.to_string().contains("buffer"), "{err}");
+}
+
+#[test]
+fn read_span_returns_a_long_unaligned_range_and_refuses_one_past_the_end() {
+    let data: Vec<u8> = (0..70_001u32).map(|i| (i * 11 + i / 253) as u8).collect();
+    let f = file_with(&data);
+    let file = DataFile::open(f.path(), true).unwrap();
+    let mut buf = vastgraph_io::AlignedBuf::new(80 << 10);
+    for (offset, len) in [(5u64, 40_000usize), (70_001 - 33_333, 33_333), (4096, 4096)] {
+        let (got, delivered) = file.read_span(offset, len, &mut buf).unwrap();
+        assert_eq!(got, &data[offset as usize..offset as usize + len]);
+        assert!(delivered >= len as u64);
+    }
+    let err = file.read_span(70_000, 2, &mut buf).unwrap_err();
+    assert!(
+        err.to_string().contains(&f.path().display().to_string()),
+        "{err}"
+    );
 }

@@ -70,4 +70,12 @@ impl<'a> WeightsRef<'a> {
             WeightsRef::F32(_) => WeightType::F32,
         }
     }
+    /// The weights at positions `range`.
+    #[inline]
+    pub fn slice(&self, range: std::ops::Range<usize>) -> WeightsRef<'a> {
+        match self {
+            WeightsRef::I32(w) => WeightsRef::I32(&w[range]),
+            WeightsRef::F32(w) => WeightsRef::F32(&w[range]),
+        }
+    }
 }

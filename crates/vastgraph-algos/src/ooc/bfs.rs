@@ -85,7 +85,7 @@ fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<O
             }
             Direction::Pull => pull(g, &reached, &unvisited, &front, &next, depth)?,
         };
-        edges += record.arcs_processed();
+        edges += record.arcs_processed;
         directions.push(match direction {
             Direction::Push => "push",
             Direction::Pull => "pull",
@@ -250,7 +250,7 @@ fn label_correcting(g: &OocGraph, source: Vertex, parents: bool) -> Result<Outco
                 }
             })
             .map_err(|e| io_error(ALGORITHM, e))?;
-        edges += record.arcs_processed();
+        edges += record.arcs_processed;
         parent[source as usize].store(source as i64, Relaxed);
         Some(
             parent

@@ -39,7 +39,9 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
     let offsets = g.offsets();
     let prefix_end = if g.is_symmetric() {
         let target = (g.num_arcs() as f64 * PREFIX_ARCS) as u64;
-        offsets[1..].partition_point(|&o| o <= target)
+        // Through the list that reaches the target: a hub holding more than the prefix still
+        // gets its arcs linked before the giant component is sampled.
+        (offsets[1..].partition_point(|&o| o < target) + 1).min(n)
     } else {
         n
     };

@@ -61,7 +61,7 @@ pub fn maximal_independent_set(g: &OocGraph) -> Result<MisResult, AlgoError> {
     let members = in_set.par_iter().filter(|&&x| x == 1).count() as u64;
     let stats = RunStats {
         iterations: 1,
-        edges_traversed: record.arcs_processed(),
+        edges_traversed: record.arcs_processed,
         ..Default::default()
     }
     .with("set_size", members);

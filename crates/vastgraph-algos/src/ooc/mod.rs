@@ -16,7 +16,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 use vastgraph_engine::ooc::{MemoryPlan, OocGraph, OocOptions, ScanSpec, Weights};
-use vastgraph_engine::{Bitmap, CsrGraph, Vertex};
+use vastgraph_engine::{visit_store, Adjacency, Bitmap, Graph, GraphVisitor, Vertex};
 use vastgraph_store::Store;
 
 use crate::common::{AlgoError, VerifyError};
@@ -94,11 +94,25 @@ pub fn open_within_budget(
         return Ok(BudgetFit::InMemory { need });
     };
     let weight_files = usize::from(reads_weights(name) && manifest.weighted);
-    let plan = MemoryPlan::new(budget, n, 1 + weight_files, state, None, None)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let plan = MemoryPlan::new(
+        budget,
+        n,
+        offset_arrays(&manifest),
+        1 + weight_files,
+        state,
+        None,
+        None,
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(BudgetFit::OutOfCore(Box::new(OocGraph::open(
         dir, plan, options,
     )?)))
+}
+
+/// Arrays of n+1 offsets an out-of-core run holds in DRAM: the edge offsets, and a compressed
+/// store's byte offsets of the codes.
+pub fn offset_arrays(manifest: &vastgraph_store::Manifest) -> u64 {
+    1 + u64::from(manifest.codec.list_codec().is_some())
 }
 
 /// Whether the kernel reads edge weights (a second file per request).
@@ -185,12 +199,38 @@ where
                 relax(v, neighbors, weights, &activated)
             })
             .map_err(|e| io_error(algorithm, e))?;
-        arcs += record.arcs_processed();
+        arcs += record.arcs_processed;
         after_pass()?;
         std::mem::swap(&mut active, &mut activated);
         activated.clear_all();
     }
     Ok((passes, arcs))
+}
+
+/// An out-of-core result and the in-memory verifier that checks it, on whichever graph view
+/// the store's codec needs.
+enum Check<'r> {
+    Bfs(&'r crate::bfs::BfsParams, &'r crate::bfs::BfsResult),
+    Sssp(u64, &'r crate::sssp::SsspResult),
+    Cc(&'r crate::cc::CcResult),
+    PageRank(
+        &'r crate::pagerank::PageRankParams,
+        &'r crate::pagerank::PageRankResult,
+    ),
+    Mis(&'r crate::mis::MisResult),
+}
+
+impl GraphVisitor for Check<'_> {
+    type Output = Result<(), VerifyError>;
+    fn visit<A: Adjacency>(self, g: &Graph<A>) -> Self::Output {
+        match self {
+            Check::Bfs(q, r) => crate::bfs::verify_bfs(g, q, r),
+            Check::Sssp(source, r) => crate::sssp::verify_sssp(g, source, r),
+            Check::Cc(r) => crate::cc::verify_cc(g, r),
+            Check::PageRank(q, r) => crate::pagerank::verify_pagerank(g, q, r),
+            Check::Mis(r) => crate::mis::verify_mis(g, r),
+        }
+    }
 }
 
 /// An out-of-core run: the registry's output plus what the I/O did.
@@ -205,10 +245,11 @@ pub struct OocOutput {
 pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutput, RunError> {
     let source = || p.source.unwrap_or_else(|| default_source(g));
     let dir = g.dir().to_path_buf();
-    // The verifiers take an in-memory graph: map the store once the kernel is done.
-    let with_store = |check: &dyn Fn(&CsrGraph<'_>) -> Result<(), VerifyError>| {
+    // The verifiers take an in-memory graph: map the store (raw or compressed) once the kernel
+    // is done.
+    let with_store = |check: Check<'_>| {
         let store = Store::open(&dir).map_err(|e| VerifyError::new("store", e.to_string()))?;
-        check(&CsrGraph::from_store(&store))
+        visit_store(&store, check)
     };
     g.take_records();
     g.clear_cache();
@@ -218,9 +259,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 source: source(),
                 parents: p.parents,
             };
-            let check = |r: &crate::bfs::BfsResult| {
-                with_store(&|mg: &CsrGraph<'_>| crate::bfs::verify_bfs(mg, &q, r))
-            };
+            let check = |r: &crate::bfs::BfsResult| with_store(Check::Bfs(&q, r));
             execute(
                 || releasing_cache(g, || bfs(g, &q)),
                 verify.then_some(&check as _),
@@ -240,9 +279,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 source: source(),
                 ..Default::default()
             };
-            let check = |r: &crate::sssp::SsspResult| {
-                with_store(&|mg: &CsrGraph<'_>| crate::sssp::verify_sssp(mg, q.source, r))
-            };
+            let check = |r: &crate::sssp::SsspResult| with_store(Check::Sssp(q.source, r));
             execute(
                 || releasing_cache(g, || sssp(g, &q)),
                 verify.then_some(&check as _),
@@ -251,9 +288,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
             )?
         }
         "cc" => {
-            let check = |r: &crate::cc::CcResult| {
-                with_store(&|mg: &CsrGraph<'_>| crate::cc::verify_cc(mg, r))
-            };
+            let check = |r: &crate::cc::CcResult| with_store(Check::Cc(r));
             execute(
                 || releasing_cache(g, || connected_components(g)),
                 verify.then_some(&check as _),
@@ -268,9 +303,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 tolerance: p.tolerance.unwrap_or(d.tolerance),
                 max_iters: p.max_iters.unwrap_or(d.max_iters),
             };
-            let check = |r: &crate::pagerank::PageRankResult| {
-                with_store(&|mg: &CsrGraph<'_>| crate::pagerank::verify_pagerank(mg, &q, r))
-            };
+            let check = |r: &crate::pagerank::PageRankResult| with_store(Check::PageRank(&q, r));
             execute(
                 || releasing_cache(g, || pagerank(g, &q)),
                 verify.then_some(&check as _),
@@ -279,9 +312,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
             )?
         }
         "mis" => {
-            let check = |r: &crate::mis::MisResult| {
-                with_store(&|mg: &CsrGraph<'_>| crate::mis::verify_mis(mg, r))
-            };
+            let check = |r: &crate::mis::MisResult| with_store(Check::Mis(r));
             execute(
                 || releasing_cache(g, || maximal_independent_set(g)),
                 verify.then_some(&check as _),

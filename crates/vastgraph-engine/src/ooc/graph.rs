@@ -1,16 +1,22 @@
-//! An opened store for out-of-core runs: offsets in DRAM, neighbour ids (and weights) on disk.
+//! An opened store for out-of-core runs: offsets in DRAM, neighbour ids or their compressed codes
+//! (and weights) on disk.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use anyhow::Context;
-use vastgraph_io::{load_or_calibrate, BackendChoice, DataFile, DeviceProfile, IoConfig, IoEngine};
+use vastgraph_codec::ListCodec;
+use vastgraph_io::{
+    load_or_calibrate, AlignedBuf, BackendChoice, DataFile, DeviceProfile, IoConfig, IoEngine,
+    ALIGN,
+};
 use vastgraph_store::manifest::files;
-use vastgraph_store::{Codec, Manifest, WeightType};
+use vastgraph_store::{Manifest, WeightType};
 
 use super::cache::ListCache;
 use super::memory_plan::MemoryPlan;
+use super::plan::{Layout, ARC_BYTES};
 use super::scan::IterationRecord;
 use super::IoMode;
 use crate::Vertex;
@@ -39,11 +45,30 @@ impl Default for OocOptions {
     }
 }
 
+/// A compressed store's codec and where each list's codes start (n+1 byte offsets, in DRAM).
+pub(crate) struct Codes {
+    pub codec: ListCodec,
+    pub byte_offsets: Vec<u64>,
+}
+
+/// Buffers for compressed lists too long for the pool (one at a time, allocated on first use
+/// within the plan's `long_list_bytes`): their codes, and their weights.
+#[derive(Default)]
+pub(crate) struct LongListBuffers {
+    pub codes: Option<AlignedBuf>,
+    pub weights: Option<AlignedBuf>,
+}
+
 pub struct OocGraph {
     pub(crate) dir: PathBuf,
     pub(crate) manifest: Manifest,
     pub(crate) offsets: Vec<u64>,
+    /// Raw ids, or a compressed store's codes.
     pub(crate) neighbors: DataFile,
+    pub(crate) codes: Option<Codes>,
+    /// The page-widened spans of the longest codes and weights read apart (0 if none is).
+    pub(crate) long_spans: (usize, usize),
+    pub(crate) long_buffers: Mutex<LongListBuffers>,
     pub(crate) weights: Option<(DataFile, WeightType)>,
     pub(crate) io: Mutex<IoEngine>,
     pub(crate) profile: DeviceProfile,
@@ -68,20 +93,54 @@ impl OocGraph {
     /// Opens the store in `dir` under `plan` (whose `files` = 2 reads the weights too): reads and
     /// validates the offsets, opens the neighbour file for direct reads, allocates the buffer
     /// pool, and loads or measures the device profile.
-    pub fn open(dir: &Path, plan: MemoryPlan, options: OocOptions) -> anyhow::Result<OocGraph> {
+    pub fn open(dir: &Path, mut plan: MemoryPlan, options: OocOptions) -> anyhow::Result<OocGraph> {
         let manifest = Self::manifest_of(dir)?;
-        anyhow::ensure!(
-            manifest.codec == Codec::Raw,
-            "{}: the out-of-core engine reads raw stores only; this store's codec is {:?} \
-             (run without --memory, or rebuild the store raw)",
-            dir.display(),
-            manifest.codec
-        );
         let n = manifest.vertices as usize;
         let offsets_path = dir.join(files::OFFSETS);
         let offsets = read_u64_file(&offsets_path, n + 1)?;
         vastgraph_store::validate_offsets(&offsets_path, &offsets, manifest.arcs)?;
-        let neighbors = DataFile::open(&dir.join(files::NEIGHBORS), options.direct)?;
+        let codes = match manifest.codec.list_codec() {
+            None => None,
+            Some(codec) => {
+                let path = dir.join(files::BYTE_OFFSETS);
+                let byte_offsets = read_u64_file(&path, n + 1)?;
+                let code_bytes = std::fs::metadata(dir.join(files::NEIGHBOR_CODES))
+                    .with_context(|| format!("{}", dir.join(files::NEIGHBOR_CODES).display()))?
+                    .len();
+                vastgraph_store::validate_offsets(&path, &byte_offsets, code_bytes)?;
+                Some(Codes {
+                    codec,
+                    byte_offsets,
+                })
+            }
+        };
+        let neighbors_name = if codes.is_some() {
+            files::NEIGHBOR_CODES
+        } else {
+            files::NEIGHBORS
+        };
+        let neighbors = DataFile::open(&dir.join(neighbors_name), options.direct)?;
+        let layout = Layout {
+            arcs: &offsets,
+            codes: codes.as_ref().map(|c| &c.byte_offsets[..]),
+            weights: plan.files == 2,
+        };
+        let long_spans = long_list_spans(layout, plan.buffer_bytes as u64);
+        plan.long_list_bytes = (long_spans.0 + long_spans.1) as u64;
+        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+        anyhow::ensure!(
+            plan.long_list_bytes <= plan.cache_bytes,
+            "{}: a memory budget of {:.1} MiB is too small: the longest compressed lists need \
+             {:.1} MiB of buffers beside the {:.1} MiB I/O pool, and the budget leaves {:.1} MiB; \
+             the minimum is --memory {:.0}MiB",
+            dir.display(),
+            mib(plan.budget_bytes),
+            mib(plan.long_list_bytes),
+            mib(plan.pool_bytes),
+            mib(plan.cache_bytes),
+            mib(plan.budget_bytes + plan.long_list_bytes - plan.cache_bytes).ceil()
+        );
+        plan.cache_bytes -= plan.long_list_bytes;
         let weights = match (plan.files, manifest.weight_type) {
             (2, Some(t)) => {
                 let name = match t {
@@ -110,7 +169,8 @@ impl OocGraph {
             })?,
         };
         log::info!(
-            "out-of-core: {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, room for short lists {} MiB, budget {} MiB",
+            "out-of-core: {} store, {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, long lists {} MiB, room for short lists {} MiB, budget {} MiB",
+            manifest.codec.name(),
             engine.backend_name(),
             if neighbors.is_direct() { "direct" } else { "page-cache" },
             plan.depth,
@@ -118,6 +178,7 @@ impl OocGraph {
             plan.files,
             plan.offsets_bytes >> 20,
             plan.state_bytes >> 20,
+            plan.long_list_bytes >> 20,
             plan.cache_bytes >> 20,
             plan.budget_bytes >> 20
         );
@@ -128,6 +189,9 @@ impl OocGraph {
             manifest,
             offsets,
             neighbors,
+            codes,
+            long_spans,
+            long_buffers: Mutex::new(LongListBuffers::default()),
             weights,
             io: Mutex::new(engine),
             profile,
@@ -163,6 +227,17 @@ impl OocGraph {
     pub fn offsets(&self) -> &[u64] {
         &self.offsets
     }
+    /// Whether the lists are read as compressed codes.
+    pub fn is_compressed(&self) -> bool {
+        self.codes.is_some()
+    }
+    pub(crate) fn layout(&self) -> Layout<'_> {
+        Layout {
+            arcs: &self.offsets,
+            codes: self.codes.as_ref().map(|c| &c.byte_offsets[..]),
+            weights: self.weights.is_some(),
+        }
+    }
     pub fn profile(&self) -> DeviceProfile {
         self.profile
     }
@@ -191,6 +266,33 @@ impl OocGraph {
     pub fn take_records(&self) -> Vec<IterationRecord> {
         std::mem::take(&mut *self.records.lock().unwrap())
     }
+}
+
+/// The page-widened spans (codes, weights) of the longest lists that no pooled buffer of
+/// `chunk` bytes holds, read apart: only compressed lists, which are never cut.
+fn long_list_spans(layout: Layout<'_>, chunk: u64) -> (usize, usize) {
+    use rayon::prelude::*;
+    let Some(codes) = layout.codes else {
+        return (0, 0);
+    };
+    // The widest a range of `len` bytes can be once widened to pages, wherever it starts.
+    let widened = |len: u64| (len.next_multiple_of(ALIGN as u64) + ALIGN as u64) as usize;
+    (0..codes.len() - 1)
+        .into_par_iter()
+        .map(|v| {
+            // The planners' own test: these are the lists they hand over as long pieces.
+            if layout.fits(codes[v]..codes[v + 1], v as Vertex..v as Vertex + 1, chunk) {
+                return (0, 0);
+            }
+            let arcs = layout.arcs[v + 1] - layout.arcs[v];
+            let weights = if layout.weights {
+                widened(arcs * ARC_BYTES)
+            } else {
+                0
+            };
+            (widened(codes[v + 1] - codes[v]), weights)
+        })
+        .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)))
 }
 
 /// Reads a file of exactly `count` little-endian u64 into a vector (the host is little-endian),

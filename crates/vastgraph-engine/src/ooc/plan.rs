@@ -1,63 +1,169 @@
 //! Which byte ranges an iteration reads. Both planners are lazy iterators over the frontier
 //! bitmap, so a plan never needs memory in proportion to the frontier; each yields [`Piece`]s
-//! whose page-widened width fits one I/O buffer.
+//! whose page-widened width fits one I/O buffer in every file read, except a compressed list too
+//! long for a buffer, which comes alone as a *long* piece and is read apart.
 
 use std::ops::Range;
 
-use vastgraph_io::{Extent, ALIGN};
+use vastgraph_io::{Extent, ALIGN, MAX_PARTS};
 
 use super::bits::any_in_range;
 use crate::bitmap::Bitmap;
 use crate::Vertex;
 
-/// Bytes per neighbour id in the raw layout.
+/// Bytes per neighbour id in the raw layout, and per weight.
 pub(crate) const ARC_BYTES: u64 = 4;
 
-/// A range of arcs to read and the vertices whose lists overlap it (active or not).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Piece {
-    pub arcs: Range<u64>,
-    pub verts: Range<Vertex>,
+const NOTHING: Extent = Extent { offset: 0, len: 0 };
+
+/// Where the lists lie in the files a pass reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Layout<'a> {
+    /// CSR edge offsets (n+1): degrees, and where raw ids and weights lie (4 bytes per arc).
+    pub arcs: &'a [u64],
+    /// A compressed store's byte offsets of each list's codes (n+1); None for raw ids.
+    pub codes: Option<&'a [u64]>,
+    /// Whether the weights are read beside the ids.
+    pub weights: bool,
 }
 
-impl Piece {
-    pub fn extent(&self) -> Extent {
-        Extent {
-            offset: self.arcs.start * ARC_BYTES,
-            len: ((self.arcs.end - self.arcs.start) * ARC_BYTES) as usize,
+impl Layout<'_> {
+    fn num_vertices(&self) -> usize {
+        self.arcs.len() - 1
+    }
+
+    /// Where `v`'s list starts in the file of ids (or codes); `v = n` gives its length.
+    #[inline]
+    pub fn byte(&self, v: usize) -> u64 {
+        match self.codes {
+            Some(codes) => codes[v],
+            None => self.arcs[v] * ARC_BYTES,
         }
     }
 
-    /// Bytes the device delivers for this piece: whole pages.
-    pub fn aligned_bytes(&self) -> u64 {
-        aligned_width(self.arcs.start, self.arcs.end)
+    /// Raw lists may be cut between any two ids; compressed codes only decode whole.
+    pub fn cuttable(&self) -> bool {
+        self.codes.is_none()
+    }
+
+    /// How many lists end at or before byte `b` of the ids' file.
+    fn lists_ending_by(&self, b: u64) -> usize {
+        match self.codes {
+            Some(codes) => codes[1..].partition_point(|&o| o <= b),
+            None => self.arcs[1..].partition_point(|&o| o * ARC_BYTES <= b),
+        }
+    }
+
+    /// How many lists start before byte `b` of the ids' file.
+    fn lists_starting_before(&self, b: u64) -> usize {
+        let n = self.num_vertices();
+        match self.codes {
+            Some(codes) => codes[..n].partition_point(|&o| o < b),
+            None => self.arcs[..n].partition_point(|&o| o * ARC_BYTES < b),
+        }
+    }
+
+    /// The vertices whose whole list lies in `piece`.
+    pub fn whole_lists(&self, piece: &Piece) -> Range<usize> {
+        let lo = self.lists_starting_before(piece.bytes.start);
+        let hi = self.lists_ending_by(piece.bytes.end);
+        lo.max(piece.verts.start as usize)..hi.min(piece.verts.end as usize)
+    }
+
+    /// The bytes of the weight file a piece needs: a raw piece's arcs, a compressed piece's
+    /// whole lists.
+    pub fn weight_bytes(&self, piece: &Piece) -> Range<u64> {
+        match self.codes {
+            None => piece.bytes.clone(),
+            Some(_) => {
+                let (lo, hi) = (piece.verts.start as usize, piece.verts.end as usize);
+                self.arcs[lo] * ARC_BYTES..self.arcs[hi] * ARC_BYTES
+            }
+        }
+    }
+
+    /// Whether the lists `verts`, whose ids take `bytes`, fit one buffer in every file read.
+    pub fn fits(&self, bytes: Range<u64>, verts: Range<Vertex>, chunk: u64) -> bool {
+        let piece = Piece {
+            bytes,
+            verts,
+            long: false,
+        };
+        aligned_width(&piece.bytes) <= chunk
+            && !(self.weights && aligned_width(&self.weight_bytes(&piece)) > chunk)
+    }
+
+    /// What the I/O engine reads for `piece`, per file: nothing for a long piece.
+    pub fn extents(&self, piece: &Piece) -> [Extent; MAX_PARTS] {
+        if piece.long {
+            return [NOTHING; MAX_PARTS];
+        }
+        let extent = |r: Range<u64>| Extent {
+            offset: r.start,
+            len: (r.end - r.start) as usize,
+        };
+        let weights = if self.weights {
+            extent(self.weight_bytes(piece))
+        } else {
+            NOTHING
+        };
+        [extent(piece.bytes.clone()), weights]
+    }
+
+    /// (page-widened bytes, requests) the device serves for `piece`, over every file read.
+    pub fn cost(&self, piece: &Piece) -> (u64, u64) {
+        let ids = aligned_width(&piece.bytes);
+        if self.weights {
+            (ids + aligned_width(&self.weight_bytes(piece)), 2)
+        } else {
+            (ids, 1)
+        }
     }
 }
 
-fn aligned_width(start_arc: u64, end_arc: u64) -> u64 {
+/// A range of the ids' (or codes') file to read, and the vertices whose lists overlap it
+/// (active or not). A *long* piece is one compressed list too long for a buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    pub bytes: Range<u64>,
+    pub verts: Range<Vertex>,
+    pub long: bool,
+}
+
+impl Piece {
+    /// The arcs of a raw piece.
+    pub fn arcs(&self) -> Range<u64> {
+        self.bytes.start / ARC_BYTES..self.bytes.end / ARC_BYTES
+    }
+}
+
+/// Bytes the device delivers for a range: whole pages.
+fn aligned_width(bytes: &Range<u64>) -> u64 {
     let a = ALIGN as u64;
-    (end_arc * ARC_BYTES).next_multiple_of(a) - (start_arc * ARC_BYTES) / a * a
+    bytes.end.next_multiple_of(a) - bytes.start / a * a
 }
 
 /// Selective mode: the lists of the active vertices in ascending order, merged while the gap
-/// between two lists is at most `gap` bytes and the merged range fits a buffer; a list longer
-/// than a buffer is cut at buffer boundaries.
+/// between two lists is at most `gap` bytes and the merged range fits a buffer; a raw list
+/// longer than a buffer is cut at buffer boundaries, a compressed one comes as a long piece.
 pub(crate) struct Selective<'a> {
-    offsets: &'a [u64],
+    layout: Layout<'a>,
     active: &'a Bitmap,
     chunk: u64,
     gap: u64,
     word: usize,
     bits: u64,
     open: Option<Piece>,
-    /// A long list being cut: (vertex, next arc, end arc).
+    /// A long raw list being cut: (vertex, next byte, end byte).
     split: Option<(Vertex, u64, u64)>,
+    /// A long compressed list, due after the open piece.
+    queued: Option<Piece>,
 }
 
 impl<'a> Selective<'a> {
-    pub fn new(offsets: &'a [u64], active: &'a Bitmap, chunk: u64, gap: u64) -> Self {
+    pub fn new(layout: Layout<'a>, active: &'a Bitmap, chunk: u64, gap: u64) -> Self {
         Selective {
-            offsets,
+            layout,
             active,
             chunk,
             gap,
@@ -69,6 +175,7 @@ impl<'a> Selective<'a> {
             },
             open: None,
             split: None,
+            queued: None,
         }
     }
 
@@ -91,39 +198,55 @@ impl Iterator for Selective<'_> {
 
     fn next(&mut self) -> Option<Piece> {
         loop {
+            if let Some(piece) = self.queued.take() {
+                return Some(piece);
+            }
             if let Some((v, pos, end)) = self.split {
                 let a = ALIGN as u64;
-                let limit = ((pos * ARC_BYTES) / a * a + self.chunk) / ARC_BYTES;
-                let stop = end.min(limit);
+                // A page boundary is also an arc boundary.
+                let stop = end.min(pos / a * a + self.chunk);
                 self.split = (stop < end).then_some((v, stop, end));
                 return Some(Piece {
-                    arcs: pos..stop,
+                    bytes: pos..stop,
                     verts: v..v + 1,
+                    long: false,
                 });
             }
             let Some(v) = self.next_active() else {
                 return self.open.take();
             };
-            let (a, b) = (self.offsets[v as usize], self.offsets[v as usize + 1]);
+            let (a, b) = (
+                self.layout.byte(v as usize),
+                self.layout.byte(v as usize + 1),
+            );
             if a == b {
                 continue;
             }
             if let Some(open) = &mut self.open {
-                if (a - open.arcs.end) * ARC_BYTES <= self.gap
-                    && aligned_width(open.arcs.start, b) <= self.chunk
+                if a - open.bytes.end <= self.gap
+                    && self
+                        .layout
+                        .fits(open.bytes.start..b, open.verts.start..v + 1, self.chunk)
                 {
-                    open.arcs.end = b;
+                    open.bytes.end = b;
                     open.verts.end = v + 1;
                     continue;
                 }
             }
             let previous = self.open.take();
-            if aligned_width(a, b) > self.chunk {
+            if self.layout.fits(a..b, v..v + 1, self.chunk) {
+                self.open = Some(Piece {
+                    bytes: a..b,
+                    verts: v..v + 1,
+                    long: false,
+                });
+            } else if self.layout.cuttable() {
                 self.split = Some((v, a, b));
             } else {
-                self.open = Some(Piece {
-                    arcs: a..b,
+                self.queued = Some(Piece {
+                    bytes: a..b,
                     verts: v..v + 1,
+                    long: true,
                 });
             }
             if previous.is_some() {
@@ -133,57 +256,83 @@ impl Iterator for Selective<'_> {
     }
 }
 
-/// Streaming mode: the file in `chunk`-byte pieces at page-aligned boundaries, skipping pieces
-/// with no vertex set in `active` (or in `also`, the vertices activated during an asynchronous
-/// pass, tested when the iterator reaches the piece).
+/// Streaming mode: the file in pieces of up to `chunk` bytes, skipping pieces with no vertex
+/// set in `active` (or in `also`, the vertices activated during an asynchronous pass, tested
+/// when the iterator reaches the piece). Raw pieces lie on a grid of `chunk`-byte boundaries;
+/// compressed ones end at the last list that fits, and a list that fits no buffer is a long
+/// piece of its own.
 pub(crate) struct Streaming<'a> {
-    offsets: &'a [u64],
+    layout: Layout<'a>,
     active: &'a Bitmap,
     also: Option<&'a Bitmap>,
-    chunk_arcs: u64,
-    next_chunk: u64,
-    chunks: u64,
+    chunk: u64,
+    /// Raw: the next grid chunk; compressed: the next vertex.
+    next: u64,
 }
 
 impl<'a> Streaming<'a> {
     pub fn new(
-        offsets: &'a [u64],
+        layout: Layout<'a>,
         active: &'a Bitmap,
         also: Option<&'a Bitmap>,
         chunk: u64,
     ) -> Self {
-        let arcs = *offsets.last().unwrap_or(&0);
-        let chunk_arcs = chunk / ARC_BYTES;
         Streaming {
-            offsets,
+            layout,
             active,
             also,
-            chunk_arcs,
-            next_chunk: 0,
-            chunks: arcs.div_ceil(chunk_arcs),
+            chunk,
+            next: 0,
         }
     }
-}
 
-impl Iterator for Streaming<'_> {
-    type Item = Piece;
+    fn wanted(&self, lo: usize, hi: usize) -> bool {
+        let (lo, hi) = (lo as Vertex, hi as Vertex);
+        any_in_range(self.active, lo, hi)
+            || self.also.is_some_and(|also| any_in_range(also, lo, hi))
+    }
 
-    fn next(&mut self) -> Option<Piece> {
-        let arcs = *self.offsets.last().unwrap_or(&0);
-        let n = self.offsets.len() - 1;
-        while self.next_chunk < self.chunks {
-            let a = self.next_chunk * self.chunk_arcs;
-            let b = (a + self.chunk_arcs).min(arcs);
-            self.next_chunk += 1;
-            // Vertices whose lists end at or before a, and those starting before b.
-            let lo = self.offsets[1..].partition_point(|&o| o <= a) as Vertex;
-            let hi = self.offsets[..n].partition_point(|&o| o < b) as Vertex;
-            if any_in_range(self.active, lo, hi)
-                || self.also.is_some_and(|also| any_in_range(also, lo, hi))
-            {
+    fn next_raw(&mut self) -> Option<Piece> {
+        let total = self.layout.byte(self.layout.num_vertices());
+        while self.next * self.chunk < total {
+            let a = self.next * self.chunk;
+            let b = (a + self.chunk).min(total);
+            self.next += 1;
+            let lo = self.layout.lists_ending_by(a);
+            let hi = self.layout.lists_starting_before(b);
+            if self.wanted(lo, hi) {
                 return Some(Piece {
-                    arcs: a..b,
-                    verts: lo..hi,
+                    bytes: a..b,
+                    verts: lo as Vertex..hi as Vertex,
+                    long: false,
+                });
+            }
+        }
+        None
+    }
+
+    fn next_compressed(&mut self, codes: &[u64]) -> Option<Piece> {
+        let layout = self.layout;
+        let n = layout.num_vertices();
+        let a_page = |x: u64| x / ALIGN as u64 * ALIGN as u64;
+        while (self.next as usize) < n {
+            let lo = self.next as usize;
+            let a = codes[lo];
+            // The most lists from `lo` on whose codes (and weights) fit a buffer.
+            let mut hi = layout.lists_ending_by(a_page(a) + self.chunk);
+            if layout.weights {
+                let w = layout.arcs[lo] * ARC_BYTES;
+                let limit = a_page(w) + self.chunk;
+                hi = hi.min(layout.arcs[1..].partition_point(|&o| o * ARC_BYTES <= limit));
+            }
+            let long = hi <= lo;
+            let hi = if long { lo + 1 } else { hi };
+            self.next = hi as u64;
+            if codes[hi] > a && self.wanted(lo, hi) {
+                return Some(Piece {
+                    bytes: a..codes[hi],
+                    verts: lo as Vertex..hi as Vertex,
+                    long,
                 });
             }
         }
@@ -191,9 +340,23 @@ impl Iterator for Streaming<'_> {
     }
 }
 
-/// (page-widened bytes, requests) of a plan.
-pub(crate) fn measure(pieces: impl Iterator<Item = Piece>) -> (u64, u64) {
-    pieces.fold((0, 0), |(bytes, n), p| (bytes + p.aligned_bytes(), n + 1))
+impl Iterator for Streaming<'_> {
+    type Item = Piece;
+
+    fn next(&mut self) -> Option<Piece> {
+        match self.layout.codes {
+            None => self.next_raw(),
+            Some(codes) => self.next_compressed(codes),
+        }
+    }
+}
+
+/// (page-widened bytes, requests) of a plan, over every file read.
+pub(crate) fn measure(layout: Layout<'_>, pieces: impl Iterator<Item = Piece>) -> (u64, u64) {
+    pieces.fold((0, 0), |(bytes, n), p| {
+        let (b, r) = layout.cost(&p);
+        (bytes + b, n + r)
+    })
 }
 
 #[cfg(test)]
@@ -208,76 +371,128 @@ mod tests {
         b
     }
 
+    fn prefix_sums(sizes: &[u64]) -> Vec<u64> {
+        let mut offsets = vec![0u64];
+        for d in sizes {
+            offsets.push(offsets.last().unwrap() + d);
+        }
+        offsets
+    }
+
+    fn raw(arcs: &[u64]) -> Layout<'_> {
+        Layout {
+            arcs,
+            codes: None,
+            weights: false,
+        }
+    }
+
+    /// A raw piece of arcs `a..b`.
+    fn piece(arcs: Range<u64>, verts: Range<Vertex>) -> Piece {
+        Piece {
+            bytes: arcs.start * ARC_BYTES..arcs.end * ARC_BYTES,
+            verts,
+            long: false,
+        }
+    }
+
     #[test]
     fn selective_merges_small_gaps_and_cuts_long_lists() {
         // Degrees: v0 10, v1 4000 (16000 B), v2 2000 (8000 B), v3 10, v4 10.
-        let degrees = [10u64, 4000, 2000, 10, 10];
-        let mut offsets = vec![0u64];
-        for d in degrees {
-            offsets.push(offsets.last().unwrap() + d);
-        }
+        let offsets = prefix_sums(&[10, 4000, 2000, 10, 10]);
         // Active 0, 3, 4: v3 and v4 are adjacent, v0 far from them.
         let active = bitmap(5, &[0, 3, 4]);
-        let pieces: Vec<Piece> = Selective::new(&offsets, &active, 16384, 4096).collect();
-        assert_eq!(
-            pieces,
-            vec![
-                Piece {
-                    arcs: 0..10,
-                    verts: 0..1
-                },
-                Piece {
-                    arcs: 6010..6030,
-                    verts: 3..5
-                }
-            ]
-        );
+        let pieces: Vec<Piece> = Selective::new(raw(&offsets), &active, 16384, 4096).collect();
+        assert_eq!(pieces, vec![piece(0..10, 0..1), piece(6010..6030, 3..5)]);
         // A large gap allowance merges everything that fits one buffer.
-        let pieces: Vec<Piece> = Selective::new(&offsets, &active, 32768, 32768).collect();
-        assert_eq!(
-            pieces,
-            vec![Piece {
-                arcs: 0..6030,
-                verts: 0..5
-            }]
-        );
+        let pieces: Vec<Piece> = Selective::new(raw(&offsets), &active, 32768, 32768).collect();
+        assert_eq!(pieces, vec![piece(0..6030, 0..5)]);
         // v1's 16000 bytes start at byte 40 and need 5 pages: cut at page-aligned 8 KiB marks.
         let active = bitmap(5, &[1]);
-        let pieces: Vec<Piece> = Selective::new(&offsets, &active, 8192, 4096).collect();
-        assert_eq!(pieces.first().unwrap().arcs, 10..2048);
-        assert_eq!(pieces.last().unwrap().arcs.end, 4010);
+        let pieces: Vec<Piece> = Selective::new(raw(&offsets), &active, 8192, 4096).collect();
+        assert_eq!(pieces.first().unwrap().arcs(), 10..2048);
+        assert_eq!(pieces.last().unwrap().arcs().end, 4010);
         assert!(pieces
             .iter()
-            .all(|p| p.aligned_bytes() <= 8192 && p.verts == (1..2)));
-        assert!(pieces.windows(2).all(|w| w[0].arcs.end == w[1].arcs.start));
+            .all(|p| aligned_width(&p.bytes) <= 8192 && p.verts == (1..2) && !p.long));
+        assert!(pieces
+            .windows(2)
+            .all(|w| w[0].bytes.end == w[1].bytes.start));
     }
 
     #[test]
     fn streaming_skips_chunks_without_active_vertices() {
-        let degrees = [1024u64, 1024, 1024, 1024];
-        let mut offsets = vec![0u64];
-        for d in degrees {
-            offsets.push(offsets.last().unwrap() + d);
-        }
+        let offsets = prefix_sums(&[1024, 1024, 1024, 1024]);
         let active = bitmap(4, &[2]);
-        let pieces: Vec<Piece> = Streaming::new(&offsets, &active, None, 4096).collect();
+        let pieces: Vec<Piece> = Streaming::new(raw(&offsets), &active, None, 4096).collect();
+        assert_eq!(pieces, vec![piece(2048..3072, 2..3)]);
+        let all = bitmap(4, &[0, 1, 2, 3]);
+        let pieces: Vec<Piece> = Streaming::new(raw(&offsets), &all, None, 8192).collect();
+        assert_eq!(pieces.len(), 2);
+        assert_eq!(pieces[1], piece(2048..4096, 2..4));
+        assert_eq!(measure(raw(&offsets), pieces.into_iter()), (16384, 2));
+    }
+
+    #[test]
+    fn compressed_lists_are_never_cut_and_a_list_longer_than_a_buffer_comes_alone() {
+        // Code bytes per list: v2's 20000 do not fit a 16 KiB buffer; the others are small.
+        let codes = prefix_sums(&[3000, 5000, 20000, 100, 0, 7000, 9000]);
+        let arcs = prefix_sums(&[700, 2600, 6000, 20, 0, 1500, 2500]);
+        let layout = Layout {
+            arcs: &arcs,
+            codes: Some(&codes),
+            weights: false,
+        };
+        let chunk = 16384;
+        let every = bitmap(7, &[0, 1, 2, 3, 4, 5, 6]);
+        for pieces in [
+            Streaming::new(layout, &every, None, chunk).collect::<Vec<_>>(),
+            Selective::new(layout, &every, chunk, 1 << 20).collect(),
+        ] {
+            // Every list is in exactly one piece, whole; only v2's piece is long.
+            let verts: Vec<Vertex> = pieces.iter().flat_map(|p| p.verts.clone()).collect();
+            assert!(verts.windows(2).all(|w| w[0] < w[1]), "{pieces:?}");
+            for p in &pieces {
+                let (lo, hi) = (p.verts.start as usize, p.verts.end as usize);
+                assert_eq!(p.bytes, codes[lo]..codes[hi], "{pieces:?}");
+                assert_eq!(p.long, p.verts == (2..3), "{pieces:?}");
+                assert!(p.long || aligned_width(&p.bytes) <= chunk, "{pieces:?}");
+                assert_eq!(layout.extents(p)[0].len == 0, p.long);
+                assert_eq!(layout.whole_lists(p), lo..hi);
+            }
+        }
+        // With weights (4 bytes per arc) the weight ranges must fit too: the codes of v0 and v1
+        // fit a 12 KiB buffer together, their 13200 bytes of weights do not.
+        let weighted = Layout {
+            weights: true,
+            ..layout
+        };
+        let pieces: Vec<Piece> = Streaming::new(weighted, &every, None, 12288).collect();
+        for p in &pieces {
+            assert!(
+                p.long
+                    || weighted.extents(p).iter().all(|e| {
+                        let r = e.offset..e.offset + e.len as u64;
+                        aligned_width(&r) <= 12288
+                    })
+            );
+        }
+        assert_eq!(pieces[0].verts, 0..1);
+        let unweighted: Vec<Piece> = Streaming::new(layout, &every, None, 12288).collect();
+        assert_eq!(unweighted[0].verts, 0..2);
+        // Streaming skips pieces without an active vertex, selective reads only active lists.
+        let some = bitmap(7, &[6]);
+        let streamed: Vec<Piece> = Streaming::new(layout, &some, None, chunk).collect();
+        assert_eq!(streamed.len(), 1);
+        assert!(streamed[0].verts.contains(&6));
+        let selected: Vec<Piece> = Selective::new(layout, &some, chunk, 4096).collect();
         assert_eq!(
-            pieces,
+            selected,
             vec![Piece {
-                arcs: 2048..3072,
-                verts: 2..3
+                bytes: codes[6]..codes[7],
+                verts: 6..7,
+                long: false
             }]
         );
-        let all = bitmap(4, &[0, 1, 2, 3]);
-        let pieces: Vec<Piece> = Streaming::new(&offsets, &all, None, 8192).collect();
-        assert_eq!(pieces.len(), 2);
-        assert_eq!(
-            pieces[1],
-            Piece {
-                arcs: 2048..4096,
-                verts: 2..4
-            }
-        );
-        assert_eq!(measure(pieces.into_iter()), (16384, 2));
     }
 }

@@ -5,12 +5,13 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use rayon::prelude::*;
+use vastgraph_codec::decode_list_blocks;
 use vastgraph_io::{DataFile, Loaded, ALIGN};
 use vastgraph_store::{WeightType, WeightsRef};
 
 use super::bits::{for_each_in_range, take_range};
 use super::cache::Batch;
-use super::graph::OocGraph;
+use super::graph::{Codes, OocGraph};
 use super::plan::{measure, Piece, Selective, Streaming, ARC_BYTES};
 use super::IoMode;
 use crate::bitmap::Bitmap;
@@ -60,9 +61,12 @@ pub struct IterationRecord {
     pub streaming_estimate_seconds: f64,
     pub bytes_read: u64,
     pub requests: u64,
-    /// Bytes of the lists (or parts of lists) that were processed, reentries excluded: the
-    /// bytes an ideal reader would have read.
+    /// Bytes of the lists (or parts of lists) that were read and processed, reentries excluded:
+    /// the bytes an ideal reader would have read (codes, for a compressed store; weights not
+    /// counted).
     pub bytes_needed: u64,
+    /// The arcs handed to the visitor, read or cached (reentries excluded).
+    pub arcs_processed: u64,
     /// Rounds of reprocessing a loaded range.
     pub reentries: u64,
     /// Active vertices served from the cache of short lists, and the bytes of their lists.
@@ -71,13 +75,6 @@ pub struct IterationRecord {
     pub seconds: f64,
     pub io_wait_seconds: f64,
     pub compute_seconds: f64,
-}
-
-impl IterationRecord {
-    /// The arcs handed to the visitor, read or cached (reentries excluded).
-    pub fn arcs_processed(&self) -> u64 {
-        (self.bytes_needed + self.cached_bytes) / ARC_BYTES
-    }
 }
 
 impl OocGraph {
@@ -99,18 +96,17 @@ impl OocGraph {
             .profile
             .break_even_gap_bytes()
             .clamp(ALIGN as u64, chunk / 2);
-        let files = if self.weights.is_some() { 2 } else { 1 };
+        let layout = self.layout();
         // Cached lists are served from memory; the rest are read. An ordered pass reads every
         // list in order instead.
         let use_cache = !spec.ordered && self.cache.holds_any();
         let uncached = use_cache.then(|| self.cache.uncached(spec.active));
         let to_read = uncached.as_ref().unwrap_or(spec.active);
         let (selective_bytes, selective_requests) =
-            measure(Selective::new(&self.offsets, to_read, chunk, gap));
+            measure(layout, Selective::new(layout, to_read, chunk, gap));
         let (streaming_bytes, streaming_requests) =
-            measure(Streaming::new(&self.offsets, to_read, None, chunk));
-        let cost =
-            |bytes: u64, requests: u64| self.profile.cost_seconds(bytes * files, requests * files);
+            measure(layout, Streaming::new(layout, to_read, None, chunk));
+        let cost = |bytes: u64, requests: u64| self.profile.cost_seconds(bytes, requests);
         let selective_estimate_seconds = cost(selective_bytes, selective_requests);
         let streaming_estimate_seconds = cost(streaming_bytes, streaming_requests);
         let mode = match spec.mode.unwrap_or(self.options.mode) {
@@ -122,13 +118,8 @@ impl OocGraph {
             fixed => fixed,
         };
         let pieces: Box<dyn Iterator<Item = Piece> + '_> = match mode {
-            IoMode::Selective => Box::new(Selective::new(&self.offsets, to_read, chunk, gap)),
-            _ => Box::new(Streaming::new(
-                &self.offsets,
-                to_read,
-                spec.activated,
-                chunk,
-            )),
+            IoMode::Selective => Box::new(Selective::new(layout, to_read, chunk, gap)),
+            _ => Box::new(Streaming::new(layout, to_read, spec.activated, chunk)),
         };
         let (cached_vertices, cached_arcs) = if use_cache {
             self.cache.visit_active(spec.active, &visit)
@@ -139,20 +130,23 @@ impl OocGraph {
         // a streaming pass reads every page anyway.
         let admit = mode == IoMode::Selective && !spec.ordered && self.cache.is_enabled();
         let needed = AtomicU64::new(0);
+        let arcs = AtomicU64::new(0);
         let reentries = AtomicU64::new(0);
+        let apart = Apart::default();
         let mut file_list: Vec<&DataFile> = vec![&self.neighbors];
         if let Some((w, _)) = &self.weights {
             file_list.push(w);
         }
         let process = |loaded: &Loaded<'_, Piece>| -> io::Result<()> {
-            let (bytes, rounds) = self.process(loaded, to_read, spec, admit, &visit)?;
-            needed.fetch_add(bytes, Relaxed);
-            reentries.fetch_add(rounds, Relaxed);
+            let done = self.process(loaded, to_read, spec, admit, &apart, &visit)?;
+            needed.fetch_add(done.bytes, Relaxed);
+            arcs.fetch_add(done.arcs, Relaxed);
+            reentries.fetch_add(done.rounds, Relaxed);
             Ok(())
         };
         let totals = engine.run(
             &file_list,
-            pieces.map(|p| (p.extent(), p)),
+            pieces.map(|p| (layout.extents(&p), p)),
             spec.ordered,
             |batch| {
                 if spec.ordered {
@@ -172,15 +166,17 @@ impl OocGraph {
             streaming_bytes,
             streaming_requests,
             streaming_estimate_seconds,
-            bytes_read: totals.bytes_read,
-            requests: totals.requests,
+            bytes_read: totals.bytes_read + apart.bytes.load(Relaxed),
+            requests: totals.requests + apart.requests.load(Relaxed),
             bytes_needed: needed.into_inner(),
+            arcs_processed: arcs.into_inner() + cached_arcs,
             reentries: reentries.into_inner(),
             cached_vertices,
             cached_bytes: cached_arcs * ARC_BYTES,
             seconds: started.elapsed().as_secs_f64(),
-            io_wait_seconds: totals.wait_seconds,
-            compute_seconds: totals.compute_seconds,
+            io_wait_seconds: totals.wait_seconds + apart.seconds(),
+            // Reads made apart happen while processing: they count as waiting.
+            compute_seconds: (totals.compute_seconds - apart.seconds()).max(0.0),
         };
         log::info!(
             "iteration {}: {} active; selective ~{:.3} s ({} KiB, {} requests), streaming ~{:.3} s \
@@ -209,72 +205,93 @@ impl OocGraph {
     }
 
     /// Processes one loaded piece: the lists of the vertices of `to_read` in it, then reentry;
-    /// with `admit`, caches the short lists the cache admits. Returns (bytes of lists processed,
-    /// reentry rounds).
+    /// with `admit`, caches the short lists the cache admits. A long piece (a compressed list
+    /// no buffer holds) is read here, apart from the pool.
     fn process<V>(
         &self,
         loaded: &Loaded<'_, Piece>,
         to_read: &Bitmap,
         spec: &ScanSpec<'_>,
         admit: bool,
+        apart: &Apart,
         visit: &V,
-    ) -> io::Result<(u64, u64)>
+    ) -> io::Result<Processed>
     where
         V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
     {
         let piece = &loaded.payload;
-        let neighbors: &[Vertex] = cast(loaded.parts[0]);
-        let n = self.num_vertices();
-        if let Some(i) = neighbors.iter().position(|&u| u as usize >= n) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!(
-                    "{}: neighbour id {} at arc {} is not below n={n} (corrupt store?)",
-                    self.neighbors.path().display(),
-                    neighbors[i],
-                    piece.arcs.start + i as u64
-                ),
-            ));
+        if piece.long {
+            return self.process_long(piece.verts.start, to_read, apart, visit);
+        }
+        let layout = self.layout();
+        if self.codes.is_none() {
+            check_ids(self, cast(loaded.parts[0]), piece.arcs().start)?;
         }
         let weights: Weights<'_> = self.weights.as_ref().map(|(_, t)| match t {
             WeightType::I32 => WeightsRef::I32(cast(loaded.parts[1])),
             WeightType::F32 => WeightsRef::F32(cast(loaded.parts[1])),
         });
-        let (a, b) = (piece.arcs.start, piece.arcs.end);
-        let offsets = &self.offsets;
+        // Where the piece's weights start, in arcs.
+        let weights_from = layout.weight_bytes(piece).start / ARC_BYTES;
         let mut batch = Batch::default();
-        let mut visit_vertex = |v: Vertex, admit: bool| -> u64 {
-            let (start, end) = (offsets[v as usize], offsets[v as usize + 1]);
-            let (lo, hi) = (start.max(a), end.min(b));
-            if lo >= hi {
-                return 0;
+        let mut decoded: Vec<Vertex> = Vec::new();
+        let mut failure: Option<io::Error> = None;
+        // Visits the part of v's list in the piece; returns (bytes, arcs) of it.
+        let mut visit_vertex = |v: Vertex, admit: bool| -> (u64, u64) {
+            let (start, end) = (layout.byte(v as usize), layout.byte(v as usize + 1));
+            let (lo, hi) = (start.max(piece.bytes.start), end.min(piece.bytes.end));
+            if lo >= hi || failure.is_some() {
+                return (0, 0);
             }
-            let (i, j) = ((lo - a) as usize, (hi - a) as usize);
-            let w = weights.map(|w| match w {
-                WeightsRef::I32(w) => WeightsRef::I32(&w[i..j]),
-                WeightsRef::F32(w) => WeightsRef::F32(&w[i..j]),
-            });
-            visit(v, &neighbors[i..j], w);
-            let whole = (lo, hi) == (start, end);
-            if admit && whole && self.cache.admits(v, (hi - lo) as usize) {
-                batch.push(v, &neighbors[i..j], w);
+            let (i, j) = (
+                (lo - piece.bytes.start) as usize,
+                (hi - piece.bytes.start) as usize,
+            );
+            match &self.codes {
+                None => {
+                    let ids: &[Vertex] = &cast(loaded.parts[0])[i / 4..j / 4];
+                    let k = (lo / ARC_BYTES - weights_from) as usize;
+                    let w = weights.map(|w| w.slice(k..k + ids.len()));
+                    visit(v, ids, w);
+                    let whole = (lo, hi) == (start, end);
+                    if admit && whole && self.cache.admits(v, ids.len()) {
+                        batch.push(v, ids, w);
+                    }
+                    (hi - lo, ids.len() as u64)
+                }
+                Some(codes) => {
+                    let degree = self.degree(v);
+                    let k = (self.offsets[v as usize] - weights_from) as usize;
+                    let w = weights.map(|w| w.slice(k..k + degree));
+                    let bytes = &loaded.parts[0][i..j];
+                    match self.decode_and_visit(codes, v, bytes, w, &mut decoded, visit) {
+                        Err(e) => failure = Some(e),
+                        // The whole list is still in `decoded`.
+                        Ok(true) if admit && self.cache.admits(v, degree) => {
+                            batch.push(v, &decoded, w)
+                        }
+                        Ok(_) => {}
+                    }
+                    (hi - lo, degree as u64)
+                }
             }
-            hi - lo
         };
-        let mut arcs = 0u64;
+        let mut done = Processed::default();
         for_each_in_range(to_read, piece.verts.start, piece.verts.end, |v| {
-            arcs += visit_vertex(v, admit)
+            let (bytes, arcs) = visit_vertex(v, admit);
+            done.bytes += bytes;
+            done.arcs += arcs;
         });
-        let mut rounds = 0;
         if let Some(activated) = spec.activated {
             // Only vertices whose whole list is loaded can be taken from `activated`.
-            let verts = piece.verts.start as usize..piece.verts.end as usize;
-            let whole_lo = verts.start + offsets[verts.clone()].partition_point(|&o| o < a);
-            let whole_hi =
-                verts.start + offsets[verts.start + 1..verts.end + 1].partition_point(|&o| o <= b);
-            if whole_lo < whole_hi {
-                let (lo, hi) = (whole_lo as Vertex, whole_hi as Vertex);
-                take_range(activated, lo, hi, |v| arcs += visit_vertex(v, false));
+            let whole = layout.whole_lists(piece);
+            if whole.start < whole.end {
+                let (lo, hi) = (whole.start as Vertex, whole.end as Vertex);
+                take_range(activated, lo, hi, |v| {
+                    let (bytes, arcs) = visit_vertex(v, false);
+                    done.bytes += bytes;
+                    done.arcs += arcs;
+                });
                 for _ in 0..self.options.max_reentries {
                     let mut any = false;
                     take_range(activated, lo, hi, |v| {
@@ -284,14 +301,186 @@ impl OocGraph {
                     if !any {
                         break;
                     }
-                    rounds += 1;
+                    done.rounds += 1;
                 }
             }
+        }
+        if let Some(e) = failure {
+            return Err(e);
         }
         if !batch.is_empty() {
             self.cache.insert(batch);
         }
-        Ok((arcs * ARC_BYTES, rounds))
+        Ok(done)
+    }
+
+    /// Decodes `v`'s list from its `codes` (all of them) and visits it in slices of at most
+    /// [`VISIT_IDS`] ids through `buf`, with `weights` (the list's, when read). Returns whether
+    /// the list came in one slice, left in `buf`; a list that does not decode to its degree is
+    /// corrupt.
+    fn decode_and_visit<V>(
+        &self,
+        codes: &Codes,
+        v: Vertex,
+        bytes: &[u8],
+        weights: Weights<'_>,
+        buf: &mut Vec<Vertex>,
+        visit: &V,
+    ) -> io::Result<bool>
+    where
+        V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
+    {
+        let degree = self.degree(v);
+        let n = self.num_vertices() as u64;
+        let emit = |ids: &[Vertex], at: usize| {
+            visit(v, ids, weights.map(|w| w.slice(at..at + ids.len())));
+        };
+        let mut visited = 0usize;
+        buf.clear();
+        decode_list_blocks(codes.codec, bytes, v, degree, n, 0, degree, |ids| {
+            buf.extend_from_slice(ids);
+            if buf.len() >= VISIT_IDS {
+                emit(buf, visited);
+                visited += buf.len();
+                buf.clear();
+            }
+            true
+        });
+        if visited + buf.len() != degree {
+            return Err(self.corrupt_list(v, visited + buf.len()));
+        }
+        let whole = visited == 0;
+        if !buf.is_empty() {
+            emit(buf, visited);
+        }
+        Ok(whole)
+    }
+
+    fn corrupt_list(&self, v: Vertex, decoded: usize) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: the codes of vertex {v}'s list are corrupt: {decoded} of its {} neighbours \
+                 decode (corrupt store?)",
+                self.neighbors.path().display(),
+                self.degree(v)
+            ),
+        )
+    }
+
+    /// A compressed list too long for a pooled buffer: read into the long-list buffers with
+    /// blocking reads, decoded and visited in slices. One such list at a time: they are
+    /// few (the highest degrees), and the lock is never held while waiting on other work.
+    fn process_long<V>(
+        &self,
+        v: Vertex,
+        to_read: &Bitmap,
+        apart: &Apart,
+        visit: &V,
+    ) -> io::Result<Processed>
+    where
+        V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
+    {
+        let Some(codes) = &self.codes else {
+            unreachable!("only compressed lists are read apart")
+        };
+        if !to_read.get(v as usize) {
+            // Streamed because an activated vertex may be in it; v itself waits for its turn.
+            return Ok(Processed::default());
+        }
+        let started = Instant::now();
+        let mut guard = self
+            .long_buffers
+            .lock()
+            .map_err(|_| io::Error::other("the long-list buffers are poisoned"))?;
+        let buffers = &mut *guard;
+        let (start, end) = (
+            codes.byte_offsets[v as usize],
+            codes.byte_offsets[v as usize + 1],
+        );
+        let code_buf = buffers
+            .codes
+            .get_or_insert_with(|| vastgraph_io::AlignedBuf::new(self.long_spans.0));
+        let (bytes, got) = self
+            .neighbors
+            .read_span(start, (end - start) as usize, code_buf)?;
+        let (mut read, mut requests) = (got, 1);
+        let degree = self.degree(v);
+        let weights: Weights<'_> = match &self.weights {
+            None => None,
+            Some((file, t)) => {
+                let buf = buffers
+                    .weights
+                    .get_or_insert_with(|| vastgraph_io::AlignedBuf::new(self.long_spans.1));
+                let at = self.offsets[v as usize] * ARC_BYTES;
+                let (w, got) = file.read_span(at, degree * ARC_BYTES as usize, buf)?;
+                read += got;
+                requests += 1;
+                Some(match t {
+                    WeightType::I32 => WeightsRef::I32(cast(w)),
+                    WeightType::F32 => WeightsRef::F32(cast(w)),
+                })
+            }
+        };
+        apart.add(read, requests, started.elapsed().as_secs_f64());
+        let mut buf = Vec::new();
+        self.decode_and_visit(codes, v, bytes, weights, &mut buf, visit)?;
+        Ok(Processed {
+            bytes: end - start,
+            arcs: degree as u64,
+            rounds: 0,
+        })
+    }
+}
+
+/// The most decoded ids handed to the visitor at once: a compressed list is decoded into a
+/// buffer this long and visited in slices, so decoding needs no memory in proportion to the
+/// longest list.
+const VISIT_IDS: usize = 4096;
+
+/// What processing a piece did: bytes and arcs of the lists processed (reentries excluded),
+/// reentry rounds.
+#[derive(Default)]
+struct Processed {
+    bytes: u64,
+    arcs: u64,
+    rounds: u64,
+}
+
+/// Reads made apart from the pool (long compressed lists): bytes, requests, time.
+#[derive(Default)]
+struct Apart {
+    bytes: AtomicU64,
+    requests: AtomicU64,
+    nanos: AtomicU64,
+}
+
+impl Apart {
+    fn add(&self, bytes: u64, requests: u64, seconds: f64) {
+        self.bytes.fetch_add(bytes, Relaxed);
+        self.requests.fetch_add(requests, Relaxed);
+        self.nanos.fetch_add((seconds * 1e9) as u64, Relaxed);
+    }
+
+    fn seconds(&self) -> f64 {
+        self.nanos.load(Relaxed) as f64 / 1e9
+    }
+}
+
+/// Raw ids must be below n: a wrong one is a corrupt store, reported with its position.
+fn check_ids(g: &OocGraph, ids: &[Vertex], first_arc: u64) -> io::Result<()> {
+    let n = g.num_vertices();
+    match ids.iter().position(|&u| u as usize >= n) {
+        None => Ok(()),
+        Some(i) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{}: neighbour id {} at arc {} is not below n={n} (corrupt store?)",
+                g.neighbors.path().display(),
+                ids[i],
+                first_arc + i as u64
+            ),
+        )),
     }
 }
 
