@@ -63,6 +63,10 @@ impl IoTotals {
 
 pub struct IoEngine {
     backend: Box<dyn Backend>,
+    /// Reads handed to the backend and not yet reaped. A run that stops on an error leaves
+    /// some in flight: they are reaped before the next run (whose slots they would confuse)
+    /// and before the buffers they write into are freed.
+    outstanding: usize,
     /// `depth * parts` buffers; slot s owns buffers `s * parts ..`.
     buffers: Vec<AlignedBuf>,
     parts: usize,
@@ -98,10 +102,26 @@ impl IoEngine {
             .collect();
         Ok(IoEngine {
             backend,
+            outstanding: 0,
             buffers,
             parts,
             config,
         })
+    }
+
+    /// Reaps every read still in flight (left by a run that stopped on an error), ignoring
+    /// their results.
+    fn drain(&mut self) {
+        let mut done = Vec::new();
+        while self.outstanding > 0 {
+            let _ = self.backend.flush();
+            done.clear();
+            if self.backend.wait(&mut done).is_err() {
+                // The backend is broken: nothing more will complete through it.
+                break;
+            }
+            self.outstanding = self.outstanding.saturating_sub(done.len());
+        }
     }
 
     /// Bytes the buffer pool holds.
@@ -139,6 +159,7 @@ impl IoEngine {
         C: FnMut(&[Loaded<'_, T>]) -> io::Result<()>,
     {
         assert_eq!(files.len(), self.parts, "one file per part");
+        self.drain();
         let depth = self.config.depth;
         let buffer_bytes = self.config.buffer_bytes;
         let max_batch = (depth / 2).max(1);
@@ -211,6 +232,7 @@ impl IoEngine {
                         len: aligned_len,
                         offset: aligned_offset,
                     })?;
+                    self.outstanding += 1;
                     totals.requests += 1;
                     slot.pending += 1;
                 }
@@ -247,6 +269,7 @@ impl IoEngine {
                 let waited = Instant::now();
                 done.clear();
                 self.backend.wait(&mut done)?;
+                self.outstanding -= done.len();
                 totals.wait_seconds += waited.elapsed().as_secs_f64();
                 for (tag, result) in done.drain(..) {
                     let (slot_id, part) = (tag as usize / MAX_PARTS, tag as usize % MAX_PARTS);
@@ -287,6 +310,7 @@ impl IoEngine {
                             len: slot.needed[part].next_multiple_of(ALIGN) - filled,
                             offset: slot.aligned_offset[part] + filled as u64,
                         })?;
+                        self.outstanding += 1;
                         totals.requests += 1;
                         continue;
                     }
@@ -333,5 +357,12 @@ impl IoEngine {
                 free.push(slot_id);
             }
         }
+    }
+}
+
+impl Drop for IoEngine {
+    fn drop(&mut self) {
+        // The kernel must not write into buffers freed below.
+        self.drain();
     }
 }

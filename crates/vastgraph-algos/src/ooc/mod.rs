@@ -96,8 +96,7 @@ pub fn open_within_budget(
     let weight_files = usize::from(reads_weights(name) && manifest.weighted);
     let plan = MemoryPlan::new(
         budget,
-        n,
-        offset_arrays(&manifest),
+        offsets_bytes(&manifest),
         1 + weight_files,
         state,
         None,
@@ -109,10 +108,11 @@ pub fn open_within_budget(
     )?)))
 }
 
-/// Arrays of n+1 offsets an out-of-core run holds in DRAM: the edge offsets, and a compressed
+/// Bytes of offsets an out-of-core run holds in DRAM: the edge offsets, and a compressed
 /// store's byte offsets of the codes.
-pub fn offset_arrays(manifest: &vastgraph_store::Manifest) -> u64 {
-    1 + u64::from(manifest.codec.list_codec().is_some())
+pub fn offsets_bytes(manifest: &vastgraph_store::Manifest) -> u64 {
+    let compressed = manifest.codec.list_codec().is_some();
+    vastgraph_engine::ooc::offsets_bytes(manifest.vertices, compressed)
 }
 
 /// Whether the kernel reads edge weights (a second file per request).

@@ -95,9 +95,8 @@ fn open_with_cache(
     let n = manifest.vertices;
     let state = ooc::state_bytes(algorithm, n, &Params::default()).unwrap();
     let files = 1 + usize::from(ooc::reads_weights(algorithm) && manifest.weighted);
-    let arrays = ooc::offset_arrays(&manifest);
-    let mut plan =
-        MemoryPlan::new(4 * MIB, n, arrays, files, state, Some(BUFFER), Some(8)).unwrap();
+    let offsets = ooc::offsets_bytes(&manifest);
+    let mut plan = MemoryPlan::new(4 * MIB, offsets, files, state, Some(BUFFER), Some(8)).unwrap();
     if !cache {
         plan.cache_bytes = 0;
     }
@@ -454,10 +453,10 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
     build(&dir, 20_000, true, false, 8);
     let n = OocGraph::manifest_of(&dir).unwrap().vertices;
     let state = ooc::state_bytes("pagerank", n, &Params::default()).unwrap();
-    let err = MemoryPlan::new(state, n, 1, 1, state, None, None).unwrap_err();
+    let err = MemoryPlan::new(state, 8 * (n + 1), 1, state, None, None).unwrap_err();
     assert!(err.minimum_bytes > state + 8 * n);
     assert!(err.to_string().contains("minimum"), "{err}");
-    let plan = MemoryPlan::new(err.minimum_bytes, n, 1, 1, state, None, None).unwrap();
+    let plan = MemoryPlan::new(err.minimum_bytes, 8 * (n + 1), 1, state, None, None).unwrap();
     let g = OocGraph::open(
         &dir,
         plan,

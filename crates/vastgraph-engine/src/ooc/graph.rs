@@ -16,6 +16,7 @@ use vastgraph_store::{Manifest, WeightType};
 
 use super::cache::ListCache;
 use super::memory_plan::MemoryPlan;
+use super::offsets::ByteOffsets;
 use super::plan::{Layout, ARC_BYTES};
 use super::scan::IterationRecord;
 use super::IoMode;
@@ -48,7 +49,7 @@ impl Default for OocOptions {
 /// A compressed store's codec and where each list's codes start (n+1 byte offsets, in DRAM).
 pub(crate) struct Codes {
     pub codec: ListCodec,
-    pub byte_offsets: Vec<u64>,
+    pub byte_offsets: ByteOffsets,
 }
 
 /// Buffers for compressed lists too long for the pool (one at a time, allocated on first use
@@ -103,11 +104,22 @@ impl OocGraph {
             None => None,
             Some(codec) => {
                 let path = dir.join(files::BYTE_OFFSETS);
-                let byte_offsets = read_u64_file(&path, n + 1)?;
                 let code_bytes = std::fs::metadata(dir.join(files::NEIGHBOR_CODES))
                     .with_context(|| format!("{}", dir.join(files::NEIGHBOR_CODES).display()))?
                     .len();
-                vastgraph_store::validate_offsets(&path, &byte_offsets, code_bytes)?;
+                let byte_offsets = ByteOffsets::read(&path, n + 1, code_bytes)?;
+                // Plain u64s (a rare store) need more than the plan's grouped offsets.
+                let excess = byte_offsets
+                    .bytes()
+                    .saturating_sub(ByteOffsets::grouped_bytes(n as u64 + 1));
+                anyhow::ensure!(
+                    excess <= plan.cache_bytes,
+                    "{}: the byte offsets need {excess} bytes more than planned and the budget \
+                     has no room for them (raise --memory by that much)",
+                    path.display()
+                );
+                plan.offsets_bytes += excess;
+                plan.cache_bytes -= excess;
                 Some(Codes {
                     codec,
                     byte_offsets,
@@ -122,7 +134,7 @@ impl OocGraph {
         let neighbors = DataFile::open(&dir.join(neighbors_name), options.direct)?;
         let layout = Layout {
             arcs: &offsets,
-            codes: codes.as_ref().map(|c| &c.byte_offsets[..]),
+            codes: codes.as_ref().map(|c| &c.byte_offsets),
             weights: plan.files == 2,
         };
         let long_spans = long_list_spans(layout, plan.buffer_bytes as u64);
@@ -234,7 +246,7 @@ impl OocGraph {
     pub(crate) fn layout(&self) -> Layout<'_> {
         Layout {
             arcs: &self.offsets,
-            codes: self.codes.as_ref().map(|c| &c.byte_offsets[..]),
+            codes: self.codes.as_ref().map(|c| &c.byte_offsets),
             weights: self.weights.is_some(),
         }
     }
@@ -280,8 +292,9 @@ fn long_list_spans(layout: Layout<'_>, chunk: u64) -> (usize, usize) {
     (0..codes.len() - 1)
         .into_par_iter()
         .map(|v| {
+            let (a, b) = (codes.get(v), codes.get(v + 1));
             // The planners' own test: these are the lists they hand over as long pieces.
-            if layout.fits(codes[v]..codes[v + 1], v as Vertex..v as Vertex + 1, chunk) {
+            if layout.fits(a..b, v as Vertex..v as Vertex + 1, chunk) {
                 return (0, 0);
             }
             let arcs = layout.arcs[v + 1] - layout.arcs[v];
@@ -290,7 +303,7 @@ fn long_list_spans(layout: Layout<'_>, chunk: u64) -> (usize, usize) {
             } else {
                 0
             };
-            (widened(codes[v + 1] - codes[v]), weights)
+            (widened(b - a), weights)
         })
         .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)))
 }

@@ -20,8 +20,8 @@ const MAX_POOL_PER_FILE: u64 = (MAX_DEPTH * MAX_BUFFER) as u64;
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MemoryPlan {
     pub budget_bytes: u64,
-    /// The offsets held in DRAM: 8(n+1) bytes per array (the CSR's edge offsets, and a compressed
-    /// store's byte offsets).
+    /// The offsets held in DRAM ([`super::offsets_bytes`]): the CSR's edge offsets, and a
+    /// compressed store's byte offsets.
     pub offsets_bytes: u64,
     /// The algorithm's vertex state, as it declares it.
     pub state_bytes: u64,
@@ -68,20 +68,18 @@ impl std::fmt::Display for BudgetError {
 impl std::error::Error for BudgetError {}
 
 impl MemoryPlan {
-    /// Splits `budget` for a graph of `n` vertices with `offset_arrays` arrays of n+1 offsets
-    /// (1 raw, 2 compressed) whose algorithm keeps `state_bytes` of vertex state, reading `files`
-    /// files per request. `buffer_bytes` / `depth` override the pool's
+    /// Splits `budget` for a graph of `n` vertices whose offsets take `offsets_bytes` in DRAM
+    /// ([`super::offsets_bytes`]) and whose algorithm keeps `state_bytes` of vertex state,
+    /// reading `files` files per request. `buffer_bytes` / `depth` override the pool's
     /// shape (tests use small buffers to exercise splitting).
     pub fn new(
         budget: u64,
-        n: u64,
-        offset_arrays: u64,
+        offsets_bytes: u64,
         files: usize,
         state_bytes: u64,
         buffer_bytes: Option<usize>,
         depth: Option<usize>,
     ) -> Result<MemoryPlan, BudgetError> {
-        let offsets_bytes = offset_arrays * 8 * (n + 1);
         let files_u = files as u64;
         let min_buffer = buffer_bytes.unwrap_or(MIN_BUFFER);
         let min_pool_bytes = files_u * (depth.unwrap_or(MIN_DEPTH) * min_buffer) as u64;
@@ -123,16 +121,16 @@ mod tests {
     #[test]
     fn pool_fits_what_is_left_and_too_small_names_the_minimum() {
         let n = 1_000_000;
-        let plan = MemoryPlan::new(1 << 30, n, 1, 1, 16 * n, None, None).unwrap();
+        let plan = MemoryPlan::new(1 << 30, 8 * (n + 1), 1, 16 * n, None, None).unwrap();
         assert_eq!((plan.buffer_bytes, plan.depth), (MAX_BUFFER, MAX_DEPTH));
         let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes;
         assert_eq!(used + plan.cache_bytes, 1 << 30);
         let tight = 8 * (n + 1) + 16 * n + (2 << 20);
-        let plan = MemoryPlan::new(tight, n, 1, 2, 16 * n, None, None).unwrap();
+        let plan = MemoryPlan::new(tight, 8 * (n + 1), 2, 16 * n, None, None).unwrap();
         assert!(plan.offsets_bytes + plan.state_bytes + plan.pool_bytes <= tight);
-        let err = MemoryPlan::new(20 * n, n, 1, 1, 16 * n, None, None).unwrap_err();
+        let err = MemoryPlan::new(20 * n, 8 * (n + 1), 1, 16 * n, None, None).unwrap_err();
         assert!(err.minimum_bytes > 24 * n);
         assert!(err.to_string().contains("the minimum is --memory"), "{err}");
-        assert!(MemoryPlan::new(err.minimum_bytes, n, 1, 1, 16 * n, None, None).is_ok());
+        assert!(MemoryPlan::new(err.minimum_bytes, 8 * (n + 1), 1, 16 * n, None, None).is_ok());
     }
 }

@@ -19,6 +19,7 @@ mod bits;
 mod cache;
 mod graph;
 mod memory_plan;
+mod offsets;
 mod plan;
 mod scan;
 
@@ -28,6 +29,17 @@ pub use graph::{OocGraph, OocOptions};
 pub use memory_plan::{BudgetError, MemoryPlan, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ScanSpec, Weights};
 pub use vastgraph_io::{BackendChoice, DeviceProfile};
+
+/// Bytes of offsets an out-of-core run holds in DRAM for `n` vertices: the CSR's edge offsets,
+/// and for a compressed store the byte offsets of the codes (grouped, about 4 bytes a vertex).
+pub fn offsets_bytes(n: u64, compressed: bool) -> u64 {
+    8 * (n + 1)
+        + if compressed {
+            offsets::ByteOffsets::grouped_bytes(n + 1)
+        } else {
+            0
+        }
+}
 
 /// How an iteration reads the adjacency.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

@@ -8,6 +8,7 @@ use std::ops::Range;
 use vastgraph_io::{Extent, ALIGN, MAX_PARTS};
 
 use super::bits::any_in_range;
+use super::offsets::{partition_point, ByteOffsets};
 use crate::bitmap::Bitmap;
 use crate::Vertex;
 
@@ -22,7 +23,7 @@ pub(crate) struct Layout<'a> {
     /// CSR edge offsets (n+1): degrees, and where raw ids and weights lie (4 bytes per arc).
     pub arcs: &'a [u64],
     /// A compressed store's byte offsets of each list's codes (n+1); None for raw ids.
-    pub codes: Option<&'a [u64]>,
+    pub codes: Option<&'a ByteOffsets>,
     /// Whether the weights are read beside the ids.
     pub weights: bool,
 }
@@ -36,7 +37,7 @@ impl Layout<'_> {
     #[inline]
     pub fn byte(&self, v: usize) -> u64 {
         match self.codes {
-            Some(codes) => codes[v],
+            Some(codes) => codes.get(v),
             None => self.arcs[v] * ARC_BYTES,
         }
     }
@@ -49,7 +50,7 @@ impl Layout<'_> {
     /// How many lists end at or before byte `b` of the ids' file.
     fn lists_ending_by(&self, b: u64) -> usize {
         match self.codes {
-            Some(codes) => codes[1..].partition_point(|&o| o <= b),
+            Some(codes) => partition_point(codes.len() - 1, |v| codes.get(v + 1) <= b),
             None => self.arcs[1..].partition_point(|&o| o * ARC_BYTES <= b),
         }
     }
@@ -58,7 +59,7 @@ impl Layout<'_> {
     fn lists_starting_before(&self, b: u64) -> usize {
         let n = self.num_vertices();
         match self.codes {
-            Some(codes) => codes[..n].partition_point(|&o| o < b),
+            Some(codes) => partition_point(n, |v| codes.get(v) < b),
             None => self.arcs[..n].partition_point(|&o| o * ARC_BYTES < b),
         }
     }
@@ -311,13 +312,13 @@ impl<'a> Streaming<'a> {
         None
     }
 
-    fn next_compressed(&mut self, codes: &[u64]) -> Option<Piece> {
+    fn next_compressed(&mut self, codes: &ByteOffsets) -> Option<Piece> {
         let layout = self.layout;
         let n = layout.num_vertices();
         let a_page = |x: u64| x / ALIGN as u64 * ALIGN as u64;
         while (self.next as usize) < n {
             let lo = self.next as usize;
-            let a = codes[lo];
+            let a = codes.get(lo);
             // The most lists from `lo` on whose codes (and weights) fit a buffer.
             let mut hi = layout.lists_ending_by(a_page(a) + self.chunk);
             if layout.weights {
@@ -328,9 +329,10 @@ impl<'a> Streaming<'a> {
             let long = hi <= lo;
             let hi = if long { lo + 1 } else { hi };
             self.next = hi as u64;
-            if codes[hi] > a && self.wanted(lo, hi) {
+            let b = codes.get(hi);
+            if b > a && self.wanted(lo, hi) {
                 return Some(Piece {
-                    bytes: a..codes[hi],
+                    bytes: a..b,
                     verts: lo as Vertex..hi as Vertex,
                     long,
                 });
@@ -438,9 +440,10 @@ mod tests {
         // Code bytes per list: v2's 20000 do not fit a 16 KiB buffer; the others are small.
         let codes = prefix_sums(&[3000, 5000, 20000, 100, 0, 7000, 9000]);
         let arcs = prefix_sums(&[700, 2600, 6000, 20, 0, 1500, 2500]);
+        let packed = ByteOffsets::Plain(codes.clone());
         let layout = Layout {
             arcs: &arcs,
-            codes: Some(&codes),
+            codes: Some(&packed),
             weights: false,
         };
         let chunk = 16384;

@@ -395,8 +395,8 @@ impl OocGraph {
             .map_err(|_| io::Error::other("the long-list buffers are poisoned"))?;
         let buffers = &mut *guard;
         let (start, end) = (
-            codes.byte_offsets[v as usize],
-            codes.byte_offsets[v as usize + 1],
+            codes.byte_offsets.get(v as usize),
+            codes.byte_offsets.get(v as usize + 1),
         );
         let code_buf = buffers
             .codes
