@@ -379,6 +379,25 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
             let io = out_of_core(&g, "cc", &params).1;
             io["bytes_read"].as_u64().unwrap()
         };
+        // No room left beside the pool for the long lists' buffer: refused, with the minimum.
+        let manifest = OocGraph::manifest_of(&packed).unwrap();
+        let state = ooc::state_bytes("bfs", manifest.vertices, &Params::default()).unwrap();
+        let offsets = ooc::offsets_bytes(&manifest);
+        let mut plan = MemoryPlan::new(4 * MIB, offsets, 1, state, Some(BUFFER), Some(8)).unwrap();
+        plan.cache_bytes = 0;
+        let options = OocOptions {
+            profile: Some(PROFILE),
+            ..Default::default()
+        };
+        let message = match OocGraph::open(&packed, plan, options) {
+            Ok(_) => panic!("{codec:?}: opened without room for the long lists"),
+            Err(e) => e.to_string(),
+        };
+        assert!(
+            message.contains("longest compressed lists")
+                && message.contains("the minimum is --memory"),
+            "{message}"
+        );
         let (packed_read, raw_read) = (read(&packed), read(&raw));
         assert!(
             packed_read < raw_read,

@@ -112,14 +112,8 @@ impl OocGraph {
                 let excess = byte_offsets
                     .bytes()
                     .saturating_sub(ByteOffsets::grouped_bytes(n as u64 + 1));
-                anyhow::ensure!(
-                    excess <= plan.cache_bytes,
-                    "{}: the byte offsets need {excess} bytes more than planned and the budget \
-                     has no room for them (raise --memory by that much)",
-                    path.display()
-                );
+                take_from_cache_room(&mut plan, excess, "the byte offsets held as plain u64s")?;
                 plan.offsets_bytes += excess;
-                plan.cache_bytes -= excess;
                 Some(Codes {
                     codec,
                     byte_offsets,
@@ -139,20 +133,8 @@ impl OocGraph {
         };
         let long_spans = long_list_spans(layout, plan.buffer_bytes as u64);
         plan.long_list_bytes = (long_spans.0 + long_spans.1) as u64;
-        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
-        anyhow::ensure!(
-            plan.long_list_bytes <= plan.cache_bytes,
-            "{}: a memory budget of {:.1} MiB is too small: the longest compressed lists need \
-             {:.1} MiB of buffers beside the {:.1} MiB I/O pool, and the budget leaves {:.1} MiB; \
-             the minimum is --memory {:.0}MiB",
-            dir.display(),
-            mib(plan.budget_bytes),
-            mib(plan.long_list_bytes),
-            mib(plan.pool_bytes),
-            mib(plan.cache_bytes),
-            mib(plan.budget_bytes + plan.long_list_bytes - plan.cache_bytes).ceil()
-        );
-        plan.cache_bytes -= plan.long_list_bytes;
+        let long_list_bytes = plan.long_list_bytes;
+        take_from_cache_room(&mut plan, long_list_bytes, "the longest compressed lists")?;
         let weights = match (plan.files, manifest.weight_type) {
             (2, Some(t)) => {
                 let name = match t {
@@ -278,6 +260,24 @@ impl OocGraph {
     pub fn take_records(&self) -> Vec<IterationRecord> {
         std::mem::take(&mut *self.records.lock().unwrap())
     }
+}
+
+/// Takes `bytes` for `what` from the room the plan left for the cache of short lists; a budget
+/// without that room is refused with the minimum it needs.
+fn take_from_cache_room(plan: &mut MemoryPlan, bytes: u64, what: &str) -> anyhow::Result<()> {
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    anyhow::ensure!(
+        bytes <= plan.cache_bytes,
+        "a memory budget of {:.1} MiB is too small: {what} need {:.1} MiB beside the {:.1} MiB \
+         I/O pool, and the budget leaves {:.1} MiB; the minimum is --memory {:.0}MiB",
+        mib(plan.budget_bytes),
+        mib(bytes),
+        mib(plan.pool_bytes),
+        mib(plan.cache_bytes),
+        mib(plan.budget_bytes + bytes - plan.cache_bytes).ceil()
+    );
+    plan.cache_bytes -= bytes;
+    Ok(())
 }
 
 /// The page-widened spans (codes, weights) of the longest lists that no pooled buffer of

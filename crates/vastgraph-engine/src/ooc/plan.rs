@@ -49,19 +49,12 @@ impl Layout<'_> {
 
     /// How many lists end at or before byte `b` of the ids' file.
     fn lists_ending_by(&self, b: u64) -> usize {
-        match self.codes {
-            Some(codes) => partition_point(codes.len() - 1, |v| codes.get(v + 1) <= b),
-            None => self.arcs[1..].partition_point(|&o| o * ARC_BYTES <= b),
-        }
+        partition_point(self.num_vertices(), |v| self.byte(v + 1) <= b)
     }
 
     /// How many lists start before byte `b` of the ids' file.
     fn lists_starting_before(&self, b: u64) -> usize {
-        let n = self.num_vertices();
-        match self.codes {
-            Some(codes) => partition_point(n, |v| codes.get(v) < b),
-            None => self.arcs[..n].partition_point(|&o| o * ARC_BYTES < b),
-        }
+        partition_point(self.num_vertices(), |v| self.byte(v) < b)
     }
 
     /// The vertices whose whole list lies in `piece`.
