@@ -79,18 +79,19 @@ fn build_from(dir: &Path, list: &[(u32, u32, f64)], symmetric: bool, weighted: b
 }
 
 fn open(dir: &Path, algorithm: &str, mode: IoMode, mrt: u32, backend: BackendChoice) -> OocGraph {
-    open_with_cache(dir, algorithm, mode, mrt, backend, true)
+    try_open(dir, algorithm, mode, mrt, backend, true).unwrap()
 }
 
-/// As [`open`]; `cache` false leaves the cache of short lists no room.
-fn open_with_cache(
+/// Opens `dir` for `algorithm` within a 4 MiB budget of small buffers; `cache` false leaves the
+/// cache of short lists no room.
+fn try_open(
     dir: &Path,
     algorithm: &str,
     mode: IoMode,
     mrt: u32,
     backend: BackendChoice,
     cache: bool,
-) -> OocGraph {
+) -> anyhow::Result<OocGraph> {
     let manifest = OocGraph::manifest_of(dir).unwrap();
     let n = manifest.vertices;
     let state = ooc::state_bytes(algorithm, n, &Params::default()).unwrap();
@@ -111,7 +112,6 @@ fn open_with_cache(
             profile: Some(PROFILE),
         },
     )
-    .unwrap()
 }
 
 fn in_memory(dir: &Path, algorithm: &str, params: &Params) -> Values {
@@ -228,14 +228,15 @@ fn short_lists_seen_twice_are_served_from_the_cache() {
     for algorithm in ["bfs", "sssp"] {
         let want = in_memory(&dir, algorithm, &params);
         let run = |cache: bool| {
-            let g = open_with_cache(
+            let g = try_open(
                 &dir,
                 algorithm,
                 IoMode::Selective,
                 5,
                 BackendChoice::Auto,
                 cache,
-            );
+            )
+            .unwrap();
             let (got, io) = out_of_core(&g, algorithm, &params);
             assert_same(&want, &got, &format!("{algorithm} cache={cache}"));
             if algorithm == "bfs" {
@@ -380,16 +381,15 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
             io["bytes_read"].as_u64().unwrap()
         };
         // No room left beside the pool for the long lists' buffer: refused, with the minimum.
-        let manifest = OocGraph::manifest_of(&packed).unwrap();
-        let state = ooc::state_bytes("bfs", manifest.vertices, &Params::default()).unwrap();
-        let offsets = ooc::offsets_bytes(&manifest);
-        let mut plan = MemoryPlan::new(4 * MIB, offsets, 1, state, Some(BUFFER), Some(8)).unwrap();
-        plan.cache_bytes = 0;
-        let options = OocOptions {
-            profile: Some(PROFILE),
-            ..Default::default()
-        };
-        let message = match OocGraph::open(&packed, plan, options) {
+        let opened = try_open(
+            &packed,
+            "bfs",
+            IoMode::Adaptive,
+            5,
+            BackendChoice::Auto,
+            false,
+        );
+        let message = match opened {
             Ok(_) => panic!("{codec:?}: opened without room for the long lists"),
             Err(e) => e.to_string(),
         };

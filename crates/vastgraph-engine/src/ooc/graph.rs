@@ -318,11 +318,17 @@ fn read_u64_file(path: &Path, count: usize) -> anyhow::Result<Vec<u64>> {
         unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, count * 8) };
     file.read_exact(bytes)
         .with_context(|| format!("{}: reading {} offsets", path.display(), count))?;
+    drop_from_page_cache(&file);
+    Ok(values)
+}
+
+/// Drops a file just read into DRAM from the page cache: the DRAM copy is what is used, and the
+/// cached one would only take from the budget.
+pub(crate) fn drop_from_page_cache(file: &std::fs::File) {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::io::AsRawFd;
         // SAFETY: a hint on an open descriptor.
         unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
     }
-    Ok(values)
 }

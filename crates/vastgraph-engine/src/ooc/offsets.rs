@@ -75,12 +75,7 @@ impl ByteOffsets {
                 "the last offset is {previous}, expected {total}"
             )));
         }
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::io::AsRawFd;
-            // SAFETY: a hint on an open descriptor: the copy in DRAM is what is used.
-            unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-        }
+        super::graph::drop_from_page_cache(&file);
         Ok(Some(if grouped {
             ByteOffsets::Grouped { base, low }
         } else {
