@@ -198,11 +198,17 @@ fn pull_iteration<A: Adjacency>(
 #[inline]
 fn sum_over<A: Adjacency>(adj: &A, v: Vertex, values: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
+    let mut sum = 0.0;
     adj.try_for_each_neighbor_block(v, |neighbors| {
         add_to_lanes(&mut lanes, neighbors, values);
+        // The total after each block, the last one kept. A compressed graph's decoder is a
+        // function apart, and the caller reading the four lanes back (as vectors, from the
+        // decoder's four scalar stores) stalled store forwarding once per list; one number
+        // stored and read back does not.
+        sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
         true
     });
-    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+    sum
 }
 
 /// Σ values[u] over `neighbors`, in the lanes of [`sum_over`].
@@ -213,18 +219,25 @@ pub(crate) fn lane_sum(neighbors: &[Vertex], values: &[f64]) -> f64 {
     (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
 }
 
-#[inline]
+// Always inlined, so that a compressed graph's decoder (compiled apart, for SSSE3) sums each
+// block it decodes in place rather than calling out per block.
+#[inline(always)]
 fn add_to_lanes(lanes: &mut [f64; 4], neighbors: &[Vertex], values: &[f64]) {
+    // Summed in locals: once inlined into a decoder that also stores ids, the compiler no
+    // longer keeps `*lanes` in registers, and each addition would wait on the last one's
+    // store.
+    let mut sums = *lanes;
     let mut quads = neighbors.chunks_exact(4);
     for q in &mut quads {
-        lanes[0] += values[q[0] as usize];
-        lanes[1] += values[q[1] as usize];
-        lanes[2] += values[q[2] as usize];
-        lanes[3] += values[q[3] as usize];
+        sums[0] += values[q[0] as usize];
+        sums[1] += values[q[1] as usize];
+        sums[2] += values[q[2] as usize];
+        sums[3] += values[q[3] as usize];
     }
     for (lane, &u) in quads.remainder().iter().enumerate() {
-        lanes[lane] += values[u as usize];
+        sums[lane] += values[u as usize];
     }
+    *lanes = sums;
 }
 
 /// The same iteration over out-edges only: `incoming_sum[v]` (zero on entry, zero again on

@@ -3,7 +3,9 @@
 
 use std::ops::Range;
 
-use crate::stream_vbyte::{self, GapsEnd, DECODE_SLOTS};
+#[cfg(target_arch = "x86_64")]
+use crate::stream_vbyte::Ssse3;
+use crate::stream_vbyte::{self, BlockIds, GapsEnd, GroupDecoder, Scalar};
 use crate::varint::{read_varint, unzigzag};
 use crate::{CodecError, ListCodec, BLOCK_EDGES};
 
@@ -173,6 +175,57 @@ fn decode_ids<F: FnMut(u32) -> bool>(
     n: u64,
     lo: usize,
     hi: usize,
+    f: F,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if codec == ListCodec::StreamVByte {
+        if let Some(ssse3) = Ssse3::detect() {
+            // SAFETY: `ssse3` exists only where the CPU has SSSE3.
+            return unsafe { decode_ids_ssse3(ssse3, list, source, degree, n, lo, hi, f) };
+        }
+    }
+    decode_ids_with(Scalar, codec, list, source, degree, n, lo, hi, f)
+}
+
+/// [`decode_ids`] of Stream VByte codes compiled for SSSE3, the consumer inlined.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn decode_ids_ssse3<F: FnMut(u32) -> bool>(
+    ssse3: Ssse3,
+    list: ListBytes<'_>,
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    hi: usize,
+    f: F,
+) -> bool {
+    decode_ids_with(
+        ssse3,
+        ListCodec::StreamVByte,
+        list,
+        source,
+        degree,
+        n,
+        lo,
+        hi,
+        f,
+    )
+}
+
+/// [`decode_ids`] with `decoder` for Stream VByte's groups.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn decode_ids_with<D: GroupDecoder, F: FnMut(u32) -> bool>(
+    decoder: D,
+    codec: ListCodec,
+    list: ListBytes<'_>,
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    hi: usize,
     mut f: F,
 ) -> bool {
     let codes = list.codes();
@@ -192,6 +245,7 @@ fn decode_ids<F: FnMut(u32) -> bool>(
             // Why the consumer closure stopped the decoder, if it did.
             let (mut corrupt, mut stopped) = (false, false);
             let gaps = stream_vbyte::decode_gaps(
+                decoder,
                 list.data,
                 list.end,
                 at,
@@ -239,15 +293,66 @@ fn decode_blocks<F: FnMut(&[u32]) -> bool>(
     n: u64,
     lo: usize,
     hi: usize,
+    f: F,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if codec == ListCodec::StreamVByte {
+        if let Some(ssse3) = Ssse3::detect() {
+            // SAFETY: `ssse3` exists only where the CPU has SSSE3.
+            return unsafe { decode_blocks_ssse3(ssse3, list, source, degree, n, lo, hi, f) };
+        }
+    }
+    decode_blocks_with(Scalar, codec, list, source, degree, n, lo, hi, f)
+}
+
+/// [`decode_blocks`] of Stream VByte codes compiled for SSSE3, the consumer inlined.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn decode_blocks_ssse3<F: FnMut(&[u32]) -> bool>(
+    ssse3: Ssse3,
+    list: ListBytes<'_>,
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    hi: usize,
+    f: F,
+) -> bool {
+    decode_blocks_with(
+        ssse3,
+        ListCodec::StreamVByte,
+        list,
+        source,
+        degree,
+        n,
+        lo,
+        hi,
+        f,
+    )
+}
+
+/// [`decode_blocks`] with `decoder` for Stream VByte's groups.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn decode_blocks_with<D: GroupDecoder, F: FnMut(&[u32]) -> bool>(
+    decoder: D,
+    codec: ListCodec,
+    list: ListBytes<'_>,
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    hi: usize,
     mut f: F,
 ) -> bool {
-    let mut ids = [0u32; DECODE_SLOTS];
+    let mut ids = BlockIds::new();
     walk_blocks(list.codes(), degree, lo, hi, |pos, span| {
-        match decode_whole_block(codec, list, *pos, source, n, span, &mut ids) {
+        match decode_whole_block(decoder, codec, list, *pos, source, n, span, &mut ids) {
             Some(end) => *pos = end,
             None => return BlockEnd::Corrupt,
         }
-        if f(&ids[span.skip..span.count]) {
+        if f(&ids.ids()[span.skip..span.count]) {
             BlockEnd::Done
         } else {
             BlockEnd::Stopped
@@ -304,56 +409,48 @@ fn walk_blocks<B: FnMut(&mut usize, BlockSpan) -> BlockEnd>(
 /// Decodes at least the first `span.count` neighbours of the block of `source`'s list that
 /// starts at byte `at` into `ids` and returns where they end. (Varints decode just those;
 /// Stream VByte decodes the whole block, as its data starts after all its control bytes.) With
-/// no
-/// callback between two codes and one check of the ids per block instead of one per id, the
-/// loop is as short as it gets. None when the codes are truncated or overlong, or give an id
-/// at or above `n`: then `ids` holds garbage that must not be handed over.
+/// no callback between two codes and one check of the ids per block instead of one per id,
+/// the loop is as short as it gets. None when the codes are truncated or overlong, or give an
+/// id at or above `n`: then `ids` holds garbage that must not be handed over.
 #[inline(always)]
-fn decode_whole_block(
+#[allow(clippy::too_many_arguments)]
+fn decode_whole_block<D: GroupDecoder>(
+    decoder: D,
     codec: ListCodec,
     list: ListBytes<'_>,
     at: usize,
     source: u32,
     n: u64,
     span: BlockSpan,
-    ids: &mut [u32; DECODE_SLOTS],
+    ids: &mut BlockIds,
 ) -> Option<usize> {
     let codes = list.codes();
     let (first, mut at) = block_first(codes, at, source, n)?;
-    ids[0] = first;
     match codec {
         ListCodec::Varint => {
+            ids.start(first);
             // Ids only grow within a block and each step adds less than 2^35 + 1, so the u64
             // sum of at most 64 steps never overflows, and checking the last id against n
             // checks them all.
             let mut id = first as u64;
-            for slot in &mut ids[1..span.count] {
+            ids.fill(span.count, || {
                 let (gap, after) = read_varint(codes, at)?;
                 at = after;
                 id += gap + 1;
-                *slot = id as u32;
-            }
+                Some(id as u32)
+            })?;
             (id < n).then_some(at)
         }
-        ListCodec::StreamVByte => {
-            let gaps = stream_vbyte::decode_gaps(
-                list.data,
-                list.end,
-                at,
-                ids[0],
-                span.len - 1,
-                |group, lanes| {
-                    ids[1 + 4 * group..5 + 4 * group].copy_from_slice(lanes);
-                    true
-                },
-            );
-            let GapsEnd::Done(end) = gaps else {
-                return None;
-            };
-            // u32 ids wrap on corrupt gaps, so each is checked (a loop the compiler vectorises).
-            let max = ids[..span.len].iter().fold(0, |max, &w| max.max(w));
-            ((max as u64) < n).then_some(end)
-        }
+        ListCodec::StreamVByte => stream_vbyte::decode_block_gaps(
+            decoder,
+            list.data,
+            list.end,
+            at,
+            first,
+            span.len - 1,
+            n,
+            ids,
+        ),
     }
 }
 

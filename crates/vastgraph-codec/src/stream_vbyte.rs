@@ -7,6 +7,8 @@
 //! count, and on x86-64 with SSSE3 one byte shuffle moves the four values into the four lanes
 //! of a vector, where a prefix sum turns gaps into ids.
 
+use std::mem::MaybeUninit;
+
 /// Data bytes of a gap by its 2-bit code.
 const CODE_BYTES: [usize; 4] = [0, 1, 2, 4];
 
@@ -87,6 +89,79 @@ pub(crate) fn write_gaps(gaps: impl Iterator<Item = u32>, count: usize, out: &mu
 /// 16 groups of four.
 pub(crate) const DECODE_SLOTS: usize = crate::BLOCK_EDGES + 4;
 
+/// A block's decoded ids, filled from the front. The slots start uninitialised: zeroing them
+/// would cost as much as decoding a short list, and every list needs a fresh buffer.
+pub(crate) struct BlockIds {
+    slots: [MaybeUninit<u32>; DECODE_SLOTS],
+    /// Slots `..written` hold ids.
+    written: usize,
+}
+
+impl BlockIds {
+    #[inline(always)]
+    pub(crate) fn new() -> Self {
+        BlockIds {
+            slots: [const { MaybeUninit::uninit() }; DECODE_SLOTS],
+            written: 0,
+        }
+    }
+
+    /// Starts a block with its first id.
+    #[inline(always)]
+    pub(crate) fn start(&mut self, first: u32) {
+        self.slots[0].write(first);
+        self.written = 1;
+    }
+
+    /// Writes the ids after the first up to slot `count` from `next`; None, and the block
+    /// left at its first id, as soon as `next` gives None.
+    #[inline(always)]
+    pub(crate) fn fill(
+        &mut self,
+        count: usize,
+        mut next: impl FnMut() -> Option<u32>,
+    ) -> Option<()> {
+        for slot in &mut self.slots[1..count] {
+            slot.write(next()?);
+        }
+        self.written = count;
+        Some(())
+    }
+
+    /// Writes a group of four ids for each control byte (16 at most) after the first id, as
+    /// `group` decodes them. The count is kept in a local until the end, so that the loop
+    /// does not store and reload it per group.
+    #[inline(always)]
+    pub(crate) fn fill_groups(&mut self, controls: &[u8], mut group: impl FnMut(u8) -> [u32; 4]) {
+        let mut filled = 0;
+        for (&control, slots) in controls.iter().zip(self.slots[1..].chunks_exact_mut(4)) {
+            for (slot, id) in slots.iter_mut().zip(group(control)) {
+                slot.write(id);
+            }
+            filled += 1;
+        }
+        self.written = 1 + 4 * filled;
+    }
+
+    #[inline(always)]
+    pub(crate) fn push4(&mut self, ids: &[u32; 4]) {
+        let slots = &mut self.slots[self.written..self.written + 4];
+        for (slot, &id) in slots.iter_mut().zip(ids) {
+            slot.write(id);
+        }
+        self.written += 4;
+    }
+
+    /// The ids written since the block started (a last group's garbage lanes included).
+    #[inline(always)]
+    pub(crate) fn ids(&self) -> &[u32] {
+        let written = &self.slots[..self.written];
+        // SAFETY: slots `..written` were written (`start`, `fill`, `push4`), and
+        // MaybeUninit<u32> has the layout of u32.
+        unsafe { &*(written as *const [MaybeUninit<u32>] as *const [u32]) }
+    }
+}
+
 /// How decoding a block's gaps ended.
 pub(crate) enum GapsEnd {
     /// Every group was decoded; the block ends at this byte.
@@ -97,6 +172,94 @@ pub(crate) enum GapsEnd {
     Corrupt,
 }
 
+/// Turns a group's 16 bytes (its data bytes first) and its control byte into its four ids,
+/// running on from the last id of the group before. The scalar decoder and the SSSE3 one
+/// implement it; the loops over groups and blocks are written once, generic over it, so that
+/// each decoder gets its own copy of them with the group step inlined.
+pub(crate) trait GroupDecoder: Copy {
+    /// The last id decoded, in whatever form the decoder keeps it.
+    type Running: Copy;
+    fn start(self, first: u32) -> Self::Running;
+    fn group(self, running: &mut Self::Running, bytes: &[u8; 16], control: u8) -> [u32; 4];
+}
+
+/// The portable decoder: one gap at a time.
+#[derive(Clone, Copy)]
+pub(crate) struct Scalar;
+
+impl GroupDecoder for Scalar {
+    type Running = u32;
+
+    #[inline(always)]
+    fn start(self, first: u32) -> u32 {
+        first
+    }
+
+    #[inline(always)]
+    fn group(self, previous: &mut u32, bytes: &[u8; 16], control: u8) -> [u32; 4] {
+        let mut ids = [0u32; 4];
+        let mut at = 0;
+        for (lane, id) in ids.iter_mut().enumerate() {
+            let len = CODE_BYTES[(control as usize >> (2 * lane)) & 3];
+            let mut word = [0u8; 4];
+            word[..len].copy_from_slice(&bytes[at..at + len]);
+            at += len;
+            *previous = previous
+                .wrapping_add(u32::from_le_bytes(word))
+                .wrapping_add(1);
+            *id = *previous;
+        }
+        ids
+    }
+}
+
+/// Each group in one byte shuffle and a vector prefix sum. A value of this type is the proof
+/// that the CPU has SSSE3: [`Ssse3::detect`] is the only way to make one.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+pub(crate) struct Ssse3 {
+    _detected: (),
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Ssse3 {
+    #[inline]
+    pub(crate) fn detect() -> Option<Self> {
+        std::is_x86_feature_detected!("ssse3").then_some(Ssse3 { _detected: () })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl GroupDecoder for Ssse3 {
+    type Running = std::arch::x86_64::__m128i;
+
+    #[inline(always)]
+    fn start(self, first: u32) -> Self::Running {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { std::arch::x86_64::_mm_set1_epi32(first as i32) }
+    }
+
+    #[inline(always)]
+    fn group(self, previous: &mut Self::Running, bytes: &[u8; 16], control: u8) -> [u32; 4] {
+        use std::arch::x86_64::*;
+        // SAFETY: `self` exists only where the CPU has SSSE3; both loads read 16-byte arrays
+        // and the store writes one.
+        unsafe {
+            let loaded = _mm_loadu_si128(bytes.as_ptr() as *const __m128i);
+            let mask = _mm_loadu_si128(SHUFFLES[control as usize].as_ptr() as *const __m128i);
+            let mut x = _mm_add_epi32(_mm_shuffle_epi8(loaded, mask), _mm_set1_epi32(1));
+            // Prefix sum of the four lanes, then add the previous id to each.
+            x = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
+            x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
+            x = _mm_add_epi32(x, *previous);
+            *previous = _mm_shuffle_epi32::<0xff>(x);
+            let mut ids = [0u32; 4];
+            _mm_storeu_si128(ids.as_mut_ptr() as *mut __m128i, x);
+            ids
+        }
+    }
+}
+
 /// Decodes the gaps of a block whose first id is `first`: `gaps` of them, with their control
 /// bytes at `data[at..]`. Hands each group's four ids (`first + gap + 1`, running on) to
 /// `emit(group, ids)`, in order, until it returns false; the last group's lanes past `gaps`
@@ -104,13 +267,14 @@ pub(crate) enum GapsEnd {
 /// reading them (a group is read 16 bytes at a time) is harmless as no code selects them. Ids
 /// are u32 and wrap on corrupt input: the consumer checks them against n.
 #[inline(always)]
-pub(crate) fn decode_gaps<E: FnMut(usize, &[u32; 4]) -> bool>(
+pub(crate) fn decode_gaps<D: GroupDecoder, E: FnMut(usize, &[u32; 4]) -> bool>(
+    decoder: D,
     data: &[u8],
     end: usize,
     at: usize,
     first: u32,
     gaps: usize,
-    emit: E,
+    mut emit: E,
 ) -> GapsEnd {
     let Some(controls) = at
         .checked_add(gaps.div_ceil(4))
@@ -118,15 +282,88 @@ pub(crate) fn decode_gaps<E: FnMut(usize, &[u32; 4]) -> bool>(
     else {
         return GapsEnd::Corrupt;
     };
-    let pos = at + controls.len();
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("ssse3") {
-            // SAFETY: the CPU has SSSE3, checked just above.
-            return unsafe { decode_groups_ssse3(data, end, pos, controls, first, emit) };
+    let mut pos = at + controls.len();
+    let mut running = decoder.start(first);
+    let mut padded = [0u8; 16];
+    for (index, &control) in controls.iter().enumerate() {
+        let bytes = GROUP_BYTES[control as usize] as usize;
+        if pos + bytes > end {
+            return GapsEnd::Corrupt;
+        }
+        let ids = decoder.group(
+            &mut running,
+            group_bytes_at(data, pos, &mut padded),
+            control,
+        );
+        pos += bytes;
+        if !emit(index, &ids) {
+            return GapsEnd::Stopped;
         }
     }
-    decode_groups_scalar(data, end, pos, controls, first, emit)
+    GapsEnd::Done(pos)
+}
+
+/// [`decode_gaps`] of a whole block into `ids`: `first`, then the gaps' ids (and a last
+/// group's garbage lanes), returning where the block ends; None when its codes run past the
+/// list's end or an id is at or above `n` (`first` itself must be below `n`).
+///
+/// Most blocks lie at least 16 bytes per group before the end of `data`, and then no read
+/// can leave `data` (a group has at most 16 data bytes), so the loop checks only once, after
+/// the last group, that the block stayed within its list. The ids decoded from past the list
+/// are never handed over, as the caller learns the block is corrupt first.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn decode_block_gaps<D: GroupDecoder>(
+    decoder: D,
+    data: &[u8],
+    end: usize,
+    at: usize,
+    first: u32,
+    gaps: usize,
+    n: u64,
+    ids: &mut BlockIds,
+) -> Option<usize> {
+    let groups = gaps.div_ceil(4);
+    let controls = data[..end].get(at..at.checked_add(groups)?)?;
+    let mut pos = at + groups;
+    ids.start(first);
+    // Both bits set in some 2-bit code: a gap of four bytes.
+    let mut four_byte_codes = 0xff;
+    if pos + 16 * groups <= data.len() {
+        four_byte_codes = 0;
+        let mut running = decoder.start(first);
+        ids.fill_groups(controls, |control| {
+            // Cannot fail: group k starts at most 16·k bytes after the controls, checked above.
+            let bytes = data[pos..pos + 16].try_into().expect("16 bytes");
+            let lanes = decoder.group(&mut running, bytes, control);
+            pos += GROUP_BYTES[control as usize] as usize;
+            four_byte_codes |= control & (control >> 1) & 0x55;
+            lanes
+        });
+        if pos > end {
+            return None;
+        }
+    } else {
+        let gaps_end = decode_gaps(decoder, data, end, at, first, gaps, |_, lanes| {
+            ids.push4(lanes);
+            true
+        });
+        let GapsEnd::Done(block_end) = gaps_end else {
+            return None;
+        };
+        pos = block_end;
+    }
+    // u32 ids wrap on corrupt gaps, so in general each one is checked (a loop the compiler
+    // vectorises). But a block without four-byte codes has gaps below 2^16, which add up to
+    // less than 2^22 over 63 gaps: then, unless `first` is within 2^22 of 2^32, no id wraps,
+    // the ids increase, and the last is the largest.
+    let block = &ids.ids()[..=gaps];
+    let largest = if four_byte_codes == 0 && first < u32::MAX - (1 << 22) {
+        block[gaps]
+    } else {
+        block.iter().fold(0, |max, &w| max.max(w))
+    };
+    ((largest as u64) < n).then_some(pos)
 }
 
 /// The 16 bytes from `data[pos..]`, zero-padded past the end of `data`.
@@ -141,99 +378,6 @@ fn group_bytes_at<'a>(data: &'a [u8], pos: usize, padded: &'a mut [u8; 16]) -> &
             padded
         }
     }
-}
-
-/// The loop both decoders share: for each control byte, checks that its group's data bytes lie
-/// within the list, has `group` turn the 16 bytes from the group's start into its four ids,
-/// and hands them to `emit`.
-#[inline(always)]
-fn decode_groups<G, E>(
-    data: &[u8],
-    end: usize,
-    mut pos: usize,
-    controls: &[u8],
-    mut group: G,
-    mut emit: E,
-) -> GapsEnd
-where
-    G: FnMut(&[u8; 16], u8) -> [u32; 4],
-    E: FnMut(usize, &[u32; 4]) -> bool,
-{
-    let mut padded = [0u8; 16];
-    for (index, &control) in controls.iter().enumerate() {
-        let bytes = GROUP_BYTES[control as usize] as usize;
-        if pos + bytes > end {
-            return GapsEnd::Corrupt;
-        }
-        let ids = group(group_bytes_at(data, pos, &mut padded), control);
-        pos += bytes;
-        if !emit(index, &ids) {
-            return GapsEnd::Stopped;
-        }
-    }
-    GapsEnd::Done(pos)
-}
-
-/// Each group in one byte shuffle and a vector prefix sum.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "ssse3")]
-unsafe fn decode_groups_ssse3<E: FnMut(usize, &[u32; 4]) -> bool>(
-    data: &[u8],
-    end: usize,
-    pos: usize,
-    controls: &[u8],
-    first: u32,
-    emit: E,
-) -> GapsEnd {
-    use std::arch::x86_64::*;
-    let ones = _mm_set1_epi32(1);
-    let mut previous = _mm_set1_epi32(first as i32);
-    let group = |bytes: &[u8; 16], control: u8| {
-        // SAFETY: both loads read 16-byte arrays, the store writes one.
-        unsafe {
-            let loaded = _mm_loadu_si128(bytes.as_ptr() as *const __m128i);
-            let mask = _mm_loadu_si128(SHUFFLES[control as usize].as_ptr() as *const __m128i);
-            let mut x = _mm_add_epi32(_mm_shuffle_epi8(loaded, mask), ones);
-            // Prefix sum of the four lanes, then add the previous id to each.
-            x = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
-            x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
-            x = _mm_add_epi32(x, previous);
-            previous = _mm_shuffle_epi32::<0xff>(x);
-            let mut ids = [0u32; 4];
-            _mm_storeu_si128(ids.as_mut_ptr() as *mut __m128i, x);
-            ids
-        }
-    };
-    decode_groups(data, end, pos, controls, group, emit)
-}
-
-/// The portable decoder: the same groups, one gap at a time.
-#[inline(always)]
-fn decode_groups_scalar<E: FnMut(usize, &[u32; 4]) -> bool>(
-    data: &[u8],
-    end: usize,
-    pos: usize,
-    controls: &[u8],
-    first: u32,
-    emit: E,
-) -> GapsEnd {
-    let mut previous = first;
-    let group = |bytes: &[u8; 16], control: u8| {
-        let mut ids = [0u32; 4];
-        let mut at = 0;
-        for (lane, id) in ids.iter_mut().enumerate() {
-            let len = CODE_BYTES[(control as usize >> (2 * lane)) & 3];
-            let mut word = [0u8; 4];
-            word[..len].copy_from_slice(&bytes[at..at + len]);
-            at += len;
-            previous = previous
-                .wrapping_add(u32::from_le_bytes(word))
-                .wrapping_add(1);
-            *id = previous;
-        }
-        ids
-    };
-    decode_groups(data, end, pos, controls, group, emit)
 }
 
 /// Checks the gaps of one block as [`decode_gaps`] reads them, exactly: the control bytes and
@@ -290,39 +434,54 @@ mod tests {
         }
     }
 
+    /// The gaps decoded by `decoder` both ways: group by group, and a whole block at once,
+    /// the block once with nothing after the codes (the careful path) and once followed by
+    /// other bytes (the path that checks the end once).
+    fn decode_all_ways<D: GroupDecoder>(
+        decoder: D,
+        data: &[u8],
+        first: u32,
+        gaps: usize,
+    ) -> Vec<u32> {
+        let mut grouped = Vec::new();
+        let end = decode_gaps(
+            decoder,
+            data,
+            data.len(),
+            0,
+            first,
+            gaps,
+            collect(&mut grouped),
+        );
+        assert!(matches!(end, GapsEnd::Done(e) if e == data.len()));
+        grouped.truncate(gaps);
+        let mut followed = data.to_vec();
+        followed.extend_from_slice(&[0xff; 80]);
+        for bytes in [data, &followed[..]] {
+            let mut ids = BlockIds::new();
+            let n = u32::MAX as u64 + 1;
+            let end = decode_block_gaps(decoder, bytes, data.len(), 0, first, gaps, n, &mut ids);
+            assert_eq!(end, Some(data.len()));
+            assert_eq!(ids.ids()[0], first);
+            assert_eq!(ids.ids()[1..=gaps], grouped[..]);
+        }
+        grouped
+    }
+
     fn round_trip(first: u32, gaps: &[u32]) -> Vec<u32> {
         let mut data = Vec::new();
         write_gaps(gaps.iter().copied(), gaps.len(), &mut data);
         assert_eq!(data.len(), gaps_len(gaps.iter().copied(), gaps.len()));
-        let mut ids = vec![first];
-        let mut vector = Vec::new();
-        let end = decode_gaps(
-            &data,
-            data.len(),
-            0,
-            first,
-            gaps.len(),
-            collect(&mut vector),
-        );
-        assert!(matches!(end, GapsEnd::Done(e) if e == data.len()));
-        ids.extend_from_slice(&vector);
-        let mut scalar = Vec::new();
-        let controls = &data[..gaps.len().div_ceil(4)];
-        let scalar_end = decode_groups_scalar(
-            &data,
-            data.len(),
-            controls.len(),
-            controls,
-            first,
-            collect(&mut scalar),
-        );
-        assert!(matches!(scalar_end, GapsEnd::Done(e) if e == data.len()));
-        assert_eq!(scalar, vector);
+        let scalar = decode_all_ways(Scalar, &data, first, gaps.len());
+        #[cfg(target_arch = "x86_64")]
+        if let Some(ssse3) = Ssse3::detect() {
+            assert_eq!(decode_all_ways(ssse3, &data, first, gaps.len()), scalar);
+        }
         assert_eq!(
             validate_gaps(&data, 0, first as u64, gaps.len(), u32::MAX as u64 + 1),
-            Ok((data.len(), ids[gaps.len()] as u64))
+            Ok((data.len(), *scalar.last().unwrap_or(&first) as u64))
         );
-        ids[1..=gaps.len()].to_vec()
+        scalar
     }
 
     #[test]
@@ -357,8 +516,17 @@ mod tests {
         let mut data = Vec::new();
         write_gaps([300u32, 2].into_iter(), 2, &mut data);
         // The list ends one byte early: the group's three data bytes do not fit.
-        let short = decode_gaps(&data, data.len() - 1, 0, 0, 2, |_, _| true);
+        let short = decode_gaps(Scalar, &data, data.len() - 1, 0, 0, 2, |_, _| true);
         assert!(matches!(short, GapsEnd::Corrupt));
+        // Also when the codes are followed by other lists' bytes, which the whole-block
+        // decoder reads before it checks where the block ended.
+        let mut followed = data.clone();
+        followed.extend_from_slice(&[0; 32]);
+        for bytes in [&data[..], &followed[..]] {
+            let mut ids = BlockIds::new();
+            let short = decode_block_gaps(Scalar, bytes, data.len() - 1, 0, 0, 2, 1000, &mut ids);
+            assert_eq!(short, None);
+        }
         assert!(validate_gaps(&data[..data.len() - 1], 0, 0, 2, 1000).is_err());
         // A code in the third slot of a two-gap group.
         let mut bad = data.clone();
@@ -370,5 +538,42 @@ mod tests {
         // An id at n.
         assert!(validate_gaps(&data, 0, 0, 2, 304).is_err());
         assert!(validate_gaps(&data, 0, 0, 2, 305).is_ok());
+        let mut ids = BlockIds::new();
+        assert_eq!(
+            decode_block_gaps(Scalar, &data, data.len(), 0, 0, 2, 304, &mut ids),
+            None
+        );
+        assert_eq!(
+            decode_block_gaps(Scalar, &data, data.len(), 0, 0, 2, 305, &mut ids),
+            Some(data.len())
+        );
+    }
+
+    #[test]
+    fn ids_that_wrap_past_u32_are_refused_though_the_last_is_below_n() {
+        // 10, then 10 + 0xffff_fff0 + 1 = 0xffff_fffb, then 101 more: 96 after wrapping.
+        let mut data = Vec::new();
+        write_gaps([0xffff_fff0u32, 100].into_iter(), 2, &mut data);
+        data.extend_from_slice(&[0; 32]);
+        let end = data.len() - 32;
+        let mut ids = BlockIds::new();
+        assert_eq!(
+            decode_block_gaps(Scalar, &data, end, 0, 10, 2, 1000, &mut ids),
+            None
+        );
+        assert_eq!(ids.ids()[2], 96, "the wrapped last id alone would pass");
+        // Without four-byte gaps nothing wraps, and the last id decides: 10 + 3 + 301.
+        let mut data = Vec::new();
+        write_gaps([2u32, 300].into_iter(), 2, &mut data);
+        data.extend_from_slice(&[0; 32]);
+        let end = data.len() - 32;
+        assert_eq!(
+            decode_block_gaps(Scalar, &data, end, 0, 10, 2, 314, &mut ids),
+            None
+        );
+        assert_eq!(
+            decode_block_gaps(Scalar, &data, end, 0, 10, 2, 315, &mut ids),
+            Some(end)
+        );
     }
 }

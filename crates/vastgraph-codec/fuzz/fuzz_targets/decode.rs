@@ -75,6 +75,14 @@ fuzz_target!(|input: &[u8]| {
                 count += 1;
             });
             assert!(count <= lists.degree(v));
+            // A block at a time, where the codes run on into the next list's.
+            let mut in_blocks = 0;
+            lists.for_each_block_in(v, 0, usize::MAX, |ids| {
+                assert!(ids.iter().all(|&w| (w as usize) < vertices));
+                in_blocks += ids.len();
+                true
+            });
+            assert!(in_blocks <= count);
             let _ = lists.validate_vertex(v);
         }
     }
