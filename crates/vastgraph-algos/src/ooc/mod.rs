@@ -15,7 +15,9 @@ mod sssp;
 use std::path::Path;
 
 use rayon::prelude::*;
-use vastgraph_engine::ooc::{MemoryPlan, OocGraph, OocOptions, ScanSpec, Weights};
+use vastgraph_engine::ooc::{
+    long_list_reserve, MemoryPlan, OocGraph, OocOptions, ScanSpec, Weights,
+};
 use vastgraph_engine::{visit_store, Adjacency, Bitmap, Graph, GraphVisitor, Vertex};
 use vastgraph_store::Store;
 
@@ -94,11 +96,13 @@ pub fn open_within_budget(
         return Ok(BudgetFit::InMemory { need });
     };
     let weight_files = usize::from(reads_weights(name) && manifest.weighted);
+    let long_lists = long_list_reserve(dir, &manifest, weight_files == 1)?;
     let plan = MemoryPlan::new(
         budget,
         offsets_bytes(&manifest),
         1 + weight_files,
         state,
+        long_lists,
         None,
         None,
     )

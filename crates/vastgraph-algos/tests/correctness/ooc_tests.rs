@@ -97,7 +97,8 @@ fn try_open(
     let state = ooc::state_bytes(algorithm, n, &Params::default()).unwrap();
     let files = 1 + usize::from(ooc::reads_weights(algorithm) && manifest.weighted);
     let offsets = ooc::offsets_bytes(&manifest);
-    let mut plan = MemoryPlan::new(4 * MIB, offsets, files, state, Some(BUFFER), Some(8)).unwrap();
+    let mut plan =
+        MemoryPlan::new(4 * MIB, offsets, files, state, 0, Some(BUFFER), Some(8)).unwrap();
     if !cache {
         plan.cache_bytes = 0;
     }
@@ -406,6 +407,56 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
     }
 }
 
+/// A budget too small for a compressed store whose hub is longer than any buffer is refused
+/// before anything is read with a minimum that already counts the hub's buffer: that minimum
+/// opens and runs (to the in-memory result), a byte less is refused.
+#[test]
+fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 60_000u32;
+    let mut list = edges(n, 60_000, 13);
+    list.extend((1..n / 3 - 40).map(|k| (0, 3 * k, (k % 5 + 1) as f64)));
+    let (raw, packed) = (tmp.path().join("raw"), tmp.path().join("packed"));
+    build_from(&raw, &list, true, true, Codec::Raw);
+    build_from(&packed, &list, true, true, Codec::StreamVByte64);
+    let params = Params {
+        source: Some(0),
+        ..Default::default()
+    };
+    let options = || OocOptions {
+        mode: IoMode::Adaptive,
+        max_reentries: 5,
+        backend: BackendChoice::Auto,
+        direct: true,
+        profile: Some(PROFILE),
+    };
+    for algorithm in ["bfs", "sssp"] {
+        let refused = ooc::open_within_budget(&packed, algorithm, &params, 64 << 10, options());
+        let message = match refused {
+            Ok(_) => panic!("{algorithm}: 64 KiB accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(message.contains("longest compressed lists"), "{message}");
+        let minimum: u64 = message
+            .rsplit_once('(')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .and_then(|bytes| bytes.parse().ok())
+            .unwrap_or_else(|| panic!("no minimum in bytes: {message}"));
+        assert!(
+            ooc::open_within_budget(&packed, algorithm, &params, minimum - 1, options()).is_err(),
+            "{algorithm}: a byte below the minimum was accepted"
+        );
+        let Ok(ooc::BudgetFit::OutOfCore(g)) =
+            ooc::open_within_budget(&packed, algorithm, &params, minimum, options())
+        else {
+            panic!("{algorithm}: the minimum it named, {minimum} bytes, is refused");
+        };
+        assert!(g.plan().long_list_bytes > 0, "{algorithm}: no list is long");
+        let got = out_of_core(&g, algorithm, &params).0;
+        assert_same(&in_memory(&raw, algorithm, &params), &got, algorithm);
+    }
+}
+
 /// Damaged codes give an error naming the file, or (where the damage still decodes) a result:
 /// never a crash.
 #[test]
@@ -472,10 +523,10 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
     build(&dir, 20_000, true, false, 8);
     let n = OocGraph::manifest_of(&dir).unwrap().vertices;
     let state = ooc::state_bytes("pagerank", n, &Params::default()).unwrap();
-    let err = MemoryPlan::new(state, 8 * (n + 1), 1, state, None, None).unwrap_err();
+    let err = MemoryPlan::new(state, 8 * (n + 1), 1, state, 0, None, None).unwrap_err();
     assert!(err.minimum_bytes > state + 8 * n);
     assert!(err.to_string().contains("minimum"), "{err}");
-    let plan = MemoryPlan::new(err.minimum_bytes, 8 * (n + 1), 1, state, None, None).unwrap();
+    let plan = MemoryPlan::new(err.minimum_bytes, 8 * (n + 1), 1, state, 0, None, None).unwrap();
     let g = OocGraph::open(
         &dir,
         plan,

@@ -132,9 +132,15 @@ impl OocGraph {
             weights: plan.files == 2,
         };
         let long_spans = long_list_spans(layout, plan.buffer_bytes as u64);
-        plan.long_list_bytes = (long_spans.0 + long_spans.1) as u64;
-        let long_list_bytes = plan.long_list_bytes;
-        take_from_cache_room(&mut plan, long_list_bytes, "the longest compressed lists")?;
+        let long_list_bytes = (long_spans.0 + long_spans.1) as u64;
+        // The plan reserved an upper bound (`long_list_reserve`): what this pool's buffers do
+        // not hold goes back to the cache. A plan made without the reserve takes it from the
+        // cache's room.
+        match long_list_bytes.checked_sub(plan.long_list_bytes) {
+            None => plan.cache_bytes += plan.long_list_bytes - long_list_bytes,
+            Some(more) => take_from_cache_room(&mut plan, more, "the longest compressed lists")?,
+        }
+        plan.long_list_bytes = long_list_bytes;
         let weights = match (plan.files, manifest.weight_type) {
             (2, Some(t)) => {
                 let name = match t {
@@ -280,6 +286,67 @@ fn take_from_cache_room(plan: &mut MemoryPlan, bytes: u64, what: &str) -> anyhow
     Ok(())
 }
 
+/// The bytes a [`MemoryPlan`] must reserve for the compressed lists of the store in `dir` that
+/// are too long for a pooled buffer (with their weights when `weights`): at most the
+/// page-widened codes of its longest list plus the widened weights of its highest degree; 0
+/// for a raw store, whose lists are cut anywhere, or when every list fits the smallest
+/// buffer. Reads both offset files a chunk at a time, before the plan exists, so that the
+/// minimum a refused budget names already includes this.
+pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyhow::Result<u64> {
+    if manifest.codec.list_codec().is_none() {
+        return Ok(0);
+    }
+    let count = manifest.vertices as usize + 1;
+    let open = |name: &str| {
+        let path = dir.join(name);
+        let file = std::fs::File::open(&path).with_context(|| format!("{}", path.display()))?;
+        anyhow::Ok((path, file))
+    };
+    let mut files = [open(files::BYTE_OFFSETS)?, open(files::OFFSETS)?];
+    const CHUNK: usize = 1 << 16;
+    let mut chunks = [vec![0u8; 8 * CHUNK], vec![0u8; 8 * CHUNK]];
+    // The largest difference of consecutive offsets, codes' and arcs'.
+    let (mut longest, mut last) = ([0u64; 2], [None::<u64>; 2]);
+    let mut v = 0;
+    while v < count {
+        let take = (count - v).min(CHUNK);
+        for (i, ((path, file), chunk)) in files.iter_mut().zip(&mut chunks).enumerate() {
+            file.read_exact(&mut chunk[..8 * take])
+                .with_context(|| format!("{}: reading {count} offsets", path.display()))?;
+            for word in chunk[..8 * take].chunks_exact(8) {
+                let offset = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                if let Some(previous) = last[i] {
+                    longest[i] = longest[i].max(offset.saturating_sub(previous));
+                }
+                last[i] = Some(offset);
+            }
+        }
+        v += take;
+    }
+    // Open reads them again into DRAM; a cached copy meanwhile would only use the budget.
+    for (_, file) in &files {
+        drop_from_page_cache(file);
+    }
+    let [codes, arcs] = longest;
+    let codes = widened(codes);
+    let weights = if weights {
+        widened(arcs * ARC_BYTES)
+    } else {
+        0
+    };
+    let smallest = super::memory_plan::MIN_BUFFER;
+    Ok(if codes <= smallest && weights <= smallest {
+        0
+    } else {
+        (codes + weights) as u64
+    })
+}
+
+/// The widest a range of `len` bytes can be once widened to pages, wherever it starts.
+fn widened(len: u64) -> usize {
+    (len.next_multiple_of(ALIGN as u64) + ALIGN as u64) as usize
+}
+
 /// The page-widened spans (codes, weights) of the longest lists that no pooled buffer of
 /// `chunk` bytes holds, read apart: only compressed lists, which are never cut.
 fn long_list_spans(layout: Layout<'_>, chunk: u64) -> (usize, usize) {
@@ -287,8 +354,6 @@ fn long_list_spans(layout: Layout<'_>, chunk: u64) -> (usize, usize) {
     let Some(codes) = layout.codes else {
         return (0, 0);
     };
-    // The widest a range of `len` bytes can be once widened to pages, wherever it starts.
-    let widened = |len: u64| (len.next_multiple_of(ALIGN as u64) + ALIGN as u64) as usize;
     (0..codes.len() - 1)
         .into_par_iter()
         .map(|v| {

@@ -10,7 +10,8 @@ use vastgraph_io::ALIGN;
 /// around a run should allow the budget plus about this much.
 pub const PROCESS_BASELINE_BYTES: u64 = 48 << 20;
 
-const MIN_BUFFER: usize = 16 << 10;
+/// The smallest pooled buffer: a list that fits it fits any pool.
+pub(crate) const MIN_BUFFER: usize = 16 << 10;
 const MAX_BUFFER: usize = 1 << 20;
 const MIN_DEPTH: usize = 4;
 const MAX_DEPTH: usize = 64;
@@ -31,8 +32,9 @@ pub struct MemoryPlan {
     pub depth: usize,
     /// Files read per request (1, or 2 with weights).
     pub files: usize,
-    /// Buffers for compressed lists too long for the pool, read apart (set when the store is
-    /// opened, taken from the cache's room).
+    /// Buffers for compressed lists too long for the pool, read apart: reserved from the
+    /// budget before the pool is sized (an upper bound from the longest list), then set to
+    /// what the pool's buffers leave long when the store is opened.
     pub long_list_bytes: u64,
     /// The rest of the budget: room for the cache of short lists.
     pub cache_bytes: u64,
@@ -44,17 +46,26 @@ pub struct BudgetError {
     pub minimum_bytes: u64,
     pub offsets_bytes: u64,
     pub state_bytes: u64,
+    pub long_list_bytes: u64,
     pub min_pool_bytes: u64,
 }
 
 impl std::fmt::Display for BudgetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+        let long_lists = if self.long_list_bytes > 0 {
+            format!(
+                ", a buffer for the longest compressed lists {:.1} MiB,",
+                mib(self.long_list_bytes)
+            )
+        } else {
+            String::new()
+        };
         write!(
             f,
             "a memory budget of {:.1} MiB is too small: the offsets need {:.1} MiB and the \
-             algorithm's vertex state {:.1} MiB, plus at least {:.1} MiB of I/O buffers; \
-             the minimum is --memory {:.1}MiB ({} bytes)",
+             algorithm's vertex state {:.1} MiB{long_lists} plus at least {:.1} MiB of I/O \
+             buffers; the minimum is --memory {:.1}MiB ({} bytes)",
             mib(self.budget_bytes),
             mib(self.offsets_bytes),
             mib(self.state_bytes),
@@ -70,30 +81,34 @@ impl std::error::Error for BudgetError {}
 impl MemoryPlan {
     /// Splits `budget` for a graph of `n` vertices whose offsets take `offsets_bytes` in DRAM
     /// ([`super::offsets_bytes`]) and whose algorithm keeps `state_bytes` of vertex state,
-    /// reading `files` files per request. `buffer_bytes` / `depth` override the pool's
-    /// shape (tests use small buffers to exercise splitting).
+    /// reading `files` files per request. `long_list_bytes` is reserved for compressed lists
+    /// longer than a buffer ([`super::long_list_reserve`]; 0 for a raw store). `buffer_bytes`
+    /// / `depth` override the pool's shape (tests use small buffers to exercise splitting).
     pub fn new(
         budget: u64,
         offsets_bytes: u64,
         files: usize,
         state_bytes: u64,
+        long_list_bytes: u64,
         buffer_bytes: Option<usize>,
         depth: Option<usize>,
     ) -> Result<MemoryPlan, BudgetError> {
         let files_u = files as u64;
         let min_buffer = buffer_bytes.unwrap_or(MIN_BUFFER);
         let min_pool_bytes = files_u * (depth.unwrap_or(MIN_DEPTH) * min_buffer) as u64;
-        let minimum_bytes = offsets_bytes + state_bytes + min_pool_bytes;
+        let fixed = offsets_bytes + state_bytes + long_list_bytes;
+        let minimum_bytes = fixed + min_pool_bytes;
         if budget < minimum_bytes {
             return Err(BudgetError {
                 budget_bytes: budget,
                 minimum_bytes,
                 offsets_bytes,
                 state_bytes,
+                long_list_bytes,
                 min_pool_bytes,
             });
         }
-        let per_file = ((budget - offsets_bytes - state_bytes) / files_u).min(MAX_POOL_PER_FILE);
+        let per_file = ((budget - fixed) / files_u).min(MAX_POOL_PER_FILE);
         let buffer = buffer_bytes.unwrap_or_else(|| {
             ((per_file / MAX_DEPTH as u64) as usize / ALIGN * ALIGN).clamp(MIN_BUFFER, MAX_BUFFER)
         });
@@ -108,8 +123,8 @@ impl MemoryPlan {
             buffer_bytes: buffer,
             depth,
             files,
-            long_list_bytes: 0,
-            cache_bytes: budget.saturating_sub(offsets_bytes + state_bytes + pool_bytes),
+            long_list_bytes,
+            cache_bytes: budget.saturating_sub(fixed + pool_bytes),
         })
     }
 }
@@ -121,16 +136,30 @@ mod tests {
     #[test]
     fn pool_fits_what_is_left_and_too_small_names_the_minimum() {
         let n = 1_000_000;
-        let plan = MemoryPlan::new(1 << 30, 8 * (n + 1), 1, 16 * n, None, None).unwrap();
+        let plan = MemoryPlan::new(1 << 30, 8 * (n + 1), 1, 16 * n, 0, None, None).unwrap();
         assert_eq!((plan.buffer_bytes, plan.depth), (MAX_BUFFER, MAX_DEPTH));
         let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes;
         assert_eq!(used + plan.cache_bytes, 1 << 30);
         let tight = 8 * (n + 1) + 16 * n + (2 << 20);
-        let plan = MemoryPlan::new(tight, 8 * (n + 1), 2, 16 * n, None, None).unwrap();
+        let plan = MemoryPlan::new(tight, 8 * (n + 1), 2, 16 * n, 0, None, None).unwrap();
         assert!(plan.offsets_bytes + plan.state_bytes + plan.pool_bytes <= tight);
-        let err = MemoryPlan::new(20 * n, 8 * (n + 1), 1, 16 * n, None, None).unwrap_err();
+        let err = MemoryPlan::new(20 * n, 8 * (n + 1), 1, 16 * n, 0, None, None).unwrap_err();
         assert!(err.minimum_bytes > 24 * n);
         assert!(err.to_string().contains("the minimum is --memory"), "{err}");
-        assert!(MemoryPlan::new(err.minimum_bytes, 8 * (n + 1), 1, 16 * n, None, None).is_ok());
+        assert!(MemoryPlan::new(err.minimum_bytes, 8 * (n + 1), 1, 16 * n, 0, None, None).is_ok());
+        // A reserve for long lists is part of the minimum and stays out of the pool and the
+        // cache at any budget.
+        let long = 3 << 20;
+        let err = MemoryPlan::new(20 * n, 8 * (n + 1), 1, 16 * n, long, None, None).unwrap_err();
+        assert!(
+            err.to_string().contains("longest compressed lists"),
+            "{err}"
+        );
+        for budget in [err.minimum_bytes, 1 << 30] {
+            let plan = MemoryPlan::new(budget, 8 * (n + 1), 1, 16 * n, long, None, None).unwrap();
+            assert_eq!(plan.long_list_bytes, long);
+            let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes + long;
+            assert_eq!(used + plan.cache_bytes, budget);
+        }
     }
 }

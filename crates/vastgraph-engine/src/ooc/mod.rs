@@ -25,7 +25,7 @@ mod scan;
 
 pub use bits::{any_in_range, take_range};
 pub use cache::MAX_CACHED_ARCS;
-pub use graph::{OocGraph, OocOptions};
+pub use graph::{long_list_reserve, OocGraph, OocOptions};
 pub use memory_plan::{BudgetError, MemoryPlan, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ScanSpec, Weights};
 pub use vastgraph_io::{BackendChoice, DeviceProfile};
