@@ -26,7 +26,7 @@
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
 use vastgraph_engine::memory::advise_huge_pages;
-use vastgraph_engine::{Adjacency, Graph, Vertex};
+use vastgraph_engine::{Adjacency, Graph, ListVisitor, Vertex};
 
 use crate::common::{AlgoError, RunStats, VerifyError};
 
@@ -179,39 +179,58 @@ fn pull_iteration<A: Adjacency>(
             .par_chunks_mut(BLOCK)
             .enumerate()
             .map(|(block, scores)| {
-                let mut delta = 0.0;
-                for (i, p) in scores.iter_mut().enumerate() {
-                    let new = base + d * sum_over(incoming, (block * BLOCK + i) as Vertex, contrib);
-                    delta += (new - *p).abs();
-                    *p = new;
-                }
-                delta
+                let first = block * BLOCK;
+                let mut pull = Pull {
+                    lanes: [0.0; 4],
+                    contrib,
+                    scores,
+                    first,
+                    base,
+                    d,
+                    delta: 0.0,
+                };
+                let vertices = first as Vertex..(first + pull.scores.len()) as Vertex;
+                incoming.visit_lists(vertices, &mut pull);
+                pull.delta
             }),
     )
 }
 
-/// Σ values[u] over the neighbours u of v, in four lanes (neighbour position mod 4) added as
-/// (l0 + l1) + (l2 + l3): independent lanes keep several cache misses in flight instead of
+/// One task's part of a pull iteration, visiting its vertices' in-lists in order: each list's
+/// Σ contrib[u] in four lanes (neighbour position mod 4) added as (l0 + l1) + (l2 + l3), then
+/// the vertex's new score. Independent lanes keep several cache misses in flight instead of
 /// waiting on one chain of additions. The order is fixed, so the sum is deterministic; and as
 /// every block of neighbours but the last holds a multiple of 4, the lanes and so the sum are
 /// the same for the raw and the compressed graph.
-#[inline]
-fn sum_over<A: Adjacency>(adj: &A, v: Vertex, values: &[f64]) -> f64 {
-    let mut lanes = [0.0f64; 4];
-    let mut sum = 0.0;
-    adj.try_for_each_neighbor_block(v, |neighbors| {
-        add_to_lanes(&mut lanes, neighbors, values);
-        // The total after each block, the last one kept. A compressed graph's decoder is a
-        // function apart, and the caller reading the four lanes back (as vectors, from the
-        // decoder's four scalar stores) stalled store forwarding once per list; one number
-        // stored and read back does not.
-        sum = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-        true
-    });
-    sum
+struct Pull<'a> {
+    lanes: [f64; 4],
+    contrib: &'a [f64],
+    /// The scores of vertices `first..`.
+    scores: &'a mut [f64],
+    first: usize,
+    base: f64,
+    d: f64,
+    /// Σ |new − old| so far.
+    delta: f64,
 }
 
-/// Σ values[u] over `neighbors`, in the lanes of [`sum_over`].
+impl ListVisitor for Pull<'_> {
+    #[inline(always)]
+    fn block(&mut self, neighbors: &[Vertex]) {
+        add_to_lanes(&mut self.lanes, neighbors, self.contrib);
+    }
+
+    #[inline(always)]
+    fn end_list(&mut self, v: Vertex) {
+        let [l0, l1, l2, l3] = std::mem::take(&mut self.lanes);
+        let new = self.base + self.d * ((l0 + l1) + (l2 + l3));
+        let p = &mut self.scores[v as usize - self.first];
+        self.delta += (new - *p).abs();
+        *p = new;
+    }
+}
+
+/// Σ values[u] over `neighbors`, in the lanes of [`Pull`].
 #[inline]
 pub(crate) fn lane_sum(neighbors: &[Vertex], values: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];

@@ -7,7 +7,7 @@ use std::ops::Range;
 use crate::stream_vbyte::Ssse3;
 use crate::stream_vbyte::{self, BlockIds, GapsEnd, GroupDecoder, Scalar};
 use crate::varint::{read_varint, unzigzag};
-use crate::{CodecError, ListCodec, BLOCK_EDGES};
+use crate::{CodecError, ListCodec, ListVisitor, BLOCK_EDGES};
 
 /// One direction's encoded adjacency, borrowed (usually from memory-mapped store files):
 /// the codec, CSR edge offsets (n+1; they give degrees), byte offsets (n+1; where each list's
@@ -360,6 +360,38 @@ fn decode_blocks_with<D: GroupDecoder, F: FnMut(&[u32]) -> bool>(
     })
 }
 
+/// [`ByteCodeLists::visit_lists`] compiled for SSSE3.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+unsafe fn visit_lists_ssse3<V: ListVisitor>(
+    ssse3: Ssse3,
+    lists: &ByteCodeLists<'_>,
+    vertices: Range<u32>,
+    visitor: &mut V,
+) {
+    visit_lists_with(ssse3, lists, vertices, visitor)
+}
+
+/// [`ByteCodeLists::visit_lists`] with `decoder` for Stream VByte's groups.
+#[inline(always)]
+fn visit_lists_with<D: GroupDecoder, V: ListVisitor>(
+    decoder: D,
+    lists: &ByteCodeLists<'_>,
+    vertices: Range<u32>,
+    visitor: &mut V,
+) {
+    let n = lists.num_vertices() as u64;
+    for v in vertices {
+        let list = lists.list_bytes(v as usize);
+        let degree = lists.degree(v);
+        decode_blocks_with(decoder, lists.codec, list, v, degree, n, 0, degree, |ids| {
+            visitor.block(ids);
+            true
+        });
+        visitor.end_list(v);
+    }
+}
+
 /// Runs `block(pos, span)` on each block that holds list positions `lo..hi` (clamped to
 /// `degree`) of the list `codes`, in order: `pos` is where the block starts (and is left where
 /// it ends, when the whole block is decoded). Jumps straight to the block holding position
@@ -662,6 +694,21 @@ impl<'a> ByteCodeLists<'a> {
         let list = self.list_bytes(v as usize);
         let n = self.num_vertices() as u64;
         decode_blocks(self.codec, list, v, self.degree(v), n, lo, hi, f)
+    }
+
+    /// The lists of `vertices` in order, a block at a time, to `visitor`: what
+    /// [`Self::for_each_block_in`] does for each, in one call for the whole range (compiled for
+    /// SSSE3 once, the visitor inlined), so that a pass over every list does not pay a call
+    /// and its set-up per list. A corrupt list ends early, as in `for_each_block_in`.
+    pub fn visit_lists<V: ListVisitor>(&self, vertices: Range<u32>, visitor: &mut V) {
+        #[cfg(target_arch = "x86_64")]
+        if self.codec == ListCodec::StreamVByte {
+            if let Some(ssse3) = Ssse3::detect() {
+                // SAFETY: `ssse3` exists only where the CPU has SSSE3.
+                return unsafe { visit_lists_ssse3(ssse3, self, vertices, visitor) };
+            }
+        }
+        visit_lists_with(Scalar, self, vertices, visitor)
     }
 
     /// Calls `f` on every neighbour of `v`, in increasing order.

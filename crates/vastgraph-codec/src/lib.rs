@@ -34,6 +34,16 @@ mod stream_vbyte;
 mod varint;
 
 pub use decode::{decode_list, decode_list_blocks, validate_list, ByteCodeLists};
+
+/// What a pass over many lists does with them: each list's blocks in order, then its end.
+/// A decoder that visits a whole range of lists in one call (instead of one call per list)
+/// runs the visitor inlined in its own loop.
+pub trait ListVisitor {
+    /// The next block of the current list's neighbours, in order.
+    fn block(&mut self, neighbors: &[u32]);
+    /// Vertex `v`'s list ended (every vertex gets this call, an empty list too).
+    fn end_list(&mut self, v: u32);
+}
 pub use encode::{encode_block, encode_block_index, encode_list, encoded_len};
 
 /// How the numbers of a block after its first are coded. The first neighbour of every block

@@ -6,7 +6,7 @@
 use vastgraph_codec::ByteCodeLists;
 use vastgraph_store::{Vertex, WeightsRef};
 
-use crate::graph::Adjacency;
+use crate::graph::{Adjacency, ListVisitor};
 
 #[derive(Clone, Copy)]
 pub struct CompressedAdjacency<'a> {
@@ -111,6 +111,10 @@ impl Adjacency for CompressedAdjacency<'_> {
     fn try_for_each_neighbor_block<F: FnMut(&[Vertex]) -> bool>(&self, v: Vertex, f: F) -> bool {
         self.lists.for_each_block_in(v, 0, usize::MAX, f)
     }
+    #[inline]
+    fn visit_lists<V: ListVisitor>(&self, vertices: std::ops::Range<Vertex>, visitor: &mut V) {
+        self.lists.visit_lists(vertices, visitor)
+    }
 }
 
 #[cfg(test)]
@@ -153,6 +157,31 @@ mod tests {
         blocks
     }
 
+    /// Each vertex's list as `visit_lists` hands it over, with the order of the ends.
+    #[derive(Default)]
+    struct Collect {
+        current: Vec<Vertex>,
+        lists: Vec<(Vertex, Vec<Vertex>)>,
+    }
+
+    impl ListVisitor for Collect {
+        fn block(&mut self, neighbors: &[Vertex]) {
+            self.current.extend_from_slice(neighbors);
+        }
+        fn end_list(&mut self, v: Vertex) {
+            self.lists.push((v, std::mem::take(&mut self.current)));
+        }
+    }
+
+    fn visited(
+        adj: &impl Adjacency,
+        vertices: std::ops::Range<Vertex>,
+    ) -> Vec<(Vertex, Vec<Vertex>)> {
+        let mut collect = Collect::default();
+        adj.visit_lists(vertices, &mut collect);
+        collect.lists
+    }
+
     #[test]
     fn every_access_matches_the_raw_csr() {
         for codec in ListCodec::ALL {
@@ -181,6 +210,11 @@ mod tests {
         let (r, c) = (raw.out(), compressed.out());
         assert_eq!(c.num_arcs(), r.num_arcs());
         assert!(c.neighbor_slice(0).is_none());
+        for range in [0..300, 0..1, 5..8, 299..300, 7..7] {
+            let want = visited(r, range.clone());
+            assert_eq!(want.len(), range.len());
+            assert_eq!(visited(c, range.clone()), want, "vertices {range:?}");
+        }
         for v in 0..300 {
             assert_eq!(c.degree(v), r.degree(v));
             let deg = r.degree(v);

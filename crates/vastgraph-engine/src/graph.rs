@@ -1,6 +1,7 @@
 //! Read-only graph access. Algorithms see the graph only through [`Adjacency`], so the raw CSR
 //! here, the compressed codec and the out-of-core backends plug in without touching them.
 
+pub use vastgraph_codec::ListVisitor;
 use vastgraph_store::{Vertex, WeightsRef};
 
 /// The length of the blocks [`Adjacency::try_for_each_neighbor_block`] hands over when a list
@@ -69,6 +70,21 @@ pub trait Adjacency: Sync {
             f(&block)
         });
         finished && (len == 0 || f(&block[..len]))
+    }
+
+    /// The lists of `vertices` in order, each a block at a time as
+    /// [`Self::try_for_each_neighbor_block`] hands them over, then `visitor.end_list(v)`. For
+    /// a pass over every list (PageRank's sums): a compressed graph decodes the whole range in
+    /// one call rather than one call per list.
+    #[inline]
+    fn visit_lists<V: ListVisitor>(&self, vertices: std::ops::Range<Vertex>, visitor: &mut V) {
+        for v in vertices {
+            self.try_for_each_neighbor_block(v, |neighbors| {
+                visitor.block(neighbors);
+                true
+            });
+            visitor.end_list(v);
+        }
     }
 }
 

@@ -25,7 +25,7 @@ pub use filter::{
     make_filter, FilterStats, FilteredAdjacency, GraphFilter, PackedSubset, FILTER_BLOCK_SIZE,
 };
 pub use graph::{
-    Adjacency, CsrAdjacency, CsrGraph, Graph, InMemoryGraph, NoSlices, NEIGHBOR_BLOCK,
+    Adjacency, CsrAdjacency, CsrGraph, Graph, InMemoryGraph, ListVisitor, NoSlices, NEIGHBOR_BLOCK,
 };
 pub use store_view::{visit_store, CompressedGraph, GraphVisitor};
 pub use subset::VertexSubset;
