@@ -494,6 +494,43 @@ fn damaged_codes_are_an_error_not_a_crash() {
     assert!(errors > 0, "no damage was noticed");
 }
 
+/// A raw id at or above n, which the store's open does not look for (that would read the whole
+/// file), is an error naming the file and the arc when a pass visits its list.
+#[test]
+fn an_id_out_of_range_in_a_raw_store_is_an_error_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let n = 20_000u32;
+    build(&dir, n, true, false, 13);
+    let offsets = std::fs::read(dir.join("offsets.u64")).unwrap();
+    // Well inside hub 1's list, which spans several pieces.
+    let arc = u64::from_le_bytes(offsets[8..16].try_into().unwrap()) + 5000;
+    let ids = dir.join("neighbors.u32");
+    let mut bytes = std::fs::read(&ids).unwrap();
+    let at = 4 * arc as usize;
+    bytes[at..at + 4].copy_from_slice(&(n + 7).to_le_bytes());
+    std::fs::write(&ids, &bytes).unwrap();
+    let params = Params {
+        source: Some(1),
+        ..Default::default()
+    };
+    for mode in [IoMode::Selective, IoMode::Streaming] {
+        let g = open(&dir, "bfs", mode, 5, BackendChoice::Auto);
+        let Err(e) = ooc::run("bfs", &g, &params, false) else {
+            panic!("{mode:?}: the bad id went unnoticed");
+        };
+        let message = format!("{e:#}");
+        assert!(message.contains("neighbors.u32"), "{message}");
+        assert!(
+            message.contains(&format!(
+                "neighbour id {} at arc {arc} is not below n",
+                n + 7
+            )),
+            "{mode:?}: {message}"
+        );
+    }
+}
+
 #[test]
 fn pread_fallback_gives_the_same_results() {
     let tmp = tempfile::tempdir().unwrap();

@@ -124,6 +124,7 @@ pub(crate) struct Piece {
     pub long: bool,
 }
 
+#[cfg(test)]
 impl Piece {
     /// The arcs of a raw piece.
     pub fn arcs(&self) -> Range<u64> {

@@ -224,9 +224,6 @@ impl OocGraph {
             return self.process_long(piece.verts.start, to_read, apart, visit);
         }
         let layout = self.layout();
-        if self.codes.is_none() {
-            check_ids(self, cast(loaded.parts[0]), piece.arcs().start)?;
-        }
         let weights: Weights<'_> = self.weights.as_ref().map(|(_, t)| match t {
             WeightType::I32 => WeightsRef::I32(cast(loaded.parts[1])),
             WeightType::F32 => WeightsRef::F32(cast(loaded.parts[1])),
@@ -250,6 +247,13 @@ impl OocGraph {
             match &self.codes {
                 None => {
                     let ids: &[Vertex] = &cast(loaded.parts[0])[i / 4..j / 4];
+                    // Checked here, list by list, rather than over the whole piece: a pass
+                    // that visits few of a piece's lists (cc skipping its giant component)
+                    // then never touches the others' bytes.
+                    if let Err(e) = check_ids(self, ids, lo / ARC_BYTES) {
+                        failure = Some(e);
+                        return (0, 0);
+                    }
                     let k = (lo / ARC_BYTES - weights_from) as usize;
                     let w = weights.map(|w| w.slice(k..k + ids.len()));
                     visit(v, ids, w);
@@ -471,7 +475,7 @@ impl Apart {
 fn check_ids(g: &OocGraph, ids: &[Vertex], first_arc: u64) -> io::Result<()> {
     let n = g.num_vertices();
     // The maximum first: a loop without an early exit, which the compiler vectorises; every
-    // pass checks every id it reads, so this runs over the whole file per pass.
+    // pass checks every id it visits, so this runs over most of the file per pass.
     let max = ids.iter().fold(0u32, |max, &u| max.max(u));
     if (max as usize) < n {
         return Ok(());
