@@ -46,27 +46,19 @@ pub fn pagerank(g: &OocGraph, params: &PageRankParams) -> Result<PageRankResult,
     let (mut iterations, mut delta) = (0u64, f64::INFINITY);
     while iterations < params.max_iters && n > 0 {
         iterations += 1;
-        let dangling: f64 = ordered_sum(scores.par_chunks(BLOCK).enumerate().map(|(b, block)| {
-            block
-                .iter()
-                .enumerate()
-                .filter(|&(i, _)| degree(b * BLOCK + i) == 0)
-                .map(|(_, p)| p)
-                .sum()
-        }));
-        sums.par_iter().for_each(|s| s.store(0.0));
-        // One array read per arc instead of a score and two offsets.
-        scores
-            .par_chunks_mut(BLOCK)
-            .enumerate()
-            .for_each(|(b, block)| {
+        // One pass over the vertices: the dangling mass, and each score turned into its
+        // contribution (one array read per arc instead of a score and two offsets).
+        let dangling: f64 =
+            ordered_sum(scores.par_chunks_mut(BLOCK).enumerate().map(|(b, block)| {
+                let mut dangling = 0.0;
                 for (i, p) in block.iter_mut().enumerate() {
-                    let deg = degree(b * BLOCK + i);
-                    if deg > 0 {
-                        *p /= deg as f64;
+                    match degree(b * BLOCK + i) {
+                        0 => dangling += *p,
+                        deg => *p /= deg as f64,
                     }
                 }
-            });
+                dangling
+            }));
         let c = &scores;
         g.scan(&spec, |v, neighbors, _| {
             if symmetric {
@@ -85,7 +77,10 @@ pub fn pagerank(g: &OocGraph, params: &PageRankParams) -> Result<PageRankResult,
             for (i, p) in block.iter_mut().enumerate() {
                 let deg = degree(b * BLOCK + i);
                 let old = if deg > 0 { *p * deg as f64 } else { *p };
-                let new = base + d * sums[b * BLOCK + i].load();
+                let sum = &sums[b * BLOCK + i];
+                let new = base + d * sum.load();
+                // Zero again for the next pass.
+                sum.store(0.0);
                 change += (new - old).abs();
                 *p = new;
             }

@@ -182,6 +182,14 @@ fn bfs_matches_in_memory_in_every_mode_with_and_without_reentry() {
                         if mode != IoMode::Adaptive {
                             assert!(modes.iter().all(|m| m == mode.name()), "{what}: {modes:?}");
                         }
+                        // The cost model estimates a mode only where it may run.
+                        for record in io["iterations"].as_array().unwrap() {
+                            for m in [IoMode::Selective, IoMode::Streaming] {
+                                let estimated = record[m.name()]["seconds"].is_f64();
+                                let may_run = mode == IoMode::Adaptive || mode == m;
+                                assert_eq!(estimated, may_run, "{what}: {m:?} in {record}");
+                            }
+                        }
                         assert!(io["bytes_read"].as_u64().unwrap() > 0);
                     }
                 }

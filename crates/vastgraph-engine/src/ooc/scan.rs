@@ -46,19 +46,37 @@ impl<'a> ScanSpec<'a> {
     }
 }
 
+/// What the cost model expects of one mode for a pass.
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct ModeEstimate {
+    /// Page-widened bytes the mode would read.
+    pub bytes: u64,
+    pub requests: u64,
+    pub seconds: f64,
+}
+
+impl std::fmt::Display for ModeEstimate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "~{:.3} s ({} KiB, {} requests)",
+            self.seconds,
+            self.bytes >> 10,
+            self.requests
+        )
+    }
+}
+
 /// What one pass did.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct IterationRecord {
     /// The mode that ran: "selective" or "streaming".
     pub mode: &'static str,
     pub active_vertices: u64,
-    /// The cost model's view of both modes: page-widened bytes, requests, estimated seconds.
-    pub selective_bytes: u64,
-    pub selective_requests: u64,
-    pub selective_estimate_seconds: f64,
-    pub streaming_bytes: u64,
-    pub streaming_requests: u64,
-    pub streaming_estimate_seconds: f64,
+    /// The cost model's view of each mode that could run (both in adaptive mode; null for
+    /// the other one when the mode was fixed).
+    pub selective: Option<ModeEstimate>,
+    pub streaming: Option<ModeEstimate>,
     pub bytes_read: u64,
     pub requests: u64,
     /// Bytes of the lists (or parts of lists) that were read and processed, reentries excluded:
@@ -102,20 +120,32 @@ impl OocGraph {
         let use_cache = !spec.ordered && self.cache.holds_any();
         let uncached = use_cache.then(|| self.cache.uncached(spec.active));
         let to_read = uncached.as_ref().unwrap_or(spec.active);
-        let (selective_bytes, selective_requests) =
-            measure(layout, Selective::new(layout, to_read, chunk, gap));
-        let (streaming_bytes, streaming_requests) =
-            measure(layout, Streaming::new(layout, to_read, None, chunk));
-        let cost = |bytes: u64, requests: u64| self.profile.cost_seconds(bytes, requests);
-        let selective_estimate_seconds = cost(selective_bytes, selective_requests);
-        let streaming_estimate_seconds = cost(streaming_bytes, streaming_requests);
-        let mode = match spec.mode.unwrap_or(self.options.mode) {
-            // On a tie (nothing to read: every active list is cached) the pass is selective.
-            IoMode::Adaptive if selective_estimate_seconds <= streaming_estimate_seconds => {
-                IoMode::Selective
+        let fixed = match spec.mode.unwrap_or(self.options.mode) {
+            IoMode::Adaptive => None,
+            mode => Some(mode),
+        };
+        // Each mode's plan walks the active vertices' offsets on this thread before the first
+        // read (0.4 s a pass on Kronecker scale 25): only a mode that may run is estimated.
+        let estimate = |mode: IoMode| -> Option<ModeEstimate> {
+            if fixed.is_some_and(|f| f != mode) {
+                return None;
             }
-            IoMode::Adaptive => IoMode::Streaming,
-            fixed => fixed,
+            let (bytes, requests) = match mode {
+                IoMode::Selective => measure(layout, Selective::new(layout, to_read, chunk, gap)),
+                _ => measure(layout, Streaming::new(layout, to_read, None, chunk)),
+            };
+            Some(ModeEstimate {
+                bytes,
+                requests,
+                seconds: self.profile.cost_seconds(bytes, requests),
+            })
+        };
+        let (selective, streaming) = (estimate(IoMode::Selective), estimate(IoMode::Streaming));
+        let mode = match (fixed, &selective, &streaming) {
+            (Some(mode), _, _) => mode,
+            // On a tie (nothing to read: every active list is cached) the pass is selective.
+            (None, Some(sel), Some(stream)) if sel.seconds <= stream.seconds => IoMode::Selective,
+            (None, _, _) => IoMode::Streaming,
         };
         let pieces: Box<dyn Iterator<Item = Piece> + '_> = match mode {
             IoMode::Selective => Box::new(Selective::new(layout, to_read, chunk, gap)),
@@ -160,12 +190,8 @@ impl OocGraph {
         let record = IterationRecord {
             mode: mode.name(),
             active_vertices: spec.active.count_ones() as u64,
-            selective_bytes,
-            selective_requests,
-            selective_estimate_seconds,
-            streaming_bytes,
-            streaming_requests,
-            streaming_estimate_seconds,
+            selective,
+            streaming,
             bytes_read: totals.bytes_read + apart.bytes.load(Relaxed),
             requests: totals.requests + apart.requests.load(Relaxed),
             bytes_needed: needed.into_inner(),
@@ -178,18 +204,14 @@ impl OocGraph {
             // Reads made apart happen while processing: they count as waiting.
             compute_seconds: (totals.compute_seconds - apart.seconds()).max(0.0),
         };
+        let shown = |e: &Option<ModeEstimate>| e.map_or("not estimated".into(), |e| e.to_string());
         log::info!(
-            "iteration {}: {} active; selective ~{:.3} s ({} KiB, {} requests), streaming ~{:.3} s \
-             ({} KiB, {} chunks) -> {}; read {} KiB in {:.3} s (waiting {:.3} s), {} reentries, \
-             {} lists ({} KiB) from the cache",
+            "iteration {}: {} active; selective {}, streaming {} -> {}; read {} KiB in {:.3} s \
+             (waiting {:.3} s), {} reentries, {} lists ({} KiB) from the cache",
             self.records.lock().map_or(0, |r| r.len()),
             record.active_vertices,
-            selective_estimate_seconds,
-            selective_bytes >> 10,
-            selective_requests,
-            streaming_estimate_seconds,
-            streaming_bytes >> 10,
-            streaming_requests,
+            shown(&record.selective),
+            shown(&record.streaming),
             record.mode,
             record.bytes_read >> 10,
             record.seconds,
