@@ -40,6 +40,16 @@ pub fn any_in_range(bits: &Bitmap, lo: Vertex, hi: Vertex) -> bool {
     any
 }
 
+/// Whether every vertex in `lo..hi` is set.
+pub fn all_in_range(bits: &Bitmap, lo: Vertex, hi: Vertex) -> bool {
+    let mut all = true;
+    for_each_word(lo as usize, hi as usize, |w, m| {
+        all = bits.words()[w].load(Relaxed) & m == m;
+        all
+    });
+    all
+}
+
 /// Calls `f` on each set vertex of `lo..hi`, ascending.
 pub fn for_each_in_range(bits: &Bitmap, lo: Vertex, hi: Vertex, mut f: impl FnMut(Vertex)) {
     for_each_word(lo as usize, hi as usize, |w, m| {
@@ -88,5 +98,20 @@ mod tests {
         take_range(&b, 64, 131, |v| taken.push(v));
         assert_eq!(taken, vec![64, 130]);
         assert!(b.get(63) && !b.get(64) && !b.get(130) && b.get(299));
+    }
+
+    #[test]
+    fn all_in_range_checks_every_word_of_the_range() {
+        let mut b = Bitmap::new(300);
+        for v in (60..200).filter(|&v| v != 128) {
+            b.set(v);
+        }
+        assert!(all_in_range(&b, 60, 128));
+        assert!(all_in_range(&b, 63, 128));
+        assert!(all_in_range(&b, 100, 100), "an empty range");
+        assert!(!all_in_range(&b, 59, 128));
+        assert!(!all_in_range(&b, 129, 201));
+        assert!(!all_in_range(&b, 64, 192), "a hole in a middle word");
+        assert!(all_in_range(&b, 129, 200));
     }
 }

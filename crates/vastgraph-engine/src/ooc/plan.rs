@@ -124,7 +124,6 @@ pub(crate) struct Piece {
     pub long: bool,
 }
 
-#[cfg(test)]
 impl Piece {
     /// The arcs of a raw piece.
     pub fn arcs(&self) -> Range<u64> {

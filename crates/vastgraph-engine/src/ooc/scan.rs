@@ -9,7 +9,7 @@ use vastgraph_codec::decode_list_blocks;
 use vastgraph_io::{DataFile, Loaded, ALIGN};
 use vastgraph_store::{WeightType, WeightsRef};
 
-use super::bits::{for_each_in_range, take_range};
+use super::bits::{all_in_range, for_each_in_range, take_range};
 use super::cache::Batch;
 use super::graph::{Codes, OocGraph};
 use super::plan::{measure, Piece, Selective, Streaming, ARC_BYTES};
@@ -246,6 +246,15 @@ impl OocGraph {
             return self.process_long(piece.verts.start, to_read, apart, visit);
         }
         let layout = self.layout();
+        // Raw ids must be below n. When every list of the piece is visited, one vectorised
+        // pass over the piece checks them all; otherwise each visited list is checked as it
+        // is visited, and a pass that visits few of a piece's lists (cc skipping its giant
+        // component) never touches the others' bytes.
+        let raw_checked =
+            self.codes.is_none() && all_in_range(to_read, piece.verts.start, piece.verts.end);
+        if raw_checked {
+            check_ids(self, cast(loaded.parts[0]), piece.arcs().start)?;
+        }
         let weights: Weights<'_> = self.weights.as_ref().map(|(_, t)| match t {
             WeightType::I32 => WeightsRef::I32(cast(loaded.parts[1])),
             WeightType::F32 => WeightsRef::F32(cast(loaded.parts[1])),
@@ -269,10 +278,11 @@ impl OocGraph {
             match &self.codes {
                 None => {
                     let ids: &[Vertex] = &cast(loaded.parts[0])[i / 4..j / 4];
-                    // Checked here, list by list, rather than over the whole piece: a pass
-                    // that visits few of a piece's lists (cc skipping its giant component)
-                    // then never touches the others' bytes.
-                    if let Err(e) = check_ids(self, ids, lo / ARC_BYTES) {
+                    let checked = match raw_checked {
+                        true => Ok(()),
+                        false => check_ids(self, ids, lo / ARC_BYTES),
+                    };
+                    if let Err(e) = checked {
                         failure = Some(e);
                         return (0, 0);
                     }
