@@ -164,8 +164,8 @@ pub(crate) fn link(comp: &[AtomicU32], u: Vertex, v: Vertex) {
     }
 }
 
-/// Links `u` with each of `neighbors` in order until `u` hangs straight under `until` (when
-/// given, the giant tree's root), and returns how many links it made. Each link starts with a
+/// Links `u` with each of `neighbors` in order while `u` does not hang straight under `until`
+/// (when given, the giant tree's root), and returns how many links it made. Each link starts with a
 /// load of `comp` at a neighbour that is, on a large graph, a cache miss, and one link's
 /// branches keep the processor from running far enough ahead to start the next ones: so the
 /// entries a few neighbours ahead are prefetched, and several misses are in flight at once.
@@ -181,13 +181,13 @@ pub(crate) fn link_all(
         prefetch(&comp[v as usize]);
     }
     for (i, &v) in neighbors.iter().enumerate() {
+        if until.is_some_and(|root| comp[u as usize].load(Relaxed) == root) {
+            return i;
+        }
         if let Some(&ahead) = neighbors.get(i + AHEAD) {
             prefetch(&comp[ahead as usize]);
         }
         link(comp, u, v);
-        if until.is_some_and(|root| comp[u as usize].load(Relaxed) == root) {
-            return i + 1;
-        }
     }
     neighbors.len()
 }

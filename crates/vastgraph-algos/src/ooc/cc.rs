@@ -30,7 +30,7 @@ use vastgraph_engine::memory::huge_page_vec;
 use vastgraph_engine::ooc::{IoMode, OocGraph, ScanSpec};
 use vastgraph_engine::{Bitmap, Vertex};
 
-use super::{io_error, vertex_range};
+use super::{io_error, vertex_range, vertices_where};
 use crate::cc::{compress, link_all, most_frequent_root, CcParams, CcResult};
 use crate::common::{AlgoError, RunStats};
 
@@ -61,10 +61,7 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
             ..ScanSpec::new(active)
         };
         g.scan(&spec, |v, neighbors, _| {
-            // A vertex hung straight under the giant root since the scan began is skipped too.
-            if giant.is_some_and(|root| comp[v as usize].load(Relaxed) == root) {
-                return;
-            }
+            // A vertex hung straight under the giant root since the scan began links nothing.
             let links = link_all(&comp, v, neighbors, giant);
             linked.fetch_add(links as u64, Relaxed);
         })
@@ -75,7 +72,9 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
     if prefix_end < n {
         compress(&comp);
         let giant = most_frequent_root(&comp, CcParams::default().seed);
-        scan(&outside_tree(&comp, giant, prefix_end..n), Some(giant))?;
+        // The vertices outside the giant tree (their forest entries are compressed).
+        let outside = vertices_where(n, prefix_end..n, |v| comp[v].load(Relaxed) != giant);
+        scan(&outside, Some(giant))?;
         scans += 1;
     }
     compress(&comp);
@@ -101,20 +100,4 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
         num_components,
         stats,
     })
-}
-
-/// The vertices of `range` whose forest entry (compressed) is not `root`: those outside its
-/// tree.
-fn outside_tree(comp: &[AtomicU32], root: Vertex, range: std::ops::Range<usize>) -> Bitmap {
-    let n = comp.len();
-    let words = (0..n.div_ceil(64))
-        .into_par_iter()
-        .map(|w| {
-            let (lo, hi) = ((64 * w).max(range.start), (64 * w + 64).min(range.end));
-            (lo..hi)
-                .filter(|&v| comp[v].load(Relaxed) != root)
-                .fold(0u64, |word, v| word | 1 << (v - 64 * w))
-        })
-        .collect();
-    Bitmap::from_words(words, n)
 }

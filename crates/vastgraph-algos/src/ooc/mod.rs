@@ -158,15 +158,25 @@ pub(crate) fn all_vertices(n: usize) -> Bitmap {
 
 /// A bitmap over `n` vertices with those in `range` set: a pass over part of the graph.
 pub(crate) fn vertex_range(n: usize, range: std::ops::Range<usize>) -> Bitmap {
+    vertices_where(n, range, |_| true)
+}
+
+/// A bitmap over `n` vertices with those `v` in `range` set for which `keep(v)` holds.
+pub(crate) fn vertices_where(
+    n: usize,
+    range: std::ops::Range<usize>,
+    keep: impl Fn(usize) -> bool + Sync,
+) -> Bitmap {
     let words = (0..n.div_ceil(64))
+        .into_par_iter()
         .map(|w| {
-            // The bits of word w below vertex i.
-            let below = |i: usize| match i.saturating_sub(64 * w) {
-                0 => 0,
-                k if k >= 64 => u64::MAX,
-                k => (1u64 << k) - 1,
-            };
-            below(range.end.min(n)) & !below(range.start)
+            let (lo, hi) = (
+                (64 * w).max(range.start),
+                (64 * w + 64).min(range.end).min(n),
+            );
+            (lo..hi)
+                .filter(|&v| keep(v))
+                .fold(0u64, |word, v| word | 1 << (v - 64 * w))
         })
         .collect();
     Bitmap::from_words(words, n)
