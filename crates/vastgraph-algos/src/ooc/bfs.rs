@@ -23,7 +23,7 @@ use vastgraph_engine::memory::huge_page_vec;
 use vastgraph_engine::ooc::{IterationRecord, OocGraph, ScanSpec, Weights};
 use vastgraph_engine::{Bitmap, Vertex};
 
-use super::{all_vertices, check_source, frontier_passes, io_error};
+use super::{check_source, frontier_passes, io_error, vertices_where};
 use crate::bfs::{pack, BfsParams, BfsResult, ALPHA, BETA, NO_PARENT};
 use crate::common::{AlgoError, RunStats};
 
@@ -62,7 +62,10 @@ fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<O
     reached[source as usize].store(pack(0, source), Relaxed);
     let mut front = Bitmap::new(n);
     let mut next = Bitmap::new(n);
-    let unvisited = all_vertices(n);
+    // A vertex without arcs is never reached (bar the source) and has no list to pull: leaving
+    // the isolated ones out (half of Kronecker 25's) spares each pull's plan a walk over them.
+    let offsets = g.offsets();
+    let unvisited = vertices_where(n, 0..n, |v| offsets[v + 1] > offsets[v]);
     front.set(source as usize);
     remove(&unvisited, &front);
 
@@ -164,7 +167,14 @@ fn pull(
     next: &Bitmap,
     depth: i64,
 ) -> Result<IterationRecord, AlgoError> {
-    g.scan(&ScanSpec::new(unvisited), |v, neighbors, _| {
+    // A vertex this level leaves unvisited is pulled again next level (or pushed, once
+    // reached): its short list is cached now rather than read again.
+    let unreached = |v: Vertex| reached[v as usize].load(Relaxed) == NO_PARENT;
+    let spec = ScanSpec {
+        again: Some(&unreached),
+        ..ScanSpec::new(unvisited)
+    };
+    g.scan(&spec, |v, neighbors, _| {
         let slot = &reached[v as usize];
         let Some(&first) = neighbors.first() else {
             return;

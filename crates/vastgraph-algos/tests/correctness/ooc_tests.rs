@@ -7,7 +7,8 @@ use std::path::Path;
 use vastgraph_algos::ooc;
 use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
-    BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions,
+    BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions, ScanSpec,
+    MAX_CACHED_ARCS,
 };
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
 
@@ -265,6 +266,47 @@ fn short_lists_seen_twice_are_served_from_the_cache() {
                 "the cache saved no reads"
             );
         }
+    }
+}
+
+/// A list the algorithm says will be active again is cached at its first sight, and the next
+/// pass serves it from memory unchanged; without that verdict the first sight only marks it.
+#[test]
+fn lists_active_again_are_cached_at_first_sight() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 20_000, true, false, 6);
+    let n = open(&dir, "bfs", IoMode::Selective, 0, BackendChoice::Auto).num_vertices();
+    let mut active = vastgraph_engine::Bitmap::new(n);
+    (0..n).step_by(3).for_each(|v| active.set(v));
+    let again = |v: u32| v % 2 == 0;
+    let lists = |g: &OocGraph, spec: &ScanSpec<'_>| {
+        let got = std::sync::Mutex::new(Vec::new());
+        let record = g
+            .scan(spec, |v, ids, _| {
+                got.lock().unwrap().push((v, ids.to_vec()))
+            })
+            .unwrap();
+        let mut got = got.into_inner().unwrap();
+        got.sort();
+        (got, record)
+    };
+    for first_sight in [true, false] {
+        let g = open(&dir, "bfs", IoMode::Selective, 0, BackendChoice::Auto);
+        let spec = ScanSpec {
+            again: first_sight.then_some(&again as &(dyn Fn(u32) -> bool + Sync)),
+            ..ScanSpec::new(&active)
+        };
+        let (first, _) = lists(&g, &spec);
+        let (second, record) = lists(&g, &ScanSpec::new(&active));
+        assert_eq!(first, second, "the cache serves the lists that were read");
+        let short_even = first
+            .iter()
+            .filter(|(v, ids)| again(*v) && !ids.is_empty() && ids.len() <= MAX_CACHED_ARCS)
+            .count() as u64;
+        assert!(short_even > 1000);
+        let want = if first_sight { short_even } else { 0 };
+        assert_eq!(record.cached_vertices, want, "first_sight={first_sight}");
     }
 }
 

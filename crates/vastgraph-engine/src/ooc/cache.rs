@@ -10,7 +10,8 @@
 //!
 //! Admission is on second sight: a selective pass marks every list it reads as seen, and
 //! caches a short list (at most [`MAX_CACHED_ARCS`]) when it was seen before, while the cache
-//! has room. Lists are never evicted: the adjacency is read-only, so a cached list stays valid,
+//! has room; or at first sight when the algorithm says the vertex will be active in the next
+//! pass (BFS: a vertex its pull leaves unvisited), so the next pass need not read it at all. Lists are never evicted: the adjacency is read-only, so a cached list stays valid,
 //! and vertices that came back once are the likeliest to come back again. Later passes serve
 //! cached active vertices from memory and leave them out of the I/O plan.
 
@@ -162,13 +163,14 @@ impl ListCache {
     }
 
     /// Whether a selective pass should add `v`'s list (of `degree` arcs, read whole), marking
-    /// it seen: it is short, was read in an earlier pass, and is not cached yet.
-    pub fn admits(&self, v: Vertex, degree: usize) -> bool {
+    /// it seen: it is short, is not cached yet, and was read in an earlier pass or, asked only
+    /// then, will be active in the next one (`again`).
+    pub fn admits(&self, v: Vertex, degree: usize, again: impl FnOnce(Vertex) -> bool) -> bool {
         if !self.is_enabled() || degree == 0 || degree > MAX_CACHED_ARCS {
             return false;
         }
         let seen_before = !self.seen.set_atomic(v as usize);
-        seen_before && !self.cached.get(v as usize)
+        (seen_before || again(v)) && !self.cached.get(v as usize)
     }
 
     /// Adds a batch if it fits in what is left; returns whether it did.
@@ -215,17 +217,28 @@ mod tests {
     fn admits_short_lists_on_second_sight_and_serves_them_within_capacity() {
         let cache = ListCache::new(1000, 1 << 22, Some(WeightType::F32));
         assert!(cache.is_enabled());
-        assert!(!cache.admits(7, 3), "first sight only marks the list seen");
-        assert!(cache.admits(7, 3), "second sight admits");
+        let never = |_| false;
         assert!(
-            !cache.admits(8, MAX_CACHED_ARCS + 1),
+            !cache.admits(7, 3, never),
+            "first sight only marks the list seen"
+        );
+        assert!(cache.admits(7, 3, never), "second sight admits");
+        assert!(
+            cache.admits(5, 3, |v| v == 5),
+            "active again: first sight admits"
+        );
+        assert!(
+            !cache.admits(8, MAX_CACHED_ARCS + 1, |_| true),
             "long lists are not cached"
         );
-        assert!(!cache.admits(8, MAX_CACHED_ARCS + 1));
+        assert!(!cache.admits(8, MAX_CACHED_ARCS + 1, never));
         let mut batch = Batch::default();
         batch.push(7, &[1, 2, 3], Some(WeightsRef::F32(&[0.5, 1.5, -2.0])));
         assert!(cache.insert(batch));
-        assert!(!cache.admits(7, 3), "a cached list is not added again");
+        assert!(
+            !cache.admits(7, 3, |_| true),
+            "a cached list is not added again"
+        );
 
         let mut active = Bitmap::new(1000);
         active.set(7);
@@ -259,14 +272,14 @@ mod tests {
 
         cache.clear();
         assert!(!cache.holds_any());
-        assert!(!cache.admits(7, 3), "cleared: first sight again");
+        assert!(!cache.admits(7, 3, |_| false), "cleared: first sight again");
     }
 
     #[test]
     fn too_little_room_disables_the_cache() {
         let cache = ListCache::new(1 << 20, 1 << 18, None);
         assert!(!cache.is_enabled());
-        assert!(!cache.admits(1, 1) && !cache.admits(1, 1));
+        assert!(!cache.admits(1, 1, |_| true) && !cache.admits(1, 1, |_| true));
         assert_eq!(cache.bytes(), 0);
     }
 }
