@@ -279,7 +279,7 @@ fn lists_active_again_are_cached_at_first_sight() {
     let n = open(&dir, "bfs", IoMode::Selective, 0, BackendChoice::Auto).num_vertices();
     let mut active = vastgraph_engine::Bitmap::new(n);
     (0..n).step_by(3).for_each(|v| active.set(v));
-    let again = |v: u32| v % 2 == 0;
+    let again = |v: u32| v.is_multiple_of(2);
     let lists = |g: &OocGraph, spec: &ScanSpec<'_>| {
         let got = std::sync::Mutex::new(Vec::new());
         let record = g
