@@ -581,6 +581,56 @@ fn an_id_out_of_range_in_a_raw_store_is_an_error_naming_the_file() {
     }
 }
 
+/// Ids are checked once per page of the file, and only a page checked whole is trusted
+/// afterwards: a bad id on a page whose other lists a pass already read is still an error.
+#[test]
+fn a_page_checked_in_part_is_checked_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let n = 20_000u32;
+    build(&dir, n, true, false, 21);
+    let bytes = std::fs::read(dir.join("offsets.u64")).unwrap();
+    let offsets: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    // v's list and the start of v + 1's on one page of 1024 ids, the page not starting at v.
+    let page = |arc: u64| arc / 1024;
+    let v = (3..offsets.len() - 2)
+        .find(|&v| {
+            let (a, b, c) = (offsets[v], offsets[v + 1], offsets[v + 2]);
+            a < b && b < c && a % 1024 != 0 && page(a) == page(b) && b % 1024 != 0
+        })
+        .unwrap();
+    let bad_arc = offsets[v + 1];
+    let ids = dir.join("neighbors.u32");
+    let mut file = std::fs::read(&ids).unwrap();
+    let at = 4 * bad_arc as usize;
+    file[at..at + 4].copy_from_slice(&(n + 3).to_le_bytes());
+    std::fs::write(&ids, &file).unwrap();
+    for mode in [IoMode::Selective, IoMode::Streaming] {
+        let g = open(&dir, "bfs", mode, 0, BackendChoice::Auto);
+        let only = |u: usize| {
+            let mut active = vastgraph_engine::Bitmap::new(g.num_vertices());
+            active.set(u);
+            active
+        };
+        let scan = |active: &vastgraph_engine::Bitmap| g.scan(&ScanSpec::new(active), |_, _, _| {});
+        scan(&only(v)).unwrap();
+        let Err(e) = scan(&only(v + 1)) else {
+            panic!("{mode:?}: the bad id on a page read in part went unnoticed");
+        };
+        let message = format!("{e:#}");
+        assert!(
+            message.contains(&format!(
+                "neighbour id {} at arc {bad_arc} is not below n",
+                n + 3
+            )),
+            "{mode:?}: {message}"
+        );
+    }
+}
+
 #[test]
 fn pread_fallback_gives_the_same_results() {
     let tmp = tempfile::tempdir().unwrap();

@@ -18,8 +18,9 @@ use super::cache::ListCache;
 use super::memory_plan::MemoryPlan;
 use super::offsets::ByteOffsets;
 use super::plan::{Layout, ARC_BYTES};
-use super::scan::IterationRecord;
+use super::scan::{IterationRecord, CHECKED_PAGE};
 use super::IoMode;
+use crate::bitmap::Bitmap;
 use crate::Vertex;
 
 #[derive(Clone, Debug)]
@@ -77,6 +78,9 @@ pub struct OocGraph {
     pub(crate) plan: MemoryPlan,
     pub(crate) records: Mutex<Vec<IterationRecord>>,
     pub(crate) cache: ListCache,
+    /// Of a raw store: the pages of the neighbour file whose ids have all been checked (one bit
+    /// per 4 KiB, 128 KiB for a 4 GiB file). See `check_ids_once`.
+    pub(crate) checked_pages: Bitmap,
 }
 
 /// The profile used when there is nothing to measure (a graph without arcs reads nothing).
@@ -183,8 +187,13 @@ impl OocGraph {
             plan.budget_bytes >> 20
         );
         let cache = ListCache::new(n, plan.cache_bytes, weights.as_ref().map(|(_, t)| *t));
+        let pages = match codes {
+            None => neighbors.len().div_ceil(CHECKED_PAGE) as usize,
+            Some(_) => 0,
+        };
         Ok(OocGraph {
             cache,
+            checked_pages: Bitmap::new(pages),
             dir: dir.to_path_buf(),
             manifest,
             offsets,

@@ -259,7 +259,7 @@ impl OocGraph {
         let raw_checked =
             self.codes.is_none() && all_in_range(to_read, piece.verts.start, piece.verts.end);
         if raw_checked {
-            check_ids(self, cast(loaded.parts[0]), piece.arcs().start)?;
+            self.check_ids_once(cast(loaded.parts[0]), piece.arcs().start)?;
         }
         let weights: Weights<'_> = self.weights.as_ref().map(|(_, t)| match t {
             WeightType::I32 => WeightsRef::I32(cast(loaded.parts[1])),
@@ -288,7 +288,7 @@ impl OocGraph {
                     let ids: &[Vertex] = &cast(loaded.parts[0])[i / 4..j / 4];
                     let checked = match raw_checked {
                         true => Ok(()),
-                        false => check_ids(self, ids, lo / ARC_BYTES),
+                        false => self.check_ids_once(ids, lo / ARC_BYTES),
                     };
                     if let Err(e) = checked {
                         failure = Some(e);
@@ -508,6 +508,38 @@ impl Apart {
 
     fn seconds(&self) -> f64 {
         self.nanos.load(Relaxed) as f64 / 1e9
+    }
+}
+
+/// The granule of the record of checked ids: 1024 ids.
+pub(crate) const CHECKED_PAGE: u64 = 4096;
+
+impl OocGraph {
+    /// Checks raw `ids`, which start at arc `first_arc` of the file, except on the pages whose
+    /// ids were all checked before, and records the pages it checks whole. The store is
+    /// read-only, so a page reads back the same every pass: a pass over every list checks the
+    /// whole file, and the passes after it check nothing (PageRank on Kronecker 25 spent 0.4 s
+    /// of CPU an iteration on the check, which also took the first cache miss on each fresh
+    /// buffer). A page only partly covered is checked in part and not recorded.
+    fn check_ids_once(&self, ids: &[Vertex], first_arc: u64) -> io::Result<()> {
+        let per_page = (CHECKED_PAGE / ARC_BYTES) as usize;
+        let file_arcs = self.num_arcs();
+        let mut at = 0usize;
+        while at < ids.len() {
+            let arc = first_arc + at as u64;
+            let page = (arc / per_page as u64) as usize;
+            let page_start = page as u64 * per_page as u64;
+            let page_end = (page_start + per_page as u64).min(file_arcs);
+            let take = ((page_end - arc) as usize).min(ids.len() - at);
+            if !self.checked_pages.get(page) {
+                check_ids(self, &ids[at..at + take], arc)?;
+                if arc == page_start && arc + take as u64 == page_end {
+                    self.checked_pages.set_atomic(page);
+                }
+            }
+            at += take;
+        }
+        Ok(())
     }
 }
 
