@@ -8,11 +8,7 @@
 //! 2. Pointer jumping, then 1024 sampled vertices name that giant tree and its root.
 //! 3. The rest of the lists, each read once, of the vertices outside the giant tree only: the
 //!    others are left out of the scan's active set, so their bytes are not even looked at (and
-//!    a stretch of the file holding only their lists, a hub's say, is not read). This scan's
-//!    mode is the run's (adaptive by default): with the giant tree's lists left out, reading
-//!    only the rest's pages can beat streaming (kron25: 2.5 GiB read selectively against 3.9
-//!    GiB streamed, 2.6-3.0 s against 3.2-3.5 s). The prefix, one contiguous range, is
-//!    streamed. A vertex links
+//!    a stretch of the file holding only their lists, a hub's say, is not read). A vertex links
 //!    its arcs in order and stops as soon as it hangs straight under the giant root; on a
 //!    skewed graph that is after its first arc to a hub.
 //!
@@ -61,7 +57,7 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
     let linked = AtomicU64::new(0);
     let scan = |active: &Bitmap, giant: Option<Vertex>| {
         let spec = ScanSpec {
-            mode: giant.is_none().then_some(IoMode::Streaming),
+            mode: Some(IoMode::Streaming),
             ..ScanSpec::new(active)
         };
         g.scan(&spec, |v, neighbors, _| {
