@@ -544,6 +544,30 @@ fn damaged_codes_are_an_error_not_a_crash() {
     assert!(errors > 0, "no damage was noticed");
 }
 
+/// A raw store's offsets.
+fn read_offsets(dir: &Path) -> Vec<u64> {
+    let bytes = std::fs::read(dir.join("offsets.u64")).unwrap();
+    (bytes.chunks_exact(8))
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}
+
+/// Writes `id` over the neighbour id at `arc` of a raw store.
+fn corrupt_id(dir: &Path, arc: u64, id: u32) {
+    let path = dir.join("neighbors.u32");
+    let mut file = std::fs::read(&path).unwrap();
+    let at = 4 * arc as usize;
+    file[at..at + 4].copy_from_slice(&id.to_le_bytes());
+    std::fs::write(&path, &file).unwrap();
+}
+
+/// The error of a pass that met `id` at `arc`: it names the file, the id and the arc.
+fn assert_names_bad_id(error: &str, id: u32, arc: u64, context: &str) {
+    assert!(error.contains("neighbors.u32"), "{context}: {error}");
+    let want = format!("neighbour id {id} at arc {arc} is not below n");
+    assert!(error.contains(&want), "{context}: {error}");
+}
+
 /// A raw id at or above n, which the store's open does not look for (that would read the whole
 /// file), is an error naming the file and the arc when a pass visits its list.
 #[test]
@@ -552,14 +576,9 @@ fn an_id_out_of_range_in_a_raw_store_is_an_error_naming_the_file() {
     let dir = tmp.path().join("g");
     let n = 20_000u32;
     build(&dir, n, true, false, 13);
-    let offsets = std::fs::read(dir.join("offsets.u64")).unwrap();
     // Well inside hub 1's list, which spans several pieces.
-    let arc = u64::from_le_bytes(offsets[8..16].try_into().unwrap()) + 5000;
-    let ids = dir.join("neighbors.u32");
-    let mut bytes = std::fs::read(&ids).unwrap();
-    let at = 4 * arc as usize;
-    bytes[at..at + 4].copy_from_slice(&(n + 7).to_le_bytes());
-    std::fs::write(&ids, &bytes).unwrap();
+    let arc = read_offsets(&dir)[1] + 5000;
+    corrupt_id(&dir, arc, n + 7);
     let params = Params {
         source: Some(1),
         ..Default::default()
@@ -569,15 +588,7 @@ fn an_id_out_of_range_in_a_raw_store_is_an_error_naming_the_file() {
         let Err(e) = ooc::run("bfs", &g, &params, false) else {
             panic!("{mode:?}: the bad id went unnoticed");
         };
-        let message = format!("{e:#}");
-        assert!(message.contains("neighbors.u32"), "{message}");
-        assert!(
-            message.contains(&format!(
-                "neighbour id {} at arc {arc} is not below n",
-                n + 7
-            )),
-            "{mode:?}: {message}"
-        );
+        assert_names_bad_id(&format!("{e:#}"), n + 7, arc, &format!("{mode:?}"));
     }
 }
 
@@ -589,11 +600,7 @@ fn a_page_checked_in_part_is_checked_again() {
     let dir = tmp.path().join("g");
     let n = 20_000u32;
     build(&dir, n, true, false, 21);
-    let bytes = std::fs::read(dir.join("offsets.u64")).unwrap();
-    let offsets: Vec<u64> = bytes
-        .chunks_exact(8)
-        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
-        .collect();
+    let offsets = read_offsets(&dir);
     // v's list and the start of v + 1's on one page of 1024 ids, the page not starting at v.
     let page = |arc: u64| arc / 1024;
     let v = (3..offsets.len() - 2)
@@ -603,11 +610,7 @@ fn a_page_checked_in_part_is_checked_again() {
         })
         .unwrap();
     let bad_arc = offsets[v + 1];
-    let ids = dir.join("neighbors.u32");
-    let mut file = std::fs::read(&ids).unwrap();
-    let at = 4 * bad_arc as usize;
-    file[at..at + 4].copy_from_slice(&(n + 3).to_le_bytes());
-    std::fs::write(&ids, &file).unwrap();
+    corrupt_id(&dir, bad_arc, n + 3);
     for mode in [IoMode::Selective, IoMode::Streaming] {
         let g = open(&dir, "bfs", mode, 0, BackendChoice::Auto);
         let only = |u: usize| {
@@ -620,14 +623,7 @@ fn a_page_checked_in_part_is_checked_again() {
         let Err(e) = scan(&only(v + 1)) else {
             panic!("{mode:?}: the bad id on a page read in part went unnoticed");
         };
-        let message = format!("{e:#}");
-        assert!(
-            message.contains(&format!(
-                "neighbour id {} at arc {bad_arc} is not below n",
-                n + 3
-            )),
-            "{mode:?}: {message}"
-        );
+        assert_names_bad_id(&format!("{e:#}"), n + 3, bad_arc, &format!("{mode:?}"));
     }
 }
 
