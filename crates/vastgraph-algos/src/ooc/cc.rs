@@ -59,8 +59,9 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
         // Streamed, whatever the run's mode. With the giant tree's lists left out, the cost
         // model prefers reading the rest selectively (kron25: 2.6 GiB in 67k requests against
         // 3.9 GiB, estimated 2.5 s against 3.0), but in 4 of 5 cold and warm comparisons the
-        // stream was as fast or faster: requests of ~40 KiB ran at 0.9-1.2 GB/s where the
-        // model, which prices a request at a 4 KiB random read, expected more.
+        // stream was as fast or faster: the selective scan ran at 0.9-1.2 GB/s, though fio's
+        // random 32-64 KiB reads reach 1.2-1.4 GB/s on that disk. The cost is the engine's
+        // work on many small pieces, which the model does not price.
         let spec = ScanSpec {
             mode: Some(IoMode::Streaming),
             ..ScanSpec::new(active)
