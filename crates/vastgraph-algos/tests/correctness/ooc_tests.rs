@@ -276,7 +276,7 @@ fn lists_active_again_are_cached_at_first_sight() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     build(&dir, 20_000, true, false, 6);
-    let n = open(&dir, "bfs", IoMode::Selective, 0, BackendChoice::Auto).num_vertices();
+    let n = OocGraph::manifest_of(&dir).unwrap().vertices as usize;
     let mut active = vastgraph_engine::Bitmap::new(n);
     (0..n).step_by(3).for_each(|v| active.set(v));
     let again = |v: u32| v.is_multiple_of(2);
@@ -544,14 +544,6 @@ fn damaged_codes_are_an_error_not_a_crash() {
     assert!(errors > 0, "no damage was noticed");
 }
 
-/// A raw store's offsets.
-fn read_offsets(dir: &Path) -> Vec<u64> {
-    let bytes = std::fs::read(dir.join("offsets.u64")).unwrap();
-    (bytes.chunks_exact(8))
-        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
-        .collect()
-}
-
 /// Writes `id` over the neighbour id at `arc` of a raw store.
 fn corrupt_id(dir: &Path, arc: u64, id: u32) {
     let path = dir.join("neighbors.u32");
@@ -577,7 +569,7 @@ fn an_id_out_of_range_in_a_raw_store_is_an_error_naming_the_file() {
     let n = 20_000u32;
     build(&dir, n, true, false, 13);
     // Well inside hub 1's list, which spans several pieces.
-    let arc = read_offsets(&dir)[1] + 5000;
+    let arc = Store::open(&dir).unwrap().offsets()[1] + 5000;
     corrupt_id(&dir, arc, n + 7);
     let params = Params {
         source: Some(1),
@@ -600,7 +592,7 @@ fn a_page_checked_in_part_is_checked_again() {
     let dir = tmp.path().join("g");
     let n = 20_000u32;
     build(&dir, n, true, false, 21);
-    let offsets = read_offsets(&dir);
+    let offsets = Store::open(&dir).unwrap().offsets().to_vec();
     // v's list and the start of v + 1's on one page of 1024 ids, the page not starting at v.
     let page = |arc: u64| arc / 1024;
     let v = (3..offsets.len() - 2)

@@ -11,8 +11,9 @@
 //! Admission is on second sight: a selective pass marks every list it reads as seen, and
 //! caches a short list (at most [`MAX_CACHED_ARCS`]) when it was seen before, while the cache
 //! has room; or at first sight when the algorithm says the vertex will be active in the next
-//! pass (BFS: a vertex its pull leaves unvisited), so the next pass need not read it at all. Lists are never evicted: the adjacency is read-only, so a cached list stays valid,
-//! and vertices that came back once are the likeliest to come back again. Later passes serve
+//! pass (BFS: a vertex its pull leaves unvisited), so the next pass need not read it at all.
+//! Lists are never evicted: the adjacency is read-only, so a cached list stays valid, and
+//! vertices that came back once are the likeliest to come back again. Later passes serve
 //! cached active vertices from memory and leave them out of the I/O plan.
 
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -522,22 +522,21 @@ impl OocGraph {
     /// of CPU an iteration on the check, which also took the first cache miss on each fresh
     /// buffer). A page only partly covered is checked in part and not recorded.
     fn check_ids_once(&self, ids: &[Vertex], first_arc: u64) -> io::Result<()> {
-        let per_page = (CHECKED_PAGE / ARC_BYTES) as usize;
-        let file_arcs = self.num_arcs();
-        let mut at = 0usize;
-        while at < ids.len() {
-            let arc = first_arc + at as u64;
-            let page = (arc / per_page as u64) as usize;
-            let page_start = page as u64 * per_page as u64;
-            let page_end = (page_start + per_page as u64).min(file_arcs);
-            let take = ((page_end - arc) as usize).min(ids.len() - at);
-            if !self.checked_pages.get(page) {
-                check_ids(self, &ids[at..at + take], arc)?;
-                if arc == page_start && arc + take as u64 == page_end {
-                    self.checked_pages.set_atomic(page);
+        const PER_PAGE: u64 = CHECKED_PAGE / ARC_BYTES;
+        let end = first_arc + ids.len() as u64;
+        let mut arc = first_arc;
+        while arc < end {
+            let page = arc / PER_PAGE;
+            let whole = page * PER_PAGE..((page + 1) * PER_PAGE).min(self.num_arcs());
+            let upto = whole.end.min(end);
+            if !self.checked_pages.get(page as usize) {
+                let part = &ids[(arc - first_arc) as usize..(upto - first_arc) as usize];
+                check_ids(self, part, arc)?;
+                if (arc..upto) == whole {
+                    self.checked_pages.set_atomic(page as usize);
                 }
             }
-            at += take;
+            arc = upto;
         }
         Ok(())
     }
