@@ -10,6 +10,7 @@ mod npy;
 mod out_of_core;
 mod progress;
 mod quickstart;
+mod reorder;
 mod run;
 mod signals;
 mod size;
@@ -48,6 +49,9 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Write a compressed copy of a store (byte-coded neighbour lists, ~1-2 bytes per arc).
     Compress(compress::CompressArgs),
+    /// Write a copy of a store with its vertices renumbered by decreasing degree (faster
+    /// traversals on power-law graphs, in memory and out of core; labels keep the old ids).
+    Reorder(reorder::ReorderArgs),
     /// Generate a graph (Kronecker or uniform) straight into a store or a binary edge list.
     Generate(generate::GenerateArgs),
     /// Describe a store: sizes, degrees, what the build dropped.
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Convert(a) => convert::run(a, cli.quiet),
         Command::Compress(a) => compress::run(a),
+        Command::Reorder(a) => reorder::run(a),
         Command::Generate(a) => generate::run(a, cli.quiet),
         Command::Info(a) => info::run(a),
         Command::Export(a) => export::run(a, cli.quiet),

@@ -28,6 +28,9 @@ pub const MIN_MEMORY_BYTES: u64 = 16 << 20;
 pub struct BuildOptions {
     /// Store (u,v) and (v,u) for every input edge; the store is then undirected.
     pub symmetrize: bool,
+    /// With `symmetrize`: the input already holds both arcs of every edge (it is an
+    /// undirected store's arcs), so the reverses are not added again.
+    pub input_has_both_arcs: bool,
     /// Also store in-edges (directed stores only; a symmetric store is its own transpose).
     pub transpose: bool,
     /// Keep (u,u) arcs; by default they are dropped and counted in `Dropped::self_loops`.
@@ -54,6 +57,7 @@ impl Default for BuildOptions {
     fn default() -> Self {
         BuildOptions {
             symmetrize: false,
+            input_has_both_arcs: false,
             transpose: false,
             keep_self_loops: false,
             weighted: false,
@@ -104,7 +108,30 @@ pub struct StoreBuilder {
     /// Every weight of a kept edge so far is an integer in i32 range.
     weights_fit_i32: bool,
     inputs: Vec<InputRecord>,
-    labels: Option<Vec<String>>,
+    labels: Option<Labels>,
+}
+
+/// The original label of each dense id, written to labels.txt.
+pub enum Labels {
+    /// One label per vertex, in dense-id order.
+    Given(Vec<String>),
+    /// Vertex i is the vertex `previous[i]` of an earlier numbering (a reordered store):
+    /// its label is that vertex's label in `names`, or the number `previous[i]` itself
+    /// when the earlier numbering had no labels. Kept as ids, not strings, so that a
+    /// billion-vertex store's labels cost 4 bytes a vertex until they are written.
+    Renumbered {
+        previous: Vec<u32>,
+        names: Option<Vec<String>>,
+    },
+}
+
+impl Labels {
+    fn len(&self) -> usize {
+        match self {
+            Labels::Given(labels) => labels.len(),
+            Labels::Renumbered { previous, .. } => previous.len(),
+        }
+    }
 }
 
 impl StoreBuilder {
@@ -234,6 +261,11 @@ impl StoreBuilder {
 
     /// Original labels in dense-id order, written to labels.txt; n is at least their number.
     pub fn set_labels(&mut self, labels: Vec<String>) {
+        self.set_label_source(Labels::Given(labels));
+    }
+
+    /// As [`StoreBuilder::set_labels`], from any [`Labels`].
+    pub fn set_label_source(&mut self, labels: Labels) {
         self.ensure_vertices(labels.len() as u64);
         self.labels = Some(labels);
     }
@@ -361,7 +393,7 @@ fn push_arcs<R: SortRecord>(
         }
         sorter.push(R::new(pack(s, d), weight))?;
         counts.arcs += 1;
-        if opts.symmetrize && s != d {
+        if opts.symmetrize && !opts.input_has_both_arcs && s != d {
             sorter.push(R::new(pack(d, s), weight))?;
             counts.arcs += 1;
         }
@@ -446,7 +478,7 @@ fn write_graph<R: SortRecord>(
     }
 }
 
-fn write_labels(dir: &Path, labels: &[String], vertices: u64) -> Result<FileEntry, StoreError> {
+fn write_labels(dir: &Path, labels: &Labels, vertices: u64) -> Result<FileEntry, StoreError> {
     if labels.len() as u64 != vertices {
         return Err(StoreError::invalid_input(format!(
             "{} labels for {vertices} vertices (need one label per vertex)",
@@ -454,14 +486,42 @@ fn write_labels(dir: &Path, labels: &[String], vertices: u64) -> Result<FileEntr
         )));
     }
     let mut out = HashedFileWriter::create(dir, files::LABELS)?;
-    for (id, label) in labels.iter().enumerate() {
+    let mut write_line = |id: usize, label: &str| -> Result<(), StoreError> {
         if label.contains(['\n', '\r']) {
             return Err(StoreError::invalid_input(format!(
                 "the label of vertex {id} contains a line break"
             )));
         }
         out.write_bytes(label.as_bytes())?;
-        out.write_bytes(b"\n")?;
+        out.write_bytes(b"\n")
+    };
+    match labels {
+        Labels::Given(labels) => {
+            for (id, label) in labels.iter().enumerate() {
+                write_line(id, label)?;
+            }
+        }
+        Labels::Renumbered { previous, names } => {
+            let mut number = String::new();
+            for (id, &old) in previous.iter().enumerate() {
+                match names {
+                    Some(names) => {
+                        let label = names.get(old as usize).ok_or_else(|| {
+                            StoreError::invalid_input(format!(
+                                "vertex {id} was vertex {old}, which has no label"
+                            ))
+                        })?;
+                        write_line(id, label)?
+                    }
+                    None => {
+                        use std::fmt::Write;
+                        number.clear();
+                        let _ = write!(number, "{old}");
+                        write_line(id, &number)?;
+                    }
+                }
+            }
+        }
     }
     out.finish()
 }
