@@ -32,7 +32,8 @@ use crate::common::{AlgoError, RunStats, VerifyError};
 
 const ALGORITHM: &str = "pagerank";
 
-/// Vertices per block of the deterministic reductions.
+/// Vertices per block of the deterministic reductions; blocks are split down to single tasks
+/// for the reason given at `vastgraph_engine::bitmap::WORDS_PER_TASK`.
 const BLOCK: usize = 2048;
 
 #[derive(Clone, Debug)]
@@ -177,6 +178,7 @@ fn pull_iteration<A: Adjacency>(
     ordered_sum(
         scores
             .par_chunks_mut(BLOCK)
+            .with_max_len(1)
             .enumerate()
             .map(|(block, scores)| {
                 let first = block * BLOCK;
@@ -272,6 +274,7 @@ fn push_iteration<A: Adjacency>(
     let dangling = ordered_sum(
         scores_read
             .par_chunks(BLOCK)
+            .with_max_len(1)
             .enumerate()
             .map(|(block, scores)| {
                 let mut dangling = 0.0;

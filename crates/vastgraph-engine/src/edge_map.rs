@@ -266,6 +266,7 @@ fn pull<A: Adjacency, F: EdgeMapFn>(
     let mut words = vec![0u64; n.div_ceil(64)];
     let scanned: u64 = words
         .par_chunks_mut(WORDS_PER_TASK)
+        .with_max_len(1)
         .enumerate()
         .map(|(ci, chunk)| {
             let mut scanned = 0u64;
