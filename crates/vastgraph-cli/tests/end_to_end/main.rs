@@ -5,3 +5,4 @@ mod common;
 mod basics;
 mod compressed;
 mod out_of_core;
+mod reorder;
