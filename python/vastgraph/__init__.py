@@ -46,7 +46,7 @@ from .kernels import (
     triangles,
     widest_path,
 )
-from .build import convert, from_edges, from_scipy
+from .build import convert, from_edges, from_scipy, reorder
 from .frames import to_pandas
 from .graph import Graph, open
 from .parquet import export_parquet, write_parquet
@@ -79,6 +79,7 @@ __all__ = [
     "pagerank",
     "personalized_pagerank",
     "random_walks",
+    "reorder",
     "run",
     "set_cover",
     "spanner",

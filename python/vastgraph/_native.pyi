@@ -84,6 +84,14 @@ def build_from_edges(
     command: str = "from_edges",
     options_json: str = "{}",
 ) -> str: ...
+def reorder(
+    store: _Path,
+    output: _Path,
+    *,
+    memory_bytes: int,
+    overwrite: bool = False,
+    threads: Optional[int] = None,
+) -> str: ...
 def export_parquet(
     store: Store,
     directory: _Path,

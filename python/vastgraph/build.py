@@ -1,5 +1,6 @@
-"""Building stores: from input files (:func:`convert`), from edge arrays (:func:`from_edges`)
-and from SciPy sparse matrices (:func:`from_scipy`)."""
+"""Building stores: from input files (:func:`convert`), from edge arrays (:func:`from_edges`),
+from SciPy sparse matrices (:func:`from_scipy`) and from another store renumbered by degree
+(:func:`reorder`)."""
 
 from __future__ import annotations
 
@@ -96,6 +97,40 @@ def convert(
         )
     finally:
         close()
+    return open(path)
+
+
+def reorder(
+    store: Union[Graph, PathLike],
+    path: PathLike,
+    *,
+    memory: Memory = None,
+    overwrite: bool = False,
+    threads: Optional[int] = None,
+) -> Graph:
+    """Writes a copy of a store with its vertices renumbered by decreasing degree, exactly as
+    ``vastgraph reorder`` does, and opens it.
+
+    On power-law graphs traversals and PageRank run faster on the copy, in memory and out of
+    core. Its :meth:`Graph.labels` give each new id's original vertex (the source's label,
+    or its old id as a string); results are indexed by the new ids.
+
+    Parameters
+    ----------
+    store : the store to renumber (a :class:`Graph` or its path).
+    path : the store directory to create.
+    memory : memory budget, bytes or a size string; 8 bytes a vertex go to the id maps.
+    overwrite : replace an existing store at ``path``.
+    threads : worker threads (default: all cores).
+    """
+    source = store.path if isinstance(store, Graph) else fspath(store)
+    _native.reorder(
+        source,
+        fspath(path),
+        memory_bytes=parse_memory(memory),
+        overwrite=bool(overwrite),
+        threads=check_threads(threads),
+    )
     return open(path)
 
 

@@ -429,3 +429,25 @@ def test_real_graph_pagerank_equals_cli(vastgraph, real_store, tmp_path):
     want_cc, _ = run_algorithm(vastgraph, tmp_path, "cc", store)
     np.testing.assert_array_equal(cc, want_cc)
     assert json.loads(json.dumps(labels_free.manifest))["vertices"] == labels_free.num_vertices
+
+
+def test_reorder_renumbers_by_degree_and_keeps_the_answers(tmp_path):
+    # A star on 5 (degree 4) joined by a path to a triangle: ids not in degree order.
+    src = [5, 5, 5, 5, 0, 1, 2, 3]
+    dst = [0, 1, 2, 4, 6, 7, 3, 1]
+    g = vg.from_edges(src, dst, path=tmp_path / "g", symmetrize=True, num_vertices=9)
+    r = vg.reorder(g, tmp_path / "r", memory="64MiB")
+    assert (r.num_vertices, r.num_arcs) == (g.num_vertices, g.num_arcs)
+    degrees = r.degrees()
+    assert list(degrees) == sorted(degrees, reverse=True)
+    old = np.array([int(label) for label in r.labels()])
+    assert sorted(old) == list(range(g.num_vertices))
+    assert old[0] == 5  # the star's centre has the most arcs
+    np.testing.assert_array_equal(r.degrees(), g.degrees()[old])
+    np.testing.assert_array_equal(vg.bfs(r, 0), vg.bfs(g, 5)[old])
+    np.testing.assert_array_equal(vg.core_number(r), vg.core_number(g)[old])
+    with pytest.raises(Exception, match="exists"):
+        vg.reorder(g, tmp_path / "r")
+    # A labelled source keeps its labels, renumbered.
+    h = vg.from_edges([0, 0, 1], [1, 2, 2], path=tmp_path / "h", labels=["x", "y", "z"])
+    assert sorted(vg.reorder(h.path, tmp_path / "hr").labels()) == ["x", "y", "z"]

@@ -228,3 +228,27 @@ pub fn build_from_edges(
         manifest_json(&builder.finish().map_err(store_error)?)
     })
 }
+
+/// Writes a copy of the store at `store` renumbered by decreasing degree, like `vastgraph
+/// reorder`. Returns the new store's manifest as JSON.
+#[pyfunction]
+#[pyo3(signature = (store, output, *, memory_bytes, overwrite=false, threads=None))]
+pub fn reorder(
+    py: Python<'_>,
+    store: PathBuf,
+    output: PathBuf,
+    memory_bytes: u64,
+    overwrite: bool,
+    threads: Option<usize>,
+) -> PyResult<String> {
+    let opts = vastgraph_store::ReorderOptions {
+        memory_bytes,
+        overwrite,
+        command: "reorder".to_string(),
+    };
+    run_cancellable(py, threads, &BuildProgress::default(), None, || {
+        let manifest =
+            vastgraph_store::reorder_store(&store, &output, &opts).map_err(store_error)?;
+        manifest_json(&manifest)
+    })
+}

@@ -26,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms::run_algorithm, m)?)?;
     m.add_function(wrap_pyfunction!(build::convert, m)?)?;
     m.add_function(wrap_pyfunction!(build::build_from_edges, m)?)?;
+    m.add_function(wrap_pyfunction!(build::reorder, m)?)?;
     m.add_function(wrap_pyfunction!(export::export_parquet, m)?)?;
     Ok(())
 }
