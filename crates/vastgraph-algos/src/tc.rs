@@ -241,8 +241,10 @@ where
     let scratch: Vec<Mutex<Scratch>> = (0..rayon::current_num_threads())
         .map(|_| Mutex::default())
         .collect();
+    // Single blocks as tasks: see `vastgraph_engine::bitmap::WORDS_PER_TASK`.
     (0..n.div_ceil(BLOCK))
         .into_par_iter()
+        .with_max_len(1)
         .map(|block| {
             let slot = &scratch[rayon::current_thread_index().unwrap_or(0) % scratch.len()];
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
@@ -354,6 +356,7 @@ impl UpperCache {
         // below anything, so it is never looked up.
         let entries: Vec<u32> = (0..n as Vertex)
             .into_par_iter()
+            .with_max_len(BLOCK)
             .map(|v| {
                 let rv = rank(adj, v);
                 let mut higher = 0;
@@ -405,21 +408,24 @@ impl UpperCache {
             pieces.push((block, piece));
             rest = tail;
         }
-        pieces.into_par_iter().for_each(|(block, piece)| {
-            let mut at = 0;
-            for &v in block {
-                let rv = rank(adj, v);
-                let header = at;
-                at += 1;
-                adj.for_each_neighbor(v, |x| {
-                    if rank(adj, x) > rv {
-                        piece[at] = x;
-                        at += 1;
-                    }
-                });
-                piece[header] = (at - header - 1) as Vertex;
-            }
-        });
+        pieces
+            .into_par_iter()
+            .with_max_len(1)
+            .for_each(|(block, piece)| {
+                let mut at = 0;
+                for &v in block {
+                    let rv = rank(adj, v);
+                    let header = at;
+                    at += 1;
+                    adj.for_each_neighbor(v, |x| {
+                        if rank(adj, x) > rv {
+                            piece[at] = x;
+                            at += 1;
+                        }
+                    });
+                    piece[header] = (at - header - 1) as Vertex;
+                }
+            });
         UpperCache { start, lists }
     }
 
