@@ -64,8 +64,10 @@ pub fn label_propagation<A: Adjacency>(
     let (mut rounds, mut changed) = (0u64, 0u64);
     while rounds < params.max_iters as u64 {
         rounds += 1;
+        // Leaves of at most 1024 vertices: see `vastgraph_engine::bitmap::WORDS_PER_TASK`.
         changed = next
             .par_iter_mut()
+            .with_max_len(1024)
             .enumerate()
             .map_init(Vec::new, |seen: &mut Vec<u32>, (v, slot)| {
                 seen.clear();
