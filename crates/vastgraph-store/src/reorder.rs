@@ -19,7 +19,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::builder::Labels;
-use crate::manifest::{InputRecord, Manifest, MANIFEST_FILE};
+use crate::manifest::{InputRecord, Manifest};
 use crate::{BuildOptions, Store, StoreBuilder, StoreError, MIN_MEMORY_BYTES};
 
 /// Arcs handed to the builder at a time.
@@ -140,11 +140,9 @@ pub fn reorder_store(
     });
     let written = builder.finish()?;
     log::info!(
-        "reordered {} ({} vertices, {} arcs; manifest {}) into {}",
+        "reordered {} ({n} vertices, {} arcs) into {}",
         source.display(),
-        n,
         manifest.arcs,
-        source.join(MANIFEST_FILE).display(),
         target.display()
     );
     Ok(written)
