@@ -19,7 +19,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::builder::Labels;
-use crate::manifest::{InputRecord, Manifest};
+use crate::manifest::{files, InputRecord, Manifest};
 use crate::{BuildOptions, Store, StoreBuilder, StoreError, MIN_MEMORY_BYTES};
 
 /// Arcs handed to the builder at a time.
@@ -67,10 +67,12 @@ pub fn reorder_store(
     let store = Store::open(source)?;
     let manifest = store.manifest().clone();
     let n = store.num_vertices();
-    let names = store.labels()?;
-    let label_bytes = names
-        .as_ref()
-        .map_or(0, |names| names.iter().map(|l| l.len() as u64 + 24).sum());
+    // Checked before the labels are loaded: their text plus a String header each.
+    let label_bytes = manifest
+        .files
+        .iter()
+        .find(|f| manifest.has_labels && f.name == files::LABELS)
+        .map_or(0, |f| f.bytes + 24 * n as u64);
     let maps_bytes = 8 * n as u64;
     let minimum = maps_bytes + label_bytes + MIN_MEMORY_BYTES;
     if opts.memory_bytes < minimum {
@@ -79,6 +81,7 @@ pub fn reorder_store(
             minimum,
         });
     }
+    let names = store.labels()?;
     let order = degree_order(store.offsets());
     let rank = inverse(&order);
 
