@@ -112,7 +112,7 @@ pub struct StoreBuilder {
 }
 
 /// The original label of each dense id, written to labels.txt.
-pub enum Labels {
+pub(crate) enum Labels {
     /// One label per vertex, in dense-id order.
     Given(Vec<String>),
     /// Vertex i is the vertex `previous[i]` of an earlier numbering (a reordered store):
@@ -265,7 +265,7 @@ impl StoreBuilder {
     }
 
     /// As [`StoreBuilder::set_labels`], from any [`Labels`].
-    pub fn set_label_source(&mut self, labels: Labels) {
+    pub(crate) fn set_label_source(&mut self, labels: Labels) {
         self.ensure_vertices(labels.len() as u64);
         self.labels = Some(labels);
     }

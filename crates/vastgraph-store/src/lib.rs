@@ -28,13 +28,13 @@ mod run_file;
 mod staging;
 pub mod synthetic;
 
-pub use builder::{BuildOptions, Labels, StoreBuilder, MIN_MEMORY_BYTES};
+pub use builder::{BuildOptions, StoreBuilder, MIN_MEMORY_BYTES};
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
 pub use compress::{compress_store, CompressOptions};
 pub use error::StoreError;
 pub use manifest::{Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType};
 pub use reader::{open_manifest, validate_offsets, Advice, Store};
-pub use reorder::{degree_order, reorder_store, ReorderOptions};
+pub use reorder::{reorder_store, ReorderOptions};
 pub use vastgraph_codec::ByteCodeLists;
 
 /// Vertex ids are u32: a store holds at most `MAX_VERTICES` vertices.

@@ -38,7 +38,7 @@ pub struct ReorderOptions {
 
 /// The order of the new ids: `order[new] = old`, by decreasing out-degree, ties by old id
 /// (so the result does not depend on the thread count).
-pub fn degree_order(offsets: &[u64]) -> Vec<u32> {
+fn degree_order(offsets: &[u64]) -> Vec<u32> {
     let n = offsets.len().saturating_sub(1);
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.par_sort_unstable_by_key(|&v| {
