@@ -1,11 +1,12 @@
 //! Streams sorted, duplicate-free arcs into the CSR files of a store: offsets (n+1 u64),
-//! neighbours (m u32) and, when weighted, weights (m i32 or f32). Offsets are emitted as
-//! the source id advances, so nothing of size O(n) or O(m) is held in memory.
+//! neighbours (m u32), when weighted, weights (m i32 or f32) and, for the out-edges, each
+//! vertex's first (smallest) neighbour (n u32). Offsets are emitted as the source id advances,
+//! so nothing of size O(n) or O(m) is held in memory.
 
 use std::path::Path;
 
 use crate::hashed_file::HashedFileWriter;
-use crate::manifest::{files, FileEntry, WeightType};
+use crate::manifest::{files, FileEntry, WeightType, NO_NEIGHBOR};
 use crate::record::{source_of, target_of, SortRecord};
 use crate::StoreError;
 
@@ -18,6 +19,8 @@ pub(crate) struct CsrFileNames {
     pub neighbors: &'static str,
     pub weights_i32: &'static str,
     pub weights_f32: &'static str,
+    /// The side file of first neighbours, if this direction has one.
+    pub first_neighbors: Option<&'static str>,
 }
 
 pub(crate) const OUT_EDGES: CsrFileNames = CsrFileNames {
@@ -25,6 +28,7 @@ pub(crate) const OUT_EDGES: CsrFileNames = CsrFileNames {
     neighbors: files::NEIGHBORS,
     weights_i32: files::WEIGHTS_I32,
     weights_f32: files::WEIGHTS_F32,
+    first_neighbors: Some(files::FIRST_NEIGHBORS),
 };
 
 pub(crate) const IN_EDGES: CsrFileNames = CsrFileNames {
@@ -32,6 +36,8 @@ pub(crate) const IN_EDGES: CsrFileNames = CsrFileNames {
     neighbors: files::IN_NEIGHBORS,
     weights_i32: files::IN_WEIGHTS_I32,
     weights_f32: files::IN_WEIGHTS_F32,
+    // Only out-of-core BFS and CC use it, and they pull over the out-lists of symmetric stores.
+    first_neighbors: None,
 };
 
 enum WeightColumn {
@@ -48,8 +54,10 @@ pub(crate) struct CsrWriter {
     offsets: HashedFileWriter,
     neighbors: HashedFileWriter,
     weights: WeightColumn,
+    first_neighbors: Option<HashedFileWriter>,
     offset_buf: Vec<u64>,
     neighbor_buf: Vec<u32>,
+    first_buf: Vec<u32>,
 }
 
 impl CsrWriter {
@@ -77,8 +85,13 @@ impl CsrWriter {
             offsets: HashedFileWriter::create(dir, names.offsets)?,
             neighbors: HashedFileWriter::create(dir, names.neighbors)?,
             weights,
+            first_neighbors: names
+                .first_neighbors
+                .map(|name| HashedFileWriter::create(dir, name))
+                .transpose()?,
             offset_buf: Vec::with_capacity(FLUSH_ENTRIES),
             neighbor_buf: Vec::with_capacity(FLUSH_ENTRIES),
+            first_buf: Vec::new(),
         })
     }
 
@@ -98,12 +111,12 @@ impl CsrWriter {
             let key = record.arc_key();
             let source = source_of(key) as u64;
             while self.next_vertex <= source {
-                self.offset_buf.push(self.arcs);
-                self.next_vertex += 1;
-                if self.offset_buf.len() == FLUSH_ENTRIES {
-                    self.offsets.write_values(&self.offset_buf)?;
-                    self.offset_buf.clear();
-                }
+                // The vertices passed over have no arcs; `source` starts its list here.
+                let first = match self.next_vertex == source {
+                    true => target_of(key),
+                    false => NO_NEIGHBOR,
+                };
+                self.start_list(first)?;
             }
             self.neighbor_buf.push(target_of(key));
             match &mut self.weights {
@@ -115,6 +128,29 @@ impl CsrWriter {
             if self.neighbor_buf.len() == FLUSH_ENTRIES {
                 self.flush_arcs()?;
             }
+        }
+        Ok(())
+    }
+
+    /// Emits the offset of vertex `next_vertex` (where its list starts) and its first neighbour.
+    fn start_list(&mut self, first: u32) -> Result<(), StoreError> {
+        self.offset_buf.push(self.arcs);
+        if self.first_neighbors.is_some() && self.next_vertex < self.vertices {
+            self.first_buf.push(first);
+        }
+        self.next_vertex += 1;
+        if self.offset_buf.len() == FLUSH_ENTRIES {
+            self.flush_offsets()?;
+        }
+        Ok(())
+    }
+
+    fn flush_offsets(&mut self) -> Result<(), StoreError> {
+        self.offsets.write_values(&self.offset_buf)?;
+        self.offset_buf.clear();
+        if let Some(file) = &mut self.first_neighbors {
+            file.write_values(&self.first_buf)?;
+            self.first_buf.clear();
         }
         Ok(())
     }
@@ -140,18 +176,16 @@ impl CsrWriter {
     pub(crate) fn finish(mut self) -> Result<(Vec<FileEntry>, u64), StoreError> {
         self.flush_arcs()?;
         while self.next_vertex <= self.vertices {
-            self.offset_buf.push(self.arcs);
-            self.next_vertex += 1;
-            if self.offset_buf.len() == FLUSH_ENTRIES {
-                self.offsets.write_values(&self.offset_buf)?;
-                self.offset_buf.clear();
-            }
+            self.start_list(NO_NEIGHBOR)?;
         }
-        self.offsets.write_values(&self.offset_buf)?;
+        self.flush_offsets()?;
         let mut entries = vec![self.offsets.finish()?, self.neighbors.finish()?];
         match self.weights {
             WeightColumn::None => {}
             WeightColumn::I32(file, _) | WeightColumn::F32(file, _) => entries.push(file.finish()?),
+        }
+        if let Some(file) = self.first_neighbors {
+            entries.push(file.finish()?);
         }
         Ok((entries, self.arcs))
     }

@@ -91,6 +91,6 @@ impl HashedFileWriter {
 }
 
 /// The manifest's spelling of a checksum: 16 lowercase hex digits.
-pub(crate) fn format_xxh3(digest: u64) -> String {
+pub fn format_xxh3(digest: u64) -> String {
     format!("{digest:016x}")
 }

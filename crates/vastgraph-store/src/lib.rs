@@ -32,6 +32,7 @@ pub use builder::{BuildOptions, StoreBuilder, MIN_MEMORY_BYTES};
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
 pub use compress::{compress_store, CompressOptions};
 pub use error::StoreError;
+pub use hashed_file::format_xxh3;
 pub use manifest::{Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType};
 pub use reader::{open_manifest, validate_offsets, Advice, Store};
 pub use reorder::{reorder_store, ReorderOptions};

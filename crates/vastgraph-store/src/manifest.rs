@@ -28,7 +28,16 @@ pub mod files {
     pub const IN_NEIGHBOR_CODES: &str = "in_neighbors.bc64";
     /// One original label per line, line i = label of dense id i.
     pub const LABELS: &str = "labels.txt";
+    /// Each vertex's first (smallest) out-neighbour, n LE u32, [`super::NO_NEIGHBOR`] for an
+    /// empty list: 4 bytes a vertex beside the lists, so that an out-of-core pass that needs
+    /// only the first neighbour (BFS's bottom-up step, CC's sampling) reads this file instead of
+    /// the lists. Stores written before it existed lack it and still open; the out-of-core
+    /// kernels then read the lists.
+    pub const FIRST_NEIGHBORS: &str = "first_neighbors.u32";
 }
+
+/// The entry of `files::FIRST_NEIGHBORS` for a vertex without out-arcs (no vertex has this id).
+pub const NO_NEIGHBOR: u32 = u32::MAX;
 
 /// How edge weights are stored. Integer weights are kept exactly (`i32`); any
 /// non-integral or out-of-range weight in the input makes the whole store `f32`.

@@ -13,7 +13,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::hashed_file::format_xxh3;
 use crate::manifest::{
-    files, Codec, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE,
+    files, Codec, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE, NO_NEIGHBOR,
 };
 use crate::pod::{try_cast, Pod};
 use crate::{StoreError, WeightsRef, MAX_VERTICES};
@@ -369,7 +369,53 @@ impl Store {
                 }
             }
         }
-        Ok(())
+        self.validate_first_neighbors()
+    }
+
+    /// The side file of first neighbours, when the store has one, must agree with the lists:
+    /// the out-of-core kernels trust it in place of reading them.
+    fn validate_first_neighbors(&self) -> Result<(), StoreError> {
+        let Some(entry) = self.manifest.file(files::FIRST_NEIGHBORS) else {
+            return Ok(());
+        };
+        let path = self.dir.join(files::FIRST_NEIGHBORS);
+        let firsts = MappedArray::<u32>::open(&path, entry.bytes)?;
+        let lists = self.byte_code();
+        let offsets = self.offsets();
+        let first_of = |v: usize| -> u32 {
+            if offsets[v] == offsets[v + 1] {
+                return NO_NEIGHBOR;
+            }
+            match &lists {
+                None => self.neighbors()[offsets[v] as usize],
+                Some(lists) => {
+                    let mut first = NO_NEIGHBOR;
+                    lists.for_each_in(v as u32, 0, 1, |w| {
+                        first = w;
+                        false
+                    });
+                    first
+                }
+            }
+        };
+        let values = firsts.values();
+        let blocks = values.len().div_ceil(VALIDATION_BLOCK);
+        (0..blocks).into_par_iter().try_for_each(|block| {
+            let start = block * VALIDATION_BLOCK;
+            let end = (start + VALIDATION_BLOCK).min(values.len());
+            match (start..end).find(|&v| values[v] != first_of(v)) {
+                None => Ok(()),
+                Some(v) => Err(StoreError::BadNeighbors {
+                    path: path.clone(),
+                    vertex: v as u64,
+                    reason: format!(
+                        "first neighbour recorded as {}, but the list starts with {}",
+                        values[v],
+                        first_of(v)
+                    ),
+                }),
+            }
+        })
     }
 }
 
@@ -424,6 +470,9 @@ fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
         reason: e.to_string(),
     })
 }
+
+/// Files a manifest may list or not: side files that older stores lack.
+const OPTIONAL_FILES: &[&str] = &[files::FIRST_NEIGHBORS];
 
 /// The files a manifest must list, given its flags.
 fn required_files(manifest: &Manifest) -> Vec<&'static str> {
@@ -481,7 +530,8 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
     let required = required_files(manifest);
     let mut seen = HashSet::new();
     for entry in &manifest.files {
-        if !required.contains(&entry.name.as_str()) {
+        let name = entry.name.as_str();
+        if !required.contains(&name) && !OPTIONAL_FILES.contains(&name) {
             return Err(fail(format!("unexpected file {:?}", entry.name)));
         }
         if !seen.insert(entry.name.as_str()) {
@@ -505,6 +555,7 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
         (files::IN_WEIGHTS_F32, manifest.arcs.checked_mul(4)),
         (files::BYTE_OFFSETS, n_plus_one.checked_mul(8)),
         (files::IN_BYTE_OFFSETS, n_plus_one.checked_mul(8)),
+        (files::FIRST_NEIGHBORS, manifest.vertices.checked_mul(4)),
     ] {
         if seen.contains(name) && Some(entry_bytes(name)) != expected {
             return Err(fail(format!(

@@ -7,7 +7,9 @@ use std::fs::{self, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use common::*;
-use vastgraph_store::{BuildOptions, Store, StoreBuilder, StoreError};
+use vastgraph_store::{
+    compress_store, BuildOptions, CompressOptions, Store, StoreBuilder, StoreError,
+};
 
 /// A small weighted store with a transpose and labels: every kind of file.
 fn full_store(dir: &Path) -> PathBuf {
@@ -103,7 +105,7 @@ fn the_pristine_store_opens_and_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&full_store(dir.path())).unwrap();
     store.verify_checksums().unwrap();
-    assert_eq!(store.manifest().files.len(), 7);
+    assert_eq!(store.manifest().files.len(), 8);
     assert!(store.labels().unwrap().is_some());
 }
 
@@ -343,4 +345,52 @@ fn labels_with_the_wrong_line_count_are_reported() {
     fs::write(&path, text).unwrap();
     let store = Store::open(&copy).unwrap();
     assert!(matches!(store.labels(), Err(StoreError::BadLabels { .. })));
+}
+
+#[test]
+fn first_neighbours_must_agree_with_the_lists_and_may_be_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = full_store(dir.path());
+    let compressed = dir.path().join("compressed");
+    compress_store(&pristine, &compressed, &CompressOptions::default()).unwrap();
+    let offsets = read_u64s(&pristine.join("offsets.u64"));
+    let ids = read_u32s(&pristine.join("neighbors.u32"));
+    // Written by the builder and copied by compress: each list's first id, u32::MAX if empty.
+    let expected: Vec<u32> = (0..offsets.len() - 1)
+        .map(|v| match offsets[v] < offsets[v + 1] {
+            true => ids[offsets[v] as usize],
+            false => u32::MAX,
+        })
+        .collect();
+    for store in [&pristine, &compressed] {
+        assert_eq!(read_u32s(&store.join("first_neighbors.u32")), expected);
+
+        // A vertex whose recorded first neighbour is another of its neighbours.
+        let v = (0..offsets.len() - 1)
+            .find(|&v| offsets[v + 1] >= offsets[v] + 2)
+            .unwrap();
+        let name = store.file_name().unwrap().to_str().unwrap();
+        let wrong = copy_of(store, &format!("wrong-first-{name}"));
+        let mut firsts = expected.clone();
+        firsts[v] = ids[offsets[v] as usize + 1];
+        write_u32s(&wrong.join("first_neighbors.u32"), &firsts);
+        match open_err(&wrong) {
+            StoreError::BadNeighbors { path, vertex, .. } => {
+                assert!(path.ends_with("first_neighbors.u32"));
+                assert_eq!(vertex, v as u64);
+            }
+            other => panic!("unexpected error {other}"),
+        }
+
+        // A store written before the side file existed opens without it.
+        let older = copy_of(store, &format!("older-{name}"));
+        fs::remove_file(older.join("first_neighbors.u32")).unwrap();
+        edit_manifest(&older, |m| {
+            m["files"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|f| f["name"] != "first_neighbors.u32")
+        });
+        Store::open(&older).unwrap().verify_checksums().unwrap();
+    }
 }

@@ -5,8 +5,11 @@
 //!
 //! 1. The lists of a prefix of the vertices, holding about [`PREFIX_ARCS`] of the arcs, link
 //!    every arc. On a skewed graph this joins the hubs and their neighbours into one tree.
-//! 2. Pointer jumping, then 1024 sampled vertices name that giant tree and its root.
-//! 3. The rest of the lists, each read once, of the vertices outside the giant tree only: the
+//! 2. When the store has the side file of first neighbours (4 bytes a vertex), every later
+//!    vertex links its first arc, read from that file: on a skewed graph, and most of all on a
+//!    degree-ordered one, that hangs most vertices under the hubs' tree (Afforest's sampling).
+//! 3. Pointer jumping, then 1024 sampled vertices name that giant tree and its root.
+//! 4. The rest of the lists, each read once, of the vertices outside the giant tree only: the
 //!    others are left out of the scan's active set, so their bytes are not even looked at (and
 //!    a stretch of the file holding only their lists, a hub's say, is not read). A vertex links
 //!    its arcs in order and stops as soon as it hangs straight under the giant root; on a
@@ -15,9 +18,10 @@
 //! Sound because every edge is stored from both ends, and every vertex either links all its
 //! arcs or ends in the giant tree (which only grows): of an edge's two ends, either both end
 //! in the giant tree, or one of them linked the edge. A vertex in the prefix linked all its
-//! arcs in step 1.
+//! arcs in step 1, and a vertex with one arc in step 2, so step 4 leaves both out.
 //!
-//! The two scans read disjoint ranges of the file, so together they are at most one pass. A
+//! The two scans of the lists read disjoint ranges of the file, so together they are at most
+//! one pass. A
 //! directed graph (no reverse arcs to rely on) links every arc in one scan. Pointer jumping
 //! finally labels every vertex with the smallest id of its component. Links prefetch (see
 //! [`link_all`]): the union-find's random reads of the forest, not the disk, bound the first
@@ -76,10 +80,26 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
     scan(&vertex_range(n, 0..prefix_end), None)?;
     let mut scans = 1;
     if prefix_end < n {
+        // With the side file, every later vertex first links its first arc (Afforest's
+        // sampling), read from 4 bytes a vertex instead of its list.
+        let sampled = g.has_first_neighbors();
+        if sampled {
+            let later = vertex_range(n, prefix_end..n);
+            let record = g
+                .scan_first_neighbors(&later, |v, first| {
+                    link_all(&comp, v, &[first], None);
+                })
+                .map_err(|e| io_error(ALGORITHM, e))?;
+            linked.fetch_add(record.arcs_processed, Relaxed);
+        }
         compress(&comp);
         let giant = most_frequent_root(&comp, CcParams::default().seed);
-        // The vertices outside the giant tree (their forest entries are compressed).
-        let outside = vertices_where(n, prefix_end..n, |v| comp[v].load(Relaxed) != giant);
+        // The vertices outside the giant tree (their forest entries are compressed) with arcs
+        // not yet linked: a vertex with one arc linked it in the sampling.
+        let linked_arcs = u64::from(sampled);
+        let outside = vertices_where(n, prefix_end..n, |v| {
+            offsets[v + 1] - offsets[v] > linked_arcs && comp[v].load(Relaxed) != giant
+        });
         scan(&outside, Some(giant))?;
         scans += 1;
     }
@@ -91,7 +111,8 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
         .filter(|&(v, &l)| v as Vertex == l)
         .count() as u64;
     let stats = RunStats {
-        // One per scan (each reads its own part of the file): the iteration records' count.
+        // One per scan of the lists (each reads its own part of the file): the iteration
+        // records, but for the side file's.
         iterations: scans,
         edges_traversed: linked.into_inner(),
         ..Default::default()

@@ -40,8 +40,9 @@ pub fn state_bytes(name: &str, n: u64, p: &Params) -> Option<u64> {
     let bitmap = n.div_ceil(64) * 8;
     Some(match name {
         // Distances (with the parents packed in, symmetric), frontier, next and unvisited
-        // bitmaps; the parents output adds a word per vertex.
-        "bfs" => 8 * n + 3 * bitmap + if p.parents { 8 * n } else { 0 },
+        // bitmaps, and the pull's vertices left after the first neighbours; the parents
+        // output adds a word per vertex.
+        "bfs" => 8 * n + 4 * bitmap + if p.parents { 8 * n } else { 0 },
         "sssp" => 8 * n + 2 * bitmap,
         // One union-find word per vertex (becomes the labels), the all-vertices bitmap.
         "cc" => 4 * n + bitmap,

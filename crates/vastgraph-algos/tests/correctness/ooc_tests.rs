@@ -8,7 +8,7 @@ use vastgraph_algos::ooc;
 use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
     BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions, ScanSpec,
-    MAX_CACHED_ARCS,
+    FIRST_NEIGHBORS_MODE, MAX_CACHED_ARCS,
 };
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
 
@@ -180,11 +180,18 @@ fn bfs_matches_in_memory_in_every_mode_with_and_without_reentry() {
                         let pulls = pulls.and_then(|p| p.as_u64()).unwrap_or(0);
                         assert_eq!(pulls > 0, symmetric && source == 0, "{what}: {pulls} pulls");
                         let modes = io["iteration_modes"].as_array().unwrap();
+                        // The side file of first neighbours is read by the first pull only.
+                        let firsts = modes.iter().filter(|&m| m == FIRST_NEIGHBORS_MODE).count();
+                        assert_eq!(firsts, usize::from(pulls > 0), "{what}: {modes:?}");
+                        let lists = modes.iter().filter(|&m| m != FIRST_NEIGHBORS_MODE);
                         if mode != IoMode::Adaptive {
-                            assert!(modes.iter().all(|m| m == mode.name()), "{what}: {modes:?}");
+                            assert!(lists.clone().all(|m| m == mode.name()), "{what}: {modes:?}");
                         }
                         // The cost model estimates a mode only where it may run.
                         for record in io["iterations"].as_array().unwrap() {
+                            if record["mode"] == FIRST_NEIGHBORS_MODE {
+                                continue;
+                            }
                             for m in [IoMode::Selective, IoMode::Streaming] {
                                 let estimated = record[m.name()]["seconds"].is_f64();
                                 let may_run = mode == IoMode::Adaptive || mode == m;
@@ -667,4 +674,146 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
         &out_of_core(&g, "pagerank", &params).0,
         "pagerank at the minimum budget",
     );
+}
+
+/// Removes the side file of first neighbours from a store, as if it had been written before
+/// the file existed.
+fn without_first_neighbors(dir: &Path) {
+    std::fs::remove_file(dir.join("first_neighbors.u32")).unwrap();
+    let path = dir.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest["files"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|f| f["name"] != "first_neighbors.u32");
+    std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+}
+
+/// BFS's first pull and CC's sampling read the side file of first neighbours and give the
+/// in-memory results, with fewer list bytes read than the same runs on a store without it
+/// (which still work, reading the lists). Raw and compressed stores alike.
+#[test]
+fn bfs_and_cc_settle_vertices_from_the_first_neighbours() {
+    let tmp = tempfile::tempdir().unwrap();
+    for codec in [Codec::Raw, Codec::StreamVByte64] {
+        let dir = tmp.path().join(codec.name());
+        build_from(&dir, &edges(20_000, 60_000, 31), true, false, codec);
+        let params = Params {
+            source: Some(0),
+            ..Default::default()
+        };
+        let runs = |algorithm: &str| -> Vec<(Values, serde_json::Value)> {
+            MODES
+                .iter()
+                .map(|&mode| {
+                    out_of_core(
+                        &open(&dir, algorithm, mode, 5, BackendChoice::Auto),
+                        algorithm,
+                        &params,
+                    )
+                })
+                .collect()
+        };
+        // The bytes of lists read by the pass that the side file makes smaller (bfs's first
+        // pull, cc's scan outside the giant tree): the one after the side file's, or the
+        // pass in its place on a store without it.
+        let pass = |io: &serde_json::Value, firsts_at: usize, with: bool, what: &str| -> u64 {
+            let pass = if with { firsts_at + 1 } else { firsts_at };
+            io["iterations"][pass][what].as_u64().unwrap()
+        };
+        let algorithms = ["bfs", "cc"];
+        let wants: Vec<Values> = algorithms
+            .iter()
+            .map(|a| in_memory(&dir, a, &params))
+            .collect();
+        let with: Vec<_> = algorithms.iter().map(|a| runs(a)).collect();
+        without_first_neighbors(&dir);
+        for ((algorithm, want), with) in algorithms.iter().zip(&wants).zip(with) {
+            for (mode, ((got, io), (got_without, io_without))) in
+                MODES.iter().zip(with.iter().zip(runs(algorithm)))
+            {
+                let what = format!("{algorithm} {codec:?} {mode:?}");
+                assert_same(want, got, &what);
+                assert_same(want, &got_without, &format!("{what} without the side file"));
+                let firsts = |io: &serde_json::Value| {
+                    io["iteration_modes"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|&m| m == FIRST_NEIGHBORS_MODE)
+                        .count()
+                };
+                assert_eq!((firsts(io), firsts(&io_without)), (1, 0), "{what}");
+                let at = io["iteration_modes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .position(|m| m == FIRST_NEIGHBORS_MODE)
+                    .unwrap();
+                let active = pass(io, at, true, "active_vertices");
+                let active_without = pass(&io_without, at, false, "active_vertices");
+                assert!(
+                    active < active_without,
+                    "{what}: {active} lists to read, {active_without} without"
+                );
+                // Fewer lists: fewer pages, where only their pages are read (bfs's selective
+                // pull). A stream skips only chunks without any (cc's scan always streams),
+                // and the adaptive choice may stream.
+                let read = pass(io, at, true, "bytes_read");
+                let read_without = pass(&io_without, at, false, "bytes_read");
+                let fewer = match mode {
+                    IoMode::Selective if *algorithm == "bfs" => read < read_without,
+                    IoMode::Adaptive => true,
+                    _ => read <= read_without,
+                };
+                assert!(
+                    fewer,
+                    "{what}: {read} bytes of lists read with the side file, {read_without} without"
+                );
+            }
+        }
+    }
+}
+
+/// A damaged side file ends the run with an error naming it, never a wrong answer: a value
+/// that is no vertex is caught as it is read (cc's sampling reads the damaged vertex's; bfs's
+/// pull may not, and then the checksum catches it), another vertex's id by the checksum.
+#[test]
+fn a_damaged_first_neighbour_file_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 20_000u32;
+    let params = Params {
+        source: Some(0),
+        ..Default::default()
+    };
+    for (value, needle) in [(n + 5, "first neighbour is recorded as"), (3, "checksum")] {
+        let dir = tmp.path().join(format!("g{value}"));
+        build(&dir, n, true, false, 32);
+        // A vertex with arcs far from the hubs.
+        let v = 15_000usize;
+        assert!(
+            Store::open(&dir).unwrap().offsets()[v + 1] > Store::open(&dir).unwrap().offsets()[v]
+        );
+        let path = dir.join("first_neighbors.u32");
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[4 * v..4 * v + 4].copy_from_slice(&value.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        for algorithm in ["bfs", "cc"] {
+            let g = open(&dir, algorithm, IoMode::Adaptive, 5, BackendChoice::Auto);
+            let Err(e) = ooc::run(algorithm, &g, &params, false) else {
+                panic!("{algorithm}: the damaged side file went unnoticed ({value} at {v})");
+            };
+            let e = format!("{e:#}");
+            let needle = if algorithm == "bfs" && value >= n {
+                "first_neighbors.u32"
+            } else {
+                needle
+            };
+            assert!(
+                e.contains("first_neighbors.u32") && e.contains(needle),
+                "{algorithm}: {e}"
+            );
+        }
+    }
 }

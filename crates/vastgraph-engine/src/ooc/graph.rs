@@ -72,6 +72,8 @@ pub struct OocGraph {
     pub(crate) long_spans: (usize, usize),
     pub(crate) long_buffers: Mutex<LongListBuffers>,
     pub(crate) weights: Option<(DataFile, WeightType)>,
+    /// The side file of first neighbours, when the store has one (see `first_neighbors.rs`).
+    pub(crate) first_neighbors: Option<DataFile>,
     pub(crate) io: Mutex<IoEngine>,
     pub(crate) profile: DeviceProfile,
     pub(crate) options: OocOptions,
@@ -156,6 +158,13 @@ impl OocGraph {
             (2, None) => anyhow::bail!("{}: the store has no weights", dir.display()),
             _ => None,
         };
+        let first_neighbors = match manifest.file(files::FIRST_NEIGHBORS) {
+            Some(_) => Some(DataFile::open(
+                &dir.join(files::FIRST_NEIGHBORS),
+                options.direct,
+            )?),
+            None => None,
+        };
         let mut engine = IoEngine::new(
             IoConfig {
                 buffer_bytes: plan.buffer_bytes,
@@ -202,6 +211,7 @@ impl OocGraph {
             long_spans,
             long_buffers: Mutex::new(LongListBuffers::default()),
             weights,
+            first_neighbors,
             io: Mutex::new(engine),
             profile,
             options,

@@ -17,6 +17,7 @@
 
 mod bits;
 mod cache;
+mod first_neighbors;
 mod graph;
 mod memory_plan;
 mod offsets;
@@ -25,6 +26,7 @@ mod scan;
 
 pub use bits::{any_in_range, take_range};
 pub use cache::MAX_CACHED_ARCS;
+pub use first_neighbors::FIRST_NEIGHBORS_MODE;
 pub use graph::{long_list_reserve, OocGraph, OocOptions};
 pub use memory_plan::{BudgetError, MemoryPlan, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ModeEstimate, ScanSpec, Weights};

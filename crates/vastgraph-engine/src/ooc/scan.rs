@@ -568,7 +568,7 @@ fn check_ids(g: &OocGraph, ids: &[Vertex], first_arc: u64) -> io::Result<()> {
 /// Reinterprets loaded little-endian bytes as 4-byte values (the store enforces a little-endian
 /// host). Buffers are page-aligned and every piece starts at an arc boundary, so the bytes are
 /// 4-aligned; anything else is a bug, not bad input.
-fn cast<T: Copy + 'static>(bytes: &[u8]) -> &[T] {
+pub(crate) fn cast<T: Copy + 'static>(bytes: &[u8]) -> &[T] {
     debug_assert_eq!(std::mem::size_of::<T>(), 4);
     // SAFETY: T is u32, i32 or f32: every bit pattern is a valid value.
     let (head, values, tail) = unsafe { bytes.align_to::<T>() };

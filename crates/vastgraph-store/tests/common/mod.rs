@@ -149,6 +149,18 @@ pub fn assert_store_matches(dir: &Path, want: &Expected, opts: &BuildOptions) {
         as_stored(&want.out_edges, want.weight_type),
         "out-edges"
     );
+    // The side file of first neighbours: each list's first id, u32::MAX for an empty list.
+    let firsts: Vec<u32> = std::fs::read(dir.join("first_neighbors.u32"))
+        .expect("first_neighbors.u32")
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let want_firsts: Vec<u32> = want
+        .out_edges
+        .iter()
+        .map(|list| list.first().map_or(u32::MAX, |&(v, _)| v))
+        .collect();
+    assert_eq!(firsts, want_firsts, "first neighbours");
     let transpose = opts.transpose && !opts.symmetrize;
     assert_eq!(m.has_transpose, transpose);
     if transpose {
