@@ -20,6 +20,7 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         mode: args.io_mode,
         max_reentries: args.mrt,
         backend: args.io_backend,
+        recalibrate: args.recalibrate,
         ..Default::default()
     };
     let opened = Instant::now();

@@ -99,6 +99,11 @@ pub struct RunArgs {
     /// Out of core: I/O backend: auto (io_uring, else a pread thread pool), uring, pread.
     #[arg(long, default_value = "auto", requires = "memory")]
     pub io_backend: vastgraph_engine::ooc::BackendChoice,
+    /// Out of core: measure the disk's bandwidth and IOPS again (about a second) and replace
+    /// the profile cached in $XDG_CACHE_HOME/vastgraph/devices.json, e.g. when it was measured
+    /// while the disk was busy.
+    #[arg(long, requires = "memory")]
+    pub recalibrate: bool,
 }
 
 impl RunArgs {

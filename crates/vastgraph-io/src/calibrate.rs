@@ -72,8 +72,14 @@ pub fn cache_path() -> Option<PathBuf> {
 }
 
 /// The cached profile of `file`'s device, or a fresh measurement (then cached; a cache that
-/// cannot be written is only logged).
-pub fn load_or_calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<DeviceProfile> {
+/// cannot be written is only logged). With `remeasure`, the device is measured again and the
+/// cached profile replaced: a measurement taken while the disk was busy (say, right after a
+/// large write) would otherwise steer every later run's cost model.
+pub fn load_or_calibrate(
+    file: &DataFile,
+    engine: &mut IoEngine,
+    remeasure: bool,
+) -> io::Result<DeviceProfile> {
     let key = device_key(file)?;
     let path = cache_path();
     let mut cache: BTreeMap<String, CacheEntry> = path
@@ -81,7 +87,7 @@ pub fn load_or_calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<D
         .and_then(|p| std::fs::read(p).ok())
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
         .unwrap_or_default();
-    if let Some(entry) = cache.get(&key) {
+    if let Some(entry) = cache.get(&key).filter(|_| !remeasure) {
         log::info!(
             "device {key}: cached profile {:.0} MB/s sequential, {:.0} random reads/s",
             entry.profile.sequential_bytes_per_second / 1e6,

@@ -112,6 +112,7 @@ fn try_open(
             backend,
             direct: true,
             profile: Some(PROFILE),
+            recalibrate: false,
         },
     )
 }
@@ -486,6 +487,7 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
         backend: BackendChoice::Auto,
         direct: true,
         profile: Some(PROFILE),
+        recalibrate: false,
     };
     for algorithm in ["bfs", "sssp"] {
         let refused = ooc::open_within_budget(&packed, algorithm, &params, 64 << 10, options());

@@ -33,6 +33,8 @@ pub struct OocOptions {
     pub direct: bool,
     /// The device's numbers for the cost model; None measures them (once per device, cached).
     pub profile: Option<DeviceProfile>,
+    /// Measure the device again even when its profile is cached, and cache the new one.
+    pub recalibrate: bool,
 }
 
 impl Default for OocOptions {
@@ -43,6 +45,7 @@ impl Default for OocOptions {
             backend: BackendChoice::Auto,
             direct: true,
             profile: None,
+            recalibrate: false,
         }
     }
 }
@@ -177,9 +180,9 @@ impl OocGraph {
         let profile = match options.profile {
             Some(p) => p,
             None if neighbors.len() < vastgraph_io::ALIGN as u64 => NOMINAL_PROFILE,
-            None => load_or_calibrate(&neighbors, &mut engine).with_context(|| {
-                format!("measuring the device of {}", neighbors.path().display())
-            })?,
+            None => load_or_calibrate(&neighbors, &mut engine, options.recalibrate).with_context(
+                || format!("measuring the device of {}", neighbors.path().display()),
+            )?,
         };
         log::info!(
             "out-of-core: {} store, {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, long lists {} MiB, room for short lists {} MiB, budget {} MiB",

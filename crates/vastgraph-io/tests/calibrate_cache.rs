@@ -1,0 +1,74 @@
+//! The device profile is measured once and cached per device; a cached profile is used as it is
+//! until a run asks to measure again, which replaces it.
+
+use std::collections::BTreeMap;
+
+use vastgraph_io::{
+    cache_path, device_key, load_or_calibrate, BackendChoice, DataFile, IoConfig, IoEngine,
+};
+
+/// One test in this binary: it sets XDG_CACHE_HOME for the whole process.
+#[test]
+fn a_cached_profile_is_used_until_a_run_asks_to_measure_again() {
+    let cache_home = tempfile::tempdir().unwrap();
+    std::env::set_var("XDG_CACHE_HOME", cache_home.path());
+    let path = cache_path().unwrap();
+    assert!(path.starts_with(cache_home.path()));
+
+    // Only a file of 1 GiB or more measures the device (a smaller one may sit in a cache below
+    // the file system). A sparse file costs no disk space; its holes read back as zeros.
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let data = dir.path().join("data");
+    std::fs::File::create(&data)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let file = DataFile::open(&data, true).unwrap();
+    if !file.is_direct() {
+        eprintln!("skipped: the temporary directory does not allow O_DIRECT, so nothing is cached");
+        return;
+    }
+    let mut engine = IoEngine::new(
+        IoConfig {
+            buffer_bytes: 1 << 20,
+            depth: 8,
+            backend: BackendChoice::Auto,
+        },
+        1,
+    )
+    .unwrap();
+    let key = device_key(&file).unwrap();
+    let cached = || -> BTreeMap<String, serde_json::Value> {
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+    };
+
+    let measured = load_or_calibrate(&file, &mut engine, false).unwrap();
+    assert!(measured.sequential_bytes_per_second > 0.0 && measured.random_reads_per_second > 0.0);
+    assert_eq!(cached()[&key]["file"], data.display().to_string());
+
+    // A profile measured at a bad moment: used as it is by the next runs...
+    let mut entries = cached();
+    entries.get_mut(&key).unwrap()["profile"] = serde_json::json!({
+        "sequential_bytes_per_second": 1.0e6,
+        "random_reads_per_second": 10.0,
+    });
+    std::fs::write(&path, serde_json::to_vec(&entries).unwrap()).unwrap();
+    let stale = load_or_calibrate(&file, &mut engine, false).unwrap();
+    assert_eq!(
+        (
+            stale.sequential_bytes_per_second,
+            stale.random_reads_per_second
+        ),
+        (1.0e6, 10.0)
+    );
+
+    // ...until one measures again, which replaces it in the cache.
+    let fresh = load_or_calibrate(&file, &mut engine, true).unwrap();
+    assert_ne!(fresh, stale);
+    let profile = &cached()[&key]["profile"];
+    assert_eq!(
+        profile["sequential_bytes_per_second"].as_f64().unwrap(),
+        fresh.sequential_bytes_per_second
+    );
+    assert_eq!(load_or_calibrate(&file, &mut engine, false).unwrap(), fresh);
+}
