@@ -72,6 +72,9 @@ fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<O
     let mut direction = Direction::Push;
     let mut scout = g.degree(source) as u64;
     let mut unexplored = g.num_arcs();
+    // The arcs of the unvisited vertices' lists (what a pull would read), kept from the
+    // frontiers' degree sums rather than summed over the unvisited at each pull.
+    let mut unvisited_arcs = g.num_arcs() - scout;
     let mut awake = 1usize;
     let mut depth = 0i64;
     let (mut edges, mut directions) = (0u64, Vec::new());
@@ -86,7 +89,15 @@ fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<O
                 unexplored = unexplored.saturating_sub(scout);
                 push(g, &reached, &front, &next, depth)?
             }
-            Direction::Pull => pull(g, &reached, &unvisited, &front, &next, depth)?,
+            Direction::Pull => pull(
+                g,
+                &reached,
+                &unvisited,
+                unvisited_arcs,
+                &front,
+                &next,
+                depth,
+            )?,
         };
         directions.push(match direction {
             Direction::Push => "push",
@@ -97,6 +108,7 @@ fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<O
         remove(&unvisited, &front);
         awake = front.count_ones();
         scout = degree_sum(g, &front);
+        unvisited_arcs -= scout;
         if direction == Direction::Pull && awake < before && awake <= n / BETA {
             direction = Direction::Push;
             // As in memory: the level after a pull phase is a push, whatever its out-degree.
@@ -170,6 +182,7 @@ fn pull(
     g: &OocGraph,
     reached: &[AtomicU64],
     unvisited: &Bitmap,
+    unvisited_arcs: u64,
     front: &Bitmap,
     next: &Bitmap,
     depth: i64,
@@ -177,7 +190,7 @@ fn pull(
     let n = g.num_vertices() as u64;
     let mut arcs = 0;
     let rest;
-    let to_read = if g.has_first_neighbors() && degree_sum(g, unvisited) > SETTLE_FIRST_ARCS * n {
+    let to_read = if g.has_first_neighbors() && unvisited_arcs > SETTLE_FIRST_ARCS * n {
         let record = g
             .scan_first_neighbors(unvisited, |v, first| {
                 if front.get(first as usize) {
