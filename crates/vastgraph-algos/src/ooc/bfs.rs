@@ -233,7 +233,8 @@ fn pull(
 
 /// Arcs a vertex of the graph that the unvisited vertices' lists must hold before a pull reads
 /// the first neighbours first: the side file holds one id a vertex, and a level whose lists are
-/// short or cached (the pulls after the first) is cheaper to read directly.
+/// short or cached (on Kronecker graphs, every pull after the first) is cheaper to read
+/// directly.
 const SETTLE_FIRST_ARCS: u64 = 2;
 
 /// The unvisited vertices that the first neighbours did not settle (not in `settled`). Those
