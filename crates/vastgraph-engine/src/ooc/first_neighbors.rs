@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use rayon::prelude::*;
-use vastgraph_io::{DataFile, Extent, MAX_PARTS};
+use vastgraph_io::{Extent, MAX_PARTS};
 use vastgraph_store::manifest::{files, NO_NEIGHBOR};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -36,11 +36,6 @@ impl OocGraph {
     /// existed do not).
     pub fn has_first_neighbors(&self) -> bool {
         self.first_neighbors.is_some()
-    }
-
-    /// Bytes a pass over the first neighbours reads (0 without the file).
-    pub fn first_neighbors_bytes(&self) -> u64 {
-        self.first_neighbors.as_ref().map_or(0, DataFile::len)
     }
 
     /// Reads the whole side file of first neighbours and calls `visit(v, first)` for each
@@ -84,7 +79,7 @@ impl OocGraph {
         // The pool reads one file per part; the other parts' ranges stay empty.
         let parts = vec![file; self.plan.files];
         let mut hasher = Xxh3::new();
-        let settled = AtomicU64::new(0);
+        let handed = AtomicU64::new(0);
         let compute = |offset: u64, bytes: &[u8]| -> io::Result<()> {
             let first_vertex = (offset / 4) as usize;
             let firsts: &[u32] = cast(bytes);
@@ -113,7 +108,7 @@ impl OocGraph {
                         visit(v, first);
                         visited += 1;
                     });
-                    settled.fetch_add(visited, Relaxed);
+                    handed.fetch_add(visited, Relaxed);
                     match bad {
                         None => Ok(()),
                         Some((v, first)) => Err(io::Error::new(
@@ -154,7 +149,7 @@ impl OocGraph {
             bytes_read: totals.bytes_read,
             requests: totals.requests,
             bytes_needed: len,
-            arcs_processed: settled.into_inner(),
+            arcs_processed: handed.into_inner(),
             reentries: 0,
             cached_vertices: 0,
             cached_bytes: 0,
@@ -162,17 +157,13 @@ impl OocGraph {
             io_wait_seconds: totals.wait_seconds,
             compute_seconds: totals.compute_seconds,
         };
-        log::info!(
-            "iteration {}: {} active; first neighbours read ({} KiB in {:.3} s, waiting {:.3} s)",
-            self.records.lock().map_or(0, |r| r.len()),
+        let summary = format!(
+            "{} active; first neighbours read ({} KiB in {:.3} s, waiting {:.3} s)",
             record.active_vertices,
             record.bytes_read >> 10,
             record.seconds,
             record.io_wait_seconds,
         );
-        if let Ok(mut records) = self.records.lock() {
-            records.push(record.clone());
-        }
-        Ok(record)
+        Ok(self.keep_record(record, &summary))
     }
 }

@@ -211,10 +211,9 @@ impl OocGraph {
             compute_seconds: (totals.compute_seconds - apart.seconds()).max(0.0),
         };
         let shown = |e: &Option<ModeEstimate>| e.map_or("not estimated".into(), |e| e.to_string());
-        log::info!(
-            "iteration {}: {} active; selective {}, streaming {} -> {}; read {} KiB in {:.3} s \
-             (waiting {:.3} s), {} reentries, {} lists ({} KiB) from the cache",
-            self.records.lock().map_or(0, |r| r.len()),
+        let summary = format!(
+            "{} active; selective {}, streaming {} -> {}; read {} KiB in {:.3} s (waiting \
+             {:.3} s), {} reentries, {} lists ({} KiB) from the cache",
             record.active_vertices,
             shown(&record.selective),
             shown(&record.streaming),
@@ -226,10 +225,18 @@ impl OocGraph {
             record.cached_vertices,
             record.cached_bytes >> 10
         );
-        if let Ok(mut records) = self.records.lock() {
+        Ok(self.keep_record(record, &summary))
+    }
+
+    /// Logs a pass's `summary` under its iteration number and adds its record to the run's.
+    pub(crate) fn keep_record(&self, record: IterationRecord, summary: &str) -> IterationRecord {
+        let mut records = self.records.lock().ok();
+        let index = records.as_ref().map_or(0, |r| r.len());
+        log::info!("iteration {index}: {summary}");
+        if let Some(records) = &mut records {
             records.push(record.clone());
         }
-        Ok(record)
+        record
     }
 
     /// Processes one loaded piece: the lists of the vertices of `to_read` in it, then reentry;
