@@ -193,15 +193,29 @@ pub(crate) fn frontier_passes<R>(
     algorithm: &'static str,
     source: Vertex,
     relax: R,
+    after_pass: impl FnMut() -> Result<(), AlgoError>,
+) -> Result<(u64, u64), AlgoError>
+where
+    R: Fn(Vertex, &[Vertex], Weights<'_>, &Bitmap) + Sync,
+{
+    let mut active = Bitmap::new(g.num_vertices());
+    active.set(source as usize);
+    frontier_passes_from(g, algorithm, active, relax, after_pass)
+}
+
+/// [`frontier_passes`] from the vertices of `active` rather than from one source (bfs goes on
+/// from a level-synchronous frontier this way).
+pub(crate) fn frontier_passes_from<R>(
+    g: &OocGraph,
+    algorithm: &'static str,
+    mut active: Bitmap,
+    relax: R,
     mut after_pass: impl FnMut() -> Result<(), AlgoError>,
 ) -> Result<(u64, u64), AlgoError>
 where
     R: Fn(Vertex, &[Vertex], Weights<'_>, &Bitmap) + Sync,
 {
-    let n = g.num_vertices();
-    let mut active = Bitmap::new(n);
-    let mut activated = Bitmap::new(n);
-    active.set(source as usize);
+    let mut activated = Bitmap::new(g.num_vertices());
     let (mut passes, mut arcs) = (0u64, 0u64);
     while active.count_ones() > 0 {
         passes += 1;

@@ -210,24 +210,40 @@ fn bfs_matches_in_memory_in_every_mode_with_and_without_reentry() {
 #[test]
 fn reentry_needs_fewer_streaming_passes() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("g");
-    // Directed: BFS on a symmetric graph is level-synchronous (push/pull) and never reenters.
-    build(&dir, 20_000, false, false, 3);
-    // The path component: one vertex per level, all in one chunk, 88 levels.
-    let params = Params {
-        source: Some(19_900),
-        ..Default::default()
-    };
-    let passes = |mrt| {
-        let g = open(&dir, "bfs", IoMode::Streaming, mrt, BackendChoice::Auto);
-        ooc::run("bfs", &g, &params, true)
-            .unwrap()
-            .output
-            .stats
-            .iterations
-    };
-    let (without, with) = (passes(0), passes(5));
-    assert!(with < without, "reentry: {with} passes, without: {without}");
+    // Directed: label-correcting from the start. Symmetric: level-synchronous (push/pull, no
+    // reentry) for 16 levels, then label-correcting from the last level, as the path is long.
+    for (symmetric, seed) in [(false, 3), (true, 4)] {
+        let dir = tmp.path().join(format!("g{seed}"));
+        build(&dir, 20_000, symmetric, false, seed);
+        // The path component: one vertex per level, all in one chunk, 89 levels.
+        let params = Params {
+            source: Some(19_900),
+            ..Default::default()
+        };
+        let run = |mrt| {
+            let g = open(&dir, "bfs", IoMode::Streaming, mrt, BackendChoice::Auto);
+            ooc::run("bfs", &g, &params, true).unwrap().output.stats
+        };
+        let (without, with) = (run(0), run(5));
+        let what = format!("symmetric={symmetric}");
+        assert!(
+            with.iterations < without.iterations,
+            "{what}: reentry: {} passes, without: {}",
+            with.iterations,
+            without.iterations
+        );
+        if symmetric {
+            let levels = with.extra["max_depth"].as_u64().unwrap();
+            let correcting = with.extra["label_correcting_passes"].as_u64().unwrap();
+            assert_eq!(levels, 89, "{what}");
+            assert!(correcting > 0, "{what}: never went on label-correcting");
+            assert!(
+                with.iterations < levels,
+                "{what}: {} passes for {levels} levels",
+                with.iterations
+            );
+        }
+    }
 }
 
 /// Lists read by two selective passes are cached and served from memory afterwards: the same
