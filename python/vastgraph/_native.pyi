@@ -47,6 +47,9 @@ def run_algorithm(
     threads: Optional[int] = None,
     verify: bool = False,
     memory: Optional[int] = None,
+    io_mode: Optional[str] = None,
+    mrt: Optional[int] = None,
+    recalibrate: bool = False,
 ) -> Tuple[Optional[np.ndarray], str]: ...
 def convert(
     inputs: Sequence[_Path],

@@ -76,13 +76,18 @@ def run(
     threads: Optional[int] = None,
     memory: Memory = None,
     verify: bool = False,
+    io_mode: Optional[str] = None,
+    mrt: Optional[int] = None,
+    recalibrate: bool = False,
     **params: Any,
 ) -> RunResult:
     """Runs registry algorithm ``algorithm`` (a name from :func:`algorithms`, as in
     ``vastgraph run``) on ``g``. ``params`` are the registry's parameters (source, sources,
     parents, per_vertex, max_iters, tolerance, damping, delta, method, seed, beta, k,
     epsilon, walk_length, every); ``verify=True`` also runs the algorithm's independent
-    verifier (ValueError if it disagrees)."""
+    verifier (ValueError if it disagrees). With ``memory``, an out-of-core run takes
+    ``vastgraph run``'s I/O options: ``io_mode`` ("adaptive", "selective" or "streaming"),
+    ``mrt`` (reentries, default 5) and ``recalibrate`` (measure the disk again)."""
     _check_graph(g)
     unknown = sorted(set(params) - _PARAM_NAMES)
     if unknown:
@@ -93,7 +98,7 @@ def run(
     given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
     values, stats_json = _native.run_algorithm(
         g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
-        memory=budget,
+        memory=budget, io_mode=io_mode, mrt=mrt, recalibrate=bool(recalibrate),
     )
     return RunResult(values, json.loads(stats_json))
 

@@ -398,6 +398,24 @@ def test_memory_budget_runs_out_of_core_with_the_in_memory_result(weighted_symme
         np.testing.assert_array_equal(budgeted.values, in_memory.values)
 
 
+def test_out_of_core_io_options_are_those_of_the_cli(weighted_symmetric_store):
+    g = vg.open(weighted_symmetric_store)
+    want = vg.run(g, "sssp").values
+    for mode in ("selective", "streaming"):
+        for mrt in (0, 5):
+            r = vg.run(g, "sssp", memory="16MiB", io_mode=mode, mrt=mrt)
+            np.testing.assert_array_equal(r.values, want)
+            io = r.stats["out_of_core"]
+            assert io["mode"] == mode and io["max_reentries"] == mrt
+            assert set(io["iteration_modes"]) == {mode}
+            if mrt == 0:
+                assert io["reentries"] == 0
+    with pytest.raises(ValueError, match="unknown I/O mode"):
+        vg.run(g, "bfs", memory="16MiB", io_mode="sequential")
+    with pytest.raises(ValueError, match="give memory="):
+        vg.run(g, "bfs", io_mode="streaming")
+
+
 def test_memory_budget_below_the_vertex_state_or_the_graph_is_refused(tmp_path):
     # Two million vertices: the offsets alone take 16 MiB, more than the smallest budget.
     g = vg.from_edges([0], [2_000_000], path=tmp_path / "wide", symmetrize=True)

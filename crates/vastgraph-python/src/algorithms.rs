@@ -58,7 +58,8 @@ fn values_to_numpy(py: Python<'_>, values: Values) -> PyResult<Bound<'_, PyAny>>
 /// where the graph and its state fit, an error otherwise. Returns the values (None for
 /// algorithms with no per-vertex output) and the run statistics as JSON text.
 #[pyfunction]
-#[pyo3(signature = (store, name, params_json, threads=None, verify=false, memory=None))]
+#[pyo3(signature = (store, name, params_json, threads=None, verify=false, memory=None, io_mode=None, mrt=None, recalibrate=false))]
+#[allow(clippy::too_many_arguments)]
 pub fn run_algorithm<'py>(
     py: Python<'py>,
     store: &Bound<'py, NativeStore>,
@@ -67,6 +68,9 @@ pub fn run_algorithm<'py>(
     threads: Option<usize>,
     verify: bool,
     memory: Option<u64>,
+    io_mode: Option<&str>,
+    mrt: Option<u32>,
+    recalibrate: bool,
 ) -> PyResult<(Option<Bound<'py, PyAny>>, String)> {
     if !ALGORITHMS.iter().any(|a| a.name == name) {
         let known: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
@@ -75,6 +79,22 @@ pub fn run_algorithm<'py>(
             known.join(", ")
         )));
     }
+    // The out-of-core options, as `vastgraph run --io-mode --mrt --recalibrate` takes them.
+    if memory.is_none() && (io_mode.is_some() || mrt.is_some() || recalibrate) {
+        return Err(PyValueError::new_err(
+            "io_mode, mrt and recalibrate apply to out-of-core runs: give memory= too",
+        ));
+    }
+    let defaults = OocOptions::default();
+    let options = OocOptions {
+        mode: match io_mode {
+            Some(mode) => mode.parse().map_err(PyValueError::new_err)?,
+            None => defaults.mode,
+        },
+        max_reentries: mrt.unwrap_or(defaults.max_reentries),
+        recalibrate,
+        ..defaults
+    };
     let params: Params = serde_json::from_str(params_json)
         .map_err(|e| PyValueError::new_err(format!("invalid parameters for {name}: {e}")))?;
     let shared = store.get().store.clone();
@@ -82,13 +102,7 @@ pub fn run_algorithm<'py>(
     let outcome = run_detached(py, threads, move || -> anyhow::Result<_> {
         let threads_used = rayon::current_num_threads();
         if let Some(budget) = memory {
-            let fit = ooc::open_within_budget(
-                shared.dir(),
-                &algorithm,
-                &params,
-                budget,
-                OocOptions::default(),
-            )?;
+            let fit = ooc::open_within_budget(shared.dir(), &algorithm, &params, budget, options)?;
             if let BudgetFit::OutOfCore(graph) = fit {
                 let out = ooc::run(&algorithm, &graph, &params, verify)?;
                 return Ok((out.output, Some(out.io), threads_used));
