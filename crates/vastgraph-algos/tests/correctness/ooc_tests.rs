@@ -246,6 +246,48 @@ fn reentry_needs_fewer_streaming_passes() {
     }
 }
 
+/// A grid's vertices mostly have two neighbours one level closer, so the label-correcting
+/// passes a long symmetric search turns to after 16 levels must keep the smallest parent among
+/// offers that arrive in any order, as the level-synchronous in-memory search does.
+#[test]
+fn a_long_symmetric_bfs_keeps_the_smallest_parents_after_turning_label_correcting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("grid");
+    let side = 80u32;
+    let mut list = Vec::new();
+    for r in 0..side {
+        for c in 0..side {
+            let v = r * side + c;
+            if c + 1 < side {
+                list.push((v, v + 1, 1.0));
+            }
+            if r + 1 < side {
+                list.push((v, v + side, 1.0));
+            }
+        }
+    }
+    build_from(&dir, &list, true, false, Codec::Raw);
+    // From a corner and from the middle of an edge.
+    for source in [0, side / 2] {
+        let params = Params {
+            source: Some(source.into()),
+            parents: true,
+            ..Default::default()
+        };
+        let want = in_memory(&dir, "bfs", &params);
+        for mode in MODES {
+            for mrt in [0, 5] {
+                let g = open(&dir, "bfs", mode, mrt, BackendChoice::Auto);
+                let out = ooc::run("bfs", &g, &params, true).unwrap();
+                let what = format!("src={source} {mode:?} mrt={mrt}");
+                assert_same(&want, out.output.values.as_ref().unwrap(), &what);
+                let correcting = out.output.stats.extra["label_correcting_passes"].as_u64();
+                assert!(correcting.unwrap() > 0, "{what}");
+            }
+        }
+    }
+}
+
 /// Lists read by two selective passes are cached and served from memory afterwards: the same
 /// distances (bfs; sssp, whose weights come from the cache too). bfs's passes do not depend on
 /// thread timing, so there the cache must save reads, and a second run on the same graph,
