@@ -158,7 +158,7 @@ fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<O
 /// still sparse this deep has a long diameter (a road network: Luxembourg's has 951 levels),
 /// and one synchronous pass a level reads the pages of a few hundred vertices each time, at
 /// the disk's latency. Label-correcting passes with reentry settle many levels per pass inside
-/// each loaded range (on Luxembourg, 183 passes instead of 951 levels, a fifth of the bytes).
+/// each loaded range (on Luxembourg, 180–250 passes instead of 951 levels, a fifth of the bytes).
 /// Kronecker and web graphs finish or turn to pulling well before.
 const DEEP_LEVELS: i64 = 16;
 
