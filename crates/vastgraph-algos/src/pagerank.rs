@@ -222,6 +222,20 @@ impl ListVisitor for Pull<'_> {
         add_to_lanes(&mut self.lanes, neighbors, self.contrib);
     }
 
+    /// Prefetching pays only when the contributions miss the cache: measured with 20
+    /// iterations, Kronecker 20 (8 MiB of them) compressed went from 1.23 s to 1.01 s, while
+    /// cnr-2000 (2.6 MiB) went from 0.125 s to 0.17 s.
+    fn wants_prefetch(&self) -> bool {
+        std::mem::size_of_val(self.contrib) >= PREFETCH_FROM_BYTES
+    }
+
+    #[inline(always)]
+    fn prefetch(&mut self, neighbors: &[Vertex]) {
+        for &u in neighbors {
+            prefetch_read(self.contrib, u as usize);
+        }
+    }
+
     #[inline(always)]
     fn end_list(&mut self, v: Vertex) {
         let [l0, l1, l2, l3] = std::mem::take(&mut self.lanes);
@@ -229,6 +243,19 @@ impl ListVisitor for Pull<'_> {
         let p = &mut self.scores[v as usize - self.first];
         self.delta += (new - *p).abs();
         *p = new;
+    }
+}
+
+const PREFETCH_FROM_BYTES: usize = 4 << 20;
+
+/// Starts loading `values[i]` into the cache.
+#[inline(always)]
+fn prefetch_read(values: &[f64], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch never faults; the address is computed without dereferencing.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(values.as_ptr().wrapping_add(i) as *const i8) }
     }
 }
 

@@ -373,6 +373,11 @@ unsafe fn visit_lists_ssse3<V: ListVisitor>(
 }
 
 /// [`ByteCodeLists::visit_lists`] with `decoder` for Stream VByte's groups.
+///
+/// Lists are decoded into a batch of about [`BATCH_IDS`] ids, each block prefetched by the
+/// visitor as it is decoded; only then are the batch's lists handed over. Handing each block
+/// over as soon as it is decoded left the decoder's instructions queued behind the visitor's
+/// cache misses on the block before, so misses and decoding took turns.
 #[inline(always)]
 fn visit_lists_with<D: GroupDecoder, V: ListVisitor>(
     decoder: D,
@@ -381,14 +386,111 @@ fn visit_lists_with<D: GroupDecoder, V: ListVisitor>(
     visitor: &mut V,
 ) {
     let n = lists.num_vertices() as u64;
+    if !visitor.wants_prefetch() {
+        for v in vertices {
+            let list = lists.list_bytes(v as usize);
+            let degree = lists.degree(v);
+            decode_blocks_with(decoder, lists.codec, list, v, degree, n, 0, degree, |ids| {
+                visitor.block(ids);
+                true
+            });
+            visitor.end_list(v);
+        }
+        return;
+    }
+    let mut batch = Batch::new();
     for v in vertices {
         let list = lists.list_bytes(v as usize);
         let degree = lists.degree(v);
         decode_blocks_with(decoder, lists.codec, list, v, degree, n, 0, degree, |ids| {
-            visitor.block(ids);
+            visitor.prefetch(ids);
+            if !batch.push(ids) {
+                batch.hand_over(visitor);
+                batch.push(ids);
+            }
             true
         });
-        visitor.end_list(v);
+        if !batch.end_list(v) {
+            batch.hand_over(visitor);
+            batch.end_list(v);
+        }
+    }
+    batch.hand_over(visitor);
+}
+
+/// Ids decoded ahead of the visitor in [`visit_lists_with`].
+const BATCH_IDS: usize = 512;
+/// Lists ended in one batch at most.
+const BATCH_LISTS: usize = 128;
+
+struct Batch {
+    ids: [std::mem::MaybeUninit<u32>; BATCH_IDS],
+    len: usize,
+    /// (end of the list's ids in `ids`, the vertex) of the lists that ended in the batch.
+    ends: [(u32, u32); BATCH_LISTS],
+    lists: usize,
+}
+
+impl Batch {
+    #[inline(always)]
+    fn new() -> Self {
+        Batch {
+            ids: [const { std::mem::MaybeUninit::uninit() }; BATCH_IDS],
+            len: 0,
+            ends: [(0, 0); BATCH_LISTS],
+            lists: 0,
+        }
+    }
+
+    /// Appends a block; false, appending nothing, when it does not fit.
+    #[inline(always)]
+    fn push(&mut self, block: &[u32]) -> bool {
+        let Some(slots) = self.ids.get_mut(self.len..self.len + block.len()) else {
+            return false;
+        };
+        for (slot, &id) in slots.iter_mut().zip(block) {
+            slot.write(id);
+        }
+        self.len += block.len();
+        true
+    }
+
+    /// Records that `v`'s list ended; false when the batch holds as many lists as it can.
+    #[inline(always)]
+    fn end_list(&mut self, v: u32) -> bool {
+        let Some(end) = self.ends.get_mut(self.lists) else {
+            return false;
+        };
+        *end = (self.len as u32, v);
+        self.lists += 1;
+        true
+    }
+
+    /// Hands the batch's lists to `visitor` and empties it. The ids after the last ended list
+    /// (the start of a list that goes on in the next batch) go over as a block of their own;
+    /// as a batch is cut only between blocks, every block but a list's last still holds a
+    /// whole number of blocks of the store.
+    #[inline(always)]
+    fn hand_over<V: ListVisitor>(&mut self, visitor: &mut V) {
+        // SAFETY: slots `..len` were written by `push`, and MaybeUninit<u32> has the layout
+        // of u32.
+        let ids = unsafe {
+            &*(&self.ids[..self.len] as *const [std::mem::MaybeUninit<u32>] as *const [u32])
+        };
+        let mut start = 0;
+        for &(end, v) in &self.ends[..self.lists] {
+            let end = end as usize;
+            if end > start {
+                visitor.block(&ids[start..end]);
+            }
+            visitor.end_list(v);
+            start = end;
+        }
+        if self.len > start {
+            visitor.block(&ids[start..]);
+        }
+        self.len = 0;
+        self.lists = 0;
     }
 }
 

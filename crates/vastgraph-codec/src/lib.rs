@@ -43,6 +43,17 @@ pub trait ListVisitor {
     fn block(&mut self, neighbors: &[u32]);
     /// Vertex `v`'s list ended (every vertex gets this call, an empty list too).
     fn end_list(&mut self, v: u32);
+    /// A hint that `neighbors` will be handed to [`Self::block`] soon: a visitor that reads
+    /// memory at each neighbour (PageRank's contributions) starts fetching it here. A decoder
+    /// calls it as it decodes and hands the blocks over a while later, so that the misses
+    /// overlap the decoding instead of waiting behind it.
+    #[inline(always)]
+    fn prefetch(&mut self, _neighbors: &[u32]) {}
+    /// Whether [`Self::prefetch`] is worth a decoder's while: decoding ahead costs copying
+    /// the ids once more, which only pays when the visitor's reads miss the cache.
+    fn wants_prefetch(&self) -> bool {
+        false
+    }
 }
 pub use encode::{encode_block, encode_block_index, encode_list, encoded_len};
 

@@ -157,19 +157,47 @@ mod tests {
         blocks
     }
 
-    /// Each vertex's list as `visit_lists` hands it over, with the order of the ends.
+    /// Each vertex's list as `visit_lists` hands it over, with the order of the ends. When
+    /// `prefetching`, it asks for prefetches, records them, and checks that every id is
+    /// prefetched before it is handed over and that each block but a list's last is a whole
+    /// number of NEIGHBOR_BLOCKs (so PageRank's 4-lane sums keep their order).
     #[derive(Default)]
     struct Collect {
+        prefetching: bool,
+        prefetched: Vec<Vertex>,
+        handed: usize,
+        /// The length of the current list's last block so far.
+        last_block: usize,
         current: Vec<Vertex>,
         lists: Vec<(Vertex, Vec<Vertex>)>,
     }
 
     impl ListVisitor for Collect {
         fn block(&mut self, neighbors: &[Vertex]) {
+            assert_eq!(
+                self.last_block % NEIGHBOR_BLOCK,
+                0,
+                "a short block mid-list"
+            );
+            self.last_block = neighbors.len();
+            self.handed += neighbors.len();
+            if self.prefetching {
+                assert!(
+                    self.prefetched.len() >= self.handed,
+                    "handed over unprefetched"
+                );
+            }
             self.current.extend_from_slice(neighbors);
         }
         fn end_list(&mut self, v: Vertex) {
+            self.last_block = 0;
             self.lists.push((v, std::mem::take(&mut self.current)));
+        }
+        fn wants_prefetch(&self) -> bool {
+            self.prefetching
+        }
+        fn prefetch(&mut self, neighbors: &[Vertex]) {
+            self.prefetched.extend_from_slice(neighbors);
         }
     }
 
@@ -178,8 +206,46 @@ mod tests {
         vertices: std::ops::Range<Vertex>,
     ) -> Vec<(Vertex, Vec<Vertex>)> {
         let mut collect = Collect::default();
+        adj.visit_lists(vertices.clone(), &mut collect);
+        let lists = collect.lists;
+        let mut collect = Collect {
+            prefetching: true,
+            ..Collect::default()
+        };
         adj.visit_lists(vertices, &mut collect);
-        collect.lists
+        assert_eq!(collect.lists, lists, "prefetching changed the lists");
+        let all: Vec<Vertex> = lists.iter().flat_map(|(_, l)| l.iter().copied()).collect();
+        assert_eq!(
+            collect.prefetched, all,
+            "prefetched other than the lists' ids"
+        );
+        lists
+    }
+
+    #[test]
+    fn prefetching_visits_hand_over_the_same_lists() {
+        // Lists longer than a decoder's batch and a raw chunk, cut mid-list, between runs of
+        // more short lists than a batch ends, and empty lists.
+        let n: Vertex = 3000;
+        let mut edges: Vec<(Vertex, Vertex, f32)> = (1..1500).map(|u| (0, u, 1.0)).collect();
+        edges.extend((0..700).filter(|&u| u != 1000).map(|u| (1000, u, 1.0)));
+        edges.extend(
+            (1..n)
+                .filter(|v| v % 5 != 0)
+                .map(|v| (v, (v * 7 + 1) % n, 1.0)),
+        );
+        let g = InMemoryGraph::from_weighted_edges(n as usize, &edges, false);
+        let raw = g.view();
+        for codec in ListCodec::ALL {
+            let (offsets, byte_offsets, bytes) = encode(codec, raw.out());
+            let lists = ByteCodeLists::new(codec, &offsets, &byte_offsets, &bytes).unwrap();
+            let compressed = Graph::new(CompressedAdjacency::new(lists, None), None, false);
+            for range in [0..n, 0..1, 999..1001, 1..n, 10..400] {
+                let want = visited(raw.out(), range.clone());
+                assert_eq!(want.len(), range.len());
+                assert_eq!(visited(compressed.out(), range.clone()), want, "{range:?}");
+            }
+        }
     }
 
     #[test]

@@ -29,7 +29,9 @@ fn store_error_as(e: &StoreError, message: String) -> PyErr {
     match e {
         StoreError::Io { source, .. } => io_error(source.kind(), message),
         StoreError::DiskFull { .. } => PyOSError::new_err(message),
-        StoreError::MissingFile { .. } => PyFileNotFoundError::new_err(message),
+        StoreError::MissingFile { .. } | StoreError::NotAStore { .. } => {
+            PyFileNotFoundError::new_err(message)
+        }
         StoreError::TargetExists { .. } => PyFileExistsError::new_err(message),
         StoreError::Cancelled => PyKeyboardInterrupt::new_err(message),
         _ => PyValueError::new_err(message),

@@ -22,6 +22,11 @@ pub enum StoreError {
     #[error("{}: missing (the manifest lists it)", path.display())]
     MissingFile { path: PathBuf },
 
+    /// The path holds no manifest: a mistyped path, a store still being written (its
+    /// temporary name), or an edge list where a store was expected.
+    #[error("{}: not a vastgraph store ({reason}; `vastgraph convert` makes one)", path.display())]
+    NotAStore { path: PathBuf, reason: &'static str },
+
     #[error("{}: {actual} bytes, expected {expected} (truncated or altered)", path.display())]
     FileLength {
         path: PathBuf,

@@ -432,7 +432,16 @@ pub fn open_manifest(dir: &Path) -> Result<Manifest, StoreError> {
 fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let path = dir.join(MANIFEST_FILE);
     let file = File::open(&path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => StoreError::MissingFile { path: path.clone() },
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => StoreError::NotAStore {
+            path: dir.to_path_buf(),
+            reason: if dir.is_dir() {
+                "no manifest.json in the directory"
+            } else if dir.exists() {
+                "a file, not a directory"
+            } else {
+                "no such directory"
+            },
+        },
         _ => StoreError::io(&path, e),
     })?;
     let mut text = Vec::new();

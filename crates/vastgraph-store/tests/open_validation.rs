@@ -153,9 +153,18 @@ fn a_missing_file_is_reported() {
         matches!(open_err(&copy), StoreError::MissingFile { path } if path.ends_with("in_neighbors.u32"))
     );
     fs::remove_file(copy.join("manifest.json")).unwrap();
-    assert!(
-        matches!(open_err(&copy), StoreError::MissingFile { path } if path.ends_with("manifest.json"))
-    );
+    let not_a_store = |path: &Path, why: &str| {
+        let e = open_err(path);
+        assert!(matches!(e, StoreError::NotAStore { .. }), "{e}");
+        assert!(e.to_string().contains(why), "{e}");
+        assert!(
+            e.to_string().starts_with(&path.display().to_string()),
+            "{e}"
+        );
+    };
+    not_a_store(&copy, "no manifest.json in the directory");
+    not_a_store(&copy.join("nothing-here"), "no such directory");
+    not_a_store(&copy.join("offsets.u64"), "a file, not a directory");
 }
 
 #[test]
