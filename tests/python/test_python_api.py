@@ -133,8 +133,11 @@ def test_existing_target_needs_overwrite(tmp_path):
 
 
 def test_open_errors_name_the_problem(tmp_path):
-    with pytest.raises(FileNotFoundError, match="manifest.json"):
+    with pytest.raises(FileNotFoundError, match=r"nothing: not a vastgraph store \(no such directory"):
         vg.open(tmp_path / "nothing")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match=r"no manifest.json in the directory"):
+        vg.open(tmp_path / "empty")
     g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g")
     (tmp_path / "g" / "neighbors.u32").write_bytes(b"\0" * 4)
     del g

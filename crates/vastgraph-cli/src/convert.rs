@@ -45,21 +45,26 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let mut options = build.to_json();
     options["format"] = serde_json::json!(args.format.map(|f| f.name()));
     options["relabel"] = serde_json::json!(args.relabel);
-    let build_opts = build.options(&args.target, plan.weighted, "convert", options);
-    let budget = build_opts.memory_bytes;
-    let mut builder = StoreBuilder::create(&args.target.output, build_opts)
-        .with_context(|| format!("cannot create store {}", args.target.output.display()))?;
-    for record in plan.input_records() {
-        builder.add_input(record);
-    }
-    let mut progress = Progress::new("reading", Some(plan.total_bytes()), "bytes", quiet);
-    let summary = vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| progress.set(done))?;
-    progress.finish();
-    let manifest = builder
-        .finish()
-        .with_context(|| format!("building {}", args.target.output.display()))?;
+    let budget = build.memory.unwrap_or_else(crate::size::default_budget);
+    let mut input_edges = 0;
+    let manifest =
+        crate::reorder::build_in_order(&args.target, build.order, budget, "convert", |target| {
+            let build_opts = build.options(target, plan.weighted, "convert", options);
+            let mut builder = StoreBuilder::create(&target.output, build_opts)
+                .with_context(|| format!("cannot create store {}", target.output.display()))?;
+            for record in plan.input_records() {
+                builder.add_input(record);
+            }
+            let mut progress = Progress::new("reading", Some(plan.total_bytes()), "bytes", quiet);
+            let summary =
+                vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| progress.set(done))?;
+            progress.finish();
+            input_edges = summary.edges;
+            builder
+                .finish()
+                .with_context(|| format!("building {}", target.output.display()))
+        })?;
     let secs = started.elapsed().as_secs_f64();
-    let input_edges = summary.edges;
     eprintln!(
         "converted {} input edges into {}: {} vertices, {} arcs ({}, {}) in {:.2} s, {:.2}M edges/s, budget {}, peak RSS {}",
         input_edges,

@@ -137,7 +137,16 @@ fn emit(
                 .unwrap_or_default(),
         );
     }
-    let manifest = build_store(generator, output, target, command, options, quiet)?;
+    let store_target = crate::StoreTarget {
+        output: output.clone(),
+        force: target.force,
+    };
+    let build = &target.build;
+    let memory = build.memory.unwrap_or_else(crate::size::default_budget);
+    let manifest =
+        crate::reorder::build_in_order(&store_target, build.order, memory, command, |t| {
+            build_store(generator, t, target, command, options, quiet)
+        })?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "generated {} edges into {}: {} vertices, {} arcs ({}) in {:.2} s, {:.2}M edges/s, peak RSS {}",
@@ -153,21 +162,20 @@ fn emit(
     Ok(())
 }
 
+/// Builds the store at `store_target` with `target`'s build options (its own output is not
+/// used: with `--order degree` the store is first built elsewhere).
 fn build_store(
     generator: &dyn EdgeGenerator,
-    output: &Path,
+    store_target: &crate::StoreTarget,
     target: &GenerateTarget,
     command: &str,
     options: serde_json::Value,
     quiet: bool,
 ) -> anyhow::Result<Manifest> {
-    let store_target = crate::StoreTarget {
-        output: output.to_path_buf(),
-        force: target.force,
-    };
+    let output = &store_target.output;
     let opts = target
         .build
-        .options(&store_target, generator.weighted(), command, options);
+        .options(store_target, generator.weighted(), command, options);
     let mut builder = StoreBuilder::create(output, opts)
         .with_context(|| format!("cannot create {}", output.display()))?;
     builder.ensure_vertices(generator.num_vertices());
@@ -232,8 +240,20 @@ pub fn kron_store(
             tmp_dir: None,
             compress: false,
             codec: None,
+            order: crate::reorder::VertexOrder::Input,
         },
     };
     let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed });
-    build_store(&generator, path, &target, "quickstart", options, true)
+    let store_target = crate::StoreTarget {
+        output: path.to_path_buf(),
+        force,
+    };
+    build_store(
+        &generator,
+        &store_target,
+        &target,
+        "quickstart",
+        options,
+        true,
+    )
 }

@@ -78,6 +78,7 @@ fn main() -> ExitCode {
             .expect("thread pool is set once");
     }
     signals::install_interrupt_handler();
+    signals::die_quietly_on_closed_pipe();
     let result = match cli.command {
         Command::Convert(a) => convert::run(a, cli.quiet),
         Command::Compress(a) => compress::run(a),
@@ -134,6 +135,11 @@ pub struct BuildArgs {
     /// bytecode64.
     #[arg(long, value_parser = compress::parse_codec)]
     pub codec: Option<vastgraph_store::Codec>,
+    /// Vertex numbering: `input` (the ids as read) or `degree` (renumbered by decreasing
+    /// degree once built, as `vastgraph reorder` does; labels keep the original ids): faster
+    /// traversals on power-law graphs, in memory and out of core.
+    #[arg(long, value_enum, default_value_t = reorder::VertexOrder::Input)]
+    pub order: reorder::VertexOrder,
 }
 
 impl BuildArgs {
@@ -167,6 +173,7 @@ impl BuildArgs {
             "memory": self.memory,
             "compress": self.compress,
             "codec": self.codec().name(),
+            "order": self.order.name(),
         })
     }
 

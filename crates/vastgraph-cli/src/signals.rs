@@ -20,3 +20,12 @@ pub fn install_interrupt_handler() {
         libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
     }
 }
+
+/// A closed pipe ends the process quietly, as it does `cat` or `grep`: `vastgraph info STORE
+/// | head` must not panic in `println!` (Rust ignores SIGPIPE by default, which turns the
+/// closed pipe into a write error).
+pub fn die_quietly_on_closed_pipe() {
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}

@@ -245,6 +245,7 @@ pub fn reorder(
         memory_bytes,
         overwrite,
         command: "reorder".to_string(),
+        carry_provenance: false,
     };
     run_cancellable(py, threads, &BuildProgress::default(), None, || {
         let manifest =

@@ -109,6 +109,9 @@ pub struct StoreBuilder {
     weights_fit_i32: bool,
     inputs: Vec<InputRecord>,
     labels: Option<Labels>,
+    /// What an earlier build of the same graph dropped and read, recorded instead of this
+    /// build's own counts (a reorder of a store just built from the input).
+    inherited: Option<(Dropped, u64)>,
 }
 
 /// The original label of each dense id, written to labels.txt.
@@ -178,6 +181,7 @@ impl StoreBuilder {
             weights_fit_i32: true,
             inputs: Vec::new(),
             labels: None,
+            inherited: None,
         })
     }
 
@@ -264,6 +268,12 @@ impl StoreBuilder {
         self.set_label_source(Labels::Given(labels));
     }
 
+    /// Records `dropped` and `input_edges` (an earlier build's, of the same graph) in the
+    /// manifest instead of this build's own counts.
+    pub(crate) fn inherit_counts(&mut self, dropped: Dropped, input_edges: u64) {
+        self.inherited = Some((dropped, input_edges));
+    }
+
     /// As [`StoreBuilder::set_labels`], from any [`Labels`].
     pub(crate) fn set_label_source(&mut self, labels: Labels) {
         self.ensure_vertices(labels.len() as u64);
@@ -293,6 +303,7 @@ impl StoreBuilder {
             weights_fit_i32,
             inputs,
             labels,
+            inherited,
         } = self;
         if vertices > MAX_VERTICES {
             return Err(StoreError::invalid_input(format!(
@@ -337,10 +348,13 @@ impl StoreBuilder {
             has_transpose: opts.stores_transpose(),
             has_labels: labels.is_some(),
             self_loops_kept: opts.keep_self_loops,
-            dropped: Dropped {
-                self_loops,
-                duplicate_arcs: arcs_pushed - arcs,
-            },
+            dropped: inherited.as_ref().map_or(
+                Dropped {
+                    self_loops,
+                    duplicate_arcs: arcs_pushed - arcs,
+                },
+                |(dropped, _)| dropped.clone(),
+            ),
             files: entries,
             provenance: Provenance {
                 vastgraph_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -351,7 +365,7 @@ impl StoreBuilder {
                     .duration_since(UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs()),
                 build_seconds: started.elapsed().as_secs_f64(),
-                input_edges,
+                input_edges: inherited.map_or(input_edges, |(_, edges)| edges),
             },
         };
         write_manifest(staging.path(), &manifest)?;

@@ -34,6 +34,10 @@ pub struct ReorderOptions {
     pub overwrite: bool,
     /// Provenance: the command that built the store.
     pub command: String,
+    /// Record the source's provenance (its inputs, options, and what its build dropped) as
+    /// the copy's own, with `"order": "degree"` added: for a source built only to be
+    /// reordered (`convert --order degree`), so the copy names the real inputs.
+    pub carry_provenance: bool,
 }
 
 /// The order of the new ids: `order[new] = old`, by decreasing out-degree, ties by old id
@@ -95,16 +99,31 @@ pub fn reorder_store(
         memory_bytes: opts.memory_bytes - maps_bytes - label_bytes,
         overwrite: opts.overwrite,
         command: opts.command.clone(),
-        options_json: serde_json::json!({ "order": "degree", "source": source }),
+        options_json: if opts.carry_provenance {
+            let mut options = manifest.provenance.options.clone();
+            if let Some(o) = options.as_object_mut() {
+                o.insert("order".into(), "degree".into());
+            }
+            options
+        } else {
+            serde_json::json!({ "order": "degree", "source": source })
+        },
         codec: manifest.codec,
         ..Default::default()
     };
     let mut builder = StoreBuilder::create(target, build)?;
-    builder.add_input(InputRecord {
-        path: source.display().to_string(),
-        format: "vastgraph-store".to_string(),
-        bytes: store.file_sizes().iter().map(|(_, b)| b).sum(),
-    });
+    if opts.carry_provenance {
+        for input in &manifest.provenance.inputs {
+            builder.add_input(input.clone());
+        }
+        builder.inherit_counts(manifest.dropped.clone(), manifest.provenance.input_edges);
+    } else {
+        builder.add_input(InputRecord {
+            path: source.display().to_string(),
+            format: "vastgraph-store".to_string(),
+            bytes: store.file_sizes().iter().map(|(_, b)| b).sum(),
+        });
+    }
     builder.ensure_vertices(n as u64);
 
     let offsets = store.offsets();

@@ -18,6 +18,7 @@ fn reorder_opts(memory: u64) -> ReorderOptions {
         memory_bytes: memory,
         overwrite: false,
         command: "test".into(),
+        carry_provenance: false,
     }
 }
 

@@ -356,3 +356,37 @@ fn labels_are_kept_and_used_in_tsv_output() {
     assert_eq!(label_of("dave"), label_of("erin"));
     assert_ne!(label_of("alice"), label_of("dave"));
 }
+
+/// `vastgraph info STORE | head -1` after head has exited: the closed pipe ends the process
+/// quietly (by SIGPIPE, as it does `cat`), not with a panic from `println!`.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("g");
+    let out = vastgraph(&[
+        "convert",
+        &fixture("tiny.tsv"),
+        "-o",
+        store.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut ends = [0; 2];
+    assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+    // SAFETY: both descriptors were just opened by pipe() and are owned here alone.
+    let (reader, writer) = unsafe {
+        (
+            std::fs::File::from_raw_fd(ends[0]),
+            std::fs::File::from_raw_fd(ends[1]),
+        )
+    };
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_vastgraph"))
+        .args(["info", store.to_str().unwrap()])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+}

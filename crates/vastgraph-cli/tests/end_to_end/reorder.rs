@@ -120,3 +120,78 @@ fn a_reordered_store_gives_the_same_answers_per_original_vertex() {
     };
     assert_eq!(tsv(source_s, "before.tsv"), tsv(reordered_s, "after.tsv"));
 }
+
+/// `convert --order degree` is `convert` then `reorder` in one step: the same arrays, but the
+/// manifest names the real input and what its build dropped, and nothing is left behind, also
+/// when the input is bad.
+#[test]
+fn convert_in_degree_order_is_convert_then_reorder() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let edges = path("kron.bin32");
+    // A Kronecker edge list has self-loops and duplicates for the build to drop.
+    ok(&["generate", "kron", "--scale", "10", "--edge-list", &edges]);
+    ok(&["convert", &edges, "--symmetrize", "-o", &path("input")]);
+    ok(&["reorder", &path("input"), "-o", &path("two-steps")]);
+    ok(&[
+        "convert",
+        &edges,
+        "--symmetrize",
+        "--order",
+        "degree",
+        "-o",
+        &path("one-step"),
+    ]);
+    for file in [
+        "offsets.u64",
+        "neighbors.u32",
+        "first_neighbors.u32",
+        "labels.txt",
+    ] {
+        let read = |store: &str| std::fs::read(dir.path().join(store).join(file)).unwrap();
+        assert!(read("two-steps") == read("one-step"), "{file} differs");
+    }
+    let (input, one_step) = (
+        Store::open(&dir.path().join("input")).unwrap(),
+        Store::open(&dir.path().join("one-step")).unwrap(),
+    );
+    let (built, ordered) = (input.manifest(), one_step.manifest());
+    assert!(built.dropped.self_loops + built.dropped.duplicate_arcs > 0);
+    assert_eq!(ordered.dropped, built.dropped);
+    assert_eq!(ordered.provenance.input_edges, built.provenance.input_edges);
+    assert_eq!(ordered.provenance.inputs, built.provenance.inputs);
+    assert_eq!(ordered.provenance.command, "convert");
+    assert_eq!(ordered.provenance.options["order"], "degree");
+
+    // Refused before building when the target exists; a bad input leaves nothing behind.
+    let again = crate::common::vastgraph(&[
+        "convert",
+        &edges,
+        "--order",
+        "degree",
+        "-o",
+        &path("one-step"),
+    ]);
+    assert!(
+        crate::common::stderr(&again).contains("already exists"),
+        "{again:?}"
+    );
+    let bad = crate::common::vastgraph(&[
+        "convert",
+        &crate::common::fixture("bad-line.tsv"),
+        "--order",
+        "degree",
+        "-o",
+        &path("bad"),
+    ]);
+    assert!(
+        crate::common::stderr(&bad).contains("bad-line.tsv:4"),
+        "{bad:?}"
+    );
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["input", "kron.bin32", "one-step", "two-steps"]);
+}
