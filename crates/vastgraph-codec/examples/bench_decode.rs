@@ -6,7 +6,17 @@
 
 use std::time::Instant;
 
-use vastgraph_codec::{encode_list, ByteCodeLists, ListCodec};
+use vastgraph_codec::{encode_list, ByteCodeLists, ListCodec, ListVisitor};
+
+/// Sums every id handed over.
+struct Sum(u64);
+
+impl ListVisitor for Sum {
+    fn block(&mut self, ids: &[u32]) {
+        self.0 = ids.iter().fold(self.0, |s, &u| s.wrapping_add(u as u64));
+    }
+    fn end_list(&mut self, _v: u32) {}
+}
 
 fn read_array<const W: usize>(path: &std::path::Path) -> Vec<[u8; W]> {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -88,7 +98,14 @@ fn main() {
             }
             sum
         });
+        // As PageRank reads them: every list of the range in one call.
+        let visited = time("visited", &|| {
+            let mut sum = Sum(0);
+            lists.visit_lists(0..n as u32, &mut sum);
+            sum.0
+        });
         assert_eq!(raw, decoded);
         assert_eq!(raw, blocks);
+        assert_eq!(raw, visited);
     }
 }
