@@ -35,6 +35,7 @@ def convert(
     threads: Optional[int] = None,
     progress: Any = False,
     compress: bool = False,
+    order: str = "input",
 ) -> Graph:
     """Builds a store from input files, exactly as ``vastgraph convert`` does, and opens it.
 
@@ -59,6 +60,9 @@ def convert(
     compress : store the neighbour lists compressed (``convert --compress``, codec
         ``streamvbyte64``): difference codes in blocks of 64, about a third to two thirds of
         the raw size; every algorithm runs on it.
+    order : ``"input"`` (the ids as read) or ``"degree"``: renumbered by decreasing degree once
+        built, as :func:`reorder` does (``convert --order degree``); the manifest still names
+        the inputs.
 
     Ctrl-C stops the build and removes its temporary files (KeyboardInterrupt).
     """
@@ -76,6 +80,7 @@ def convert(
         "format": format,
         "relabel": bool(relabel),
         "compress": bool(compress),
+        "order": order,
     }
     callback, close = make_progress(progress, "B")
     try:
@@ -94,6 +99,7 @@ def convert(
             progress=callback,
             options_json=json.dumps(options),
             compress=bool(compress),
+            order=order,
         )
     finally:
         close()

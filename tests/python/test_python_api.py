@@ -477,3 +477,22 @@ def test_reorder_renumbers_by_degree_and_keeps_the_answers(tmp_path):
     # A labelled source keeps its labels, renumbered.
     h = vg.from_edges([0, 0, 1], [1, 2, 2], path=tmp_path / "h", labels=["x", "y", "z"])
     assert sorted(vg.reorder(h.path, tmp_path / "hr").labels()) == ["x", "y", "z"]
+
+
+def test_convert_in_degree_order_is_convert_then_reorder(tmp_path):
+    edges = tmp_path / "e.tsv"
+    # A star on 5 joined by a path to a triangle, a self-loop and a duplicate for the build
+    # to drop.
+    edges.write_text("5 0\n5 1\n5 2\n5 4\n0 6\n1 7\n2 3\n3 1\n4 4\n5 0\n")
+    two = vg.reorder(vg.convert(edges, tmp_path / "a", symmetrize=True), tmp_path / "b")
+    one = vg.convert(edges, tmp_path / "c", symmetrize=True, order="degree")
+    np.testing.assert_array_equal(one.offsets, two.offsets)
+    np.testing.assert_array_equal(one.neighbors, two.neighbors)
+    assert one.labels() == two.labels()
+    built = vg.open(tmp_path / "a").manifest
+    assert one.manifest["dropped"] == built["dropped"] == {"self_loops": 1, "duplicate_arcs": 2}
+    assert one.manifest["provenance"]["inputs"] == built["provenance"]["inputs"]
+    assert one.manifest["provenance"]["options"]["order"] == "degree"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "c", "e.tsv"]
+    with pytest.raises(ValueError, match="unknown vertex order"):
+        vg.convert(edges, tmp_path / "d", order="random")

@@ -47,8 +47,17 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     options["relabel"] = serde_json::json!(args.relabel);
     let budget = build.memory.unwrap_or_else(crate::size::default_budget);
     let mut input_edges = 0;
-    let manifest =
-        crate::reorder::build_in_order(&args.target, build.order, budget, "convert", |target| {
+    let manifest = vastgraph_store::build_in_order(
+        &args.target.output,
+        args.target.force,
+        build.order,
+        budget,
+        "convert",
+        |path, force| -> anyhow::Result<_> {
+            let target = &crate::StoreTarget {
+                output: path.to_path_buf(),
+                force,
+            };
             let build_opts = build.options(target, plan.weighted, "convert", options);
             let mut builder = StoreBuilder::create(&target.output, build_opts)
                 .with_context(|| format!("cannot create store {}", target.output.display()))?;
@@ -63,7 +72,8 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
             builder
                 .finish()
                 .with_context(|| format!("building {}", target.output.display()))
-        })?;
+        },
+    )?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "converted {} input edges into {}: {} vertices, {} arcs ({}, {}) in {:.2} s, {:.2}M edges/s, budget {}, peak RSS {}",

@@ -137,16 +137,22 @@ fn emit(
                 .unwrap_or_default(),
         );
     }
-    let store_target = crate::StoreTarget {
-        output: output.clone(),
-        force: target.force,
-    };
     let build = &target.build;
     let memory = build.memory.unwrap_or_else(crate::size::default_budget);
-    let manifest =
-        crate::reorder::build_in_order(&store_target, build.order, memory, command, |t| {
-            build_store(generator, t, target, command, options, quiet)
-        })?;
+    let manifest = vastgraph_store::build_in_order(
+        output,
+        target.force,
+        build.order,
+        memory,
+        command,
+        |path, force| {
+            let store_target = crate::StoreTarget {
+                output: path.to_path_buf(),
+                force,
+            };
+            build_store(generator, &store_target, target, command, options, quiet)
+        },
+    )?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "generated {} edges into {}: {} vertices, {} arcs ({}) in {:.2} s, {:.2}M edges/s, peak RSS {}",
@@ -240,7 +246,7 @@ pub fn kron_store(
             tmp_dir: None,
             compress: false,
             codec: None,
-            order: crate::reorder::VertexOrder::Input,
+            order: vastgraph_store::VertexOrder::Input,
         },
     };
     let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed });

@@ -138,8 +138,8 @@ pub struct BuildArgs {
     /// Vertex numbering: `input` (the ids as read) or `degree` (renumbered by decreasing
     /// degree once built, as `vastgraph reorder` does; labels keep the original ids): faster
     /// traversals on power-law graphs, in memory and out of core.
-    #[arg(long, value_enum, default_value_t = reorder::VertexOrder::Input)]
-    pub order: reorder::VertexOrder,
+    #[arg(long, value_parser = reorder::parse_order, default_value = "input")]
+    pub order: vastgraph_store::VertexOrder,
 }
 
 impl BuildArgs {

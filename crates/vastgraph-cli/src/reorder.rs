@@ -4,82 +4,13 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use vastgraph_store::{reorder_store, Manifest, ReorderOptions, StoreError};
+use vastgraph_store::{reorder_store, ReorderOptions, VertexOrder};
 
 use crate::StoreTarget;
 
-/// How `convert` and `generate` number a store's vertices.
-#[derive(clap::ValueEnum, Clone, Copy, PartialEq, Eq, Debug)]
-pub enum VertexOrder {
-    /// The ids as read (dense ids in first-seen order for labelled input).
-    Input,
-    /// By decreasing degree, as `vastgraph reorder` does.
-    Degree,
-}
-
-impl VertexOrder {
-    pub fn name(self) -> &'static str {
-        match self {
-            VertexOrder::Input => "input",
-            VertexOrder::Degree => "degree",
-        }
-    }
-}
-
-/// Runs `build` (which writes a store where the target it is given says) so that the store at
-/// `target` has its vertices in `order`. For degree order the store is built under a hidden
-/// name next to `target` (the same file system, so the space is checked where it is used),
-/// renumbered into `target`, and removed, whether the renumbering succeeds or not.
-pub fn build_in_order(
-    target: &StoreTarget,
-    order: VertexOrder,
-    memory_bytes: u64,
-    command: &str,
-    build: impl FnOnce(&StoreTarget) -> anyhow::Result<Manifest>,
-) -> anyhow::Result<Manifest> {
-    if order == VertexOrder::Input {
-        return build(target);
-    }
-    // Refused now rather than after the whole build.
-    if target.output.exists() && !target.force {
-        return Err(StoreError::TargetExists {
-            path: target.output.clone(),
-        }
-        .into());
-    }
-    let name = target
-        .output
-        .file_name()
-        .map_or_else(|| "store".into(), |n| n.to_string_lossy().into_owned());
-    let unordered = StoreTarget {
-        output: target
-            .output
-            .with_file_name(format!(".{name}.input-order-{}", std::process::id())),
-        force: false,
-    };
-    let reordered = build(&unordered).and_then(|_| {
-        let opts = ReorderOptions {
-            memory_bytes,
-            overwrite: target.force,
-            command: command.to_string(),
-            carry_provenance: true,
-        };
-        eprintln!(
-            "renumbering by decreasing degree into {}",
-            target.output.display()
-        );
-        reorder_store(&unordered.output, &target.output, &opts)
-            .with_context(|| format!("reordering into {}", target.output.display()))
-    });
-    if unordered.output.exists() {
-        if let Err(e) = std::fs::remove_dir_all(&unordered.output) {
-            eprintln!(
-                "warning: could not remove {}: {e}",
-                unordered.output.display()
-            );
-        }
-    }
-    reordered
+/// `--order` by its name.
+pub fn parse_order(name: &str) -> Result<VertexOrder, String> {
+    VertexOrder::from_name(name)
 }
 
 #[derive(clap::Args)]

@@ -65,7 +65,7 @@ fn parse_options(options_json: &str) -> PyResult<serde_json::Value> {
 #[pyo3(signature = (
     inputs, output, *, symmetrize, transpose, keep_self_loops, relabel, memory_bytes,
     format=None, tmp_dir=None, overwrite=false, threads=None, progress=None, options_json="{}",
-    compress=false
+    compress=false, order="input"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert(
@@ -84,6 +84,7 @@ pub fn convert(
     progress: Option<Bound<'_, PyAny>>,
     options_json: &str,
     compress: bool,
+    order: &str,
 ) -> PyResult<String> {
     let format = format
         .map(|f| InputFormat::from_str(&f))
@@ -98,6 +99,7 @@ pub fn convert(
         overwrite,
     };
     let options = parse_options(options_json)?;
+    let order = vastgraph_store::VertexOrder::from_name(order).map_err(PyValueError::new_err)?;
     let state = BuildProgress::default();
     run_cancellable(py, threads, &state, progress.as_ref(), || {
         let plan = vastgraph_ingest::plan(&inputs, &IngestOptions { format, relabel })
@@ -108,27 +110,59 @@ pub fn convert(
             symmetrize: settings.symmetrize || plan.symmetric,
             ..settings
         };
-        let mut builder = StoreBuilder::create(
+        let manifest = vastgraph_store::build_in_order(
             &output,
-            BuildOptions {
-                codec: if compress {
-                    vastgraph_store::Codec::COMPRESSED_DEFAULT
-                } else {
-                    vastgraph_store::Codec::Raw
-                },
-                ..settings.build_options(plan.weighted, "convert", options)
+            overwrite,
+            order,
+            memory_bytes,
+            "convert",
+            |path, overwrite| -> Result<Manifest, BuildError> {
+                let mut builder = StoreBuilder::create(
+                    path,
+                    BuildOptions {
+                        codec: if compress {
+                            vastgraph_store::Codec::COMPRESSED_DEFAULT
+                        } else {
+                            vastgraph_store::Codec::Raw
+                        },
+                        overwrite,
+                        ..settings.build_options(plan.weighted, "convert", options)
+                    },
+                )?;
+                for record in plan.input_records() {
+                    builder.add_input(record);
+                }
+                vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| state.set(done))
+                    .map_err(|e| BuildError::Py(ingest_error(e)))?;
+                state.enter(PHASE_BUILDING);
+                state.set(0);
+                Ok(builder.finish()?)
             },
         )
-        .map_err(store_error)?;
-        for record in plan.input_records() {
-            builder.add_input(record);
-        }
-        vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| state.set(done))
-            .map_err(ingest_error)?;
-        state.enter(PHASE_BUILDING);
-        state.set(0);
-        manifest_json(&builder.finish().map_err(store_error)?)
+        .map_err(BuildError::into_py)?;
+        manifest_json(&manifest)
     })
+}
+
+/// A build step's failure: the store's error, or one already made a Python exception.
+enum BuildError {
+    Store(vastgraph_store::StoreError),
+    Py(PyErr),
+}
+
+impl From<vastgraph_store::StoreError> for BuildError {
+    fn from(e: vastgraph_store::StoreError) -> Self {
+        BuildError::Store(e)
+    }
+}
+
+impl BuildError {
+    fn into_py(self) -> PyErr {
+        match self {
+            BuildError::Store(e) => store_error(e),
+            BuildError::Py(e) => e,
+        }
+    }
 }
 
 /// Builds a store from edge arrays `src[i] -> dst[i]` (dense u32 ids) with optional f64

@@ -35,7 +35,7 @@ pub use error::StoreError;
 pub use hashed_file::format_xxh3;
 pub use manifest::{Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType};
 pub use reader::{open_manifest, validate_offsets, Advice, Store};
-pub use reorder::{reorder_store, ReorderOptions};
+pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
 pub use vastgraph_codec::ByteCodeLists;
 
 /// Vertex ids are u32: a store holds at most `MAX_VERTICES` vertices.

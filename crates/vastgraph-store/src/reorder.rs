@@ -40,6 +40,79 @@ pub struct ReorderOptions {
     pub carry_provenance: bool,
 }
 
+/// How a new store's vertices are numbered (`convert --order`, `generate --order`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VertexOrder {
+    /// The ids as read (dense ids in first-seen order for labelled input).
+    #[default]
+    Input,
+    /// By decreasing degree, as [`reorder_store`] renumbers them.
+    Degree,
+}
+
+impl VertexOrder {
+    pub const ALL: [VertexOrder; 2] = [VertexOrder::Input, VertexOrder::Degree];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            VertexOrder::Input => "input",
+            VertexOrder::Degree => "degree",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|o| o.name() == name)
+            .ok_or_else(|| format!("unknown vertex order {name:?}: choose input or degree"))
+    }
+}
+
+/// Runs `build(path, overwrite)`, which writes a store at `path`, so that the store at
+/// `target` has its vertices in `order`. For degree order the store is built under a hidden
+/// name next to `target` (the same file system, so the space is taken where it will be
+/// used), renumbered into `target` with its provenance carried over, and removed, whether
+/// the renumbering succeeds or not. An existing `target` is refused before the build unless
+/// `overwrite`.
+pub fn build_in_order<E: From<StoreError>>(
+    target: &Path,
+    overwrite: bool,
+    order: VertexOrder,
+    memory_bytes: u64,
+    command: &str,
+    build: impl FnOnce(&Path, bool) -> Result<Manifest, E>,
+) -> Result<Manifest, E> {
+    if order == VertexOrder::Input {
+        return build(target, overwrite);
+    }
+    if target.exists() && !overwrite {
+        return Err(StoreError::TargetExists {
+            path: target.to_path_buf(),
+        }
+        .into());
+    }
+    let name = target
+        .file_name()
+        .map_or_else(|| "store".into(), |n| n.to_string_lossy().into_owned());
+    let unordered = target.with_file_name(format!(".{name}.input-order-{}", std::process::id()));
+    let reordered = build(&unordered, false).and_then(|_| {
+        let opts = ReorderOptions {
+            memory_bytes,
+            overwrite,
+            command: command.to_string(),
+            carry_provenance: true,
+        };
+        log::info!("renumbering by decreasing degree into {}", target.display());
+        Ok(reorder_store(&unordered, target, &opts)?)
+    });
+    if unordered.exists() {
+        if let Err(e) = std::fs::remove_dir_all(&unordered) {
+            log::warn!("could not remove {}: {e}", unordered.display());
+        }
+    }
+    reordered
+}
+
 /// The order of the new ids: `order[new] = old`, by decreasing out-degree, ties by old id
 /// (so the result does not depend on the thread count).
 fn degree_order(offsets: &[u64]) -> Vec<u32> {
