@@ -45,7 +45,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let mut options = build.to_json();
     options["format"] = serde_json::json!(args.format.map(|f| f.name()));
     options["relabel"] = serde_json::json!(args.relabel);
-    let budget = build.memory.unwrap_or_else(crate::size::default_budget);
+    let budget = build.memory_bytes();
     let mut input_edges = 0;
     let manifest = vastgraph_store::build_in_order(
         &args.target.output,

@@ -137,13 +137,11 @@ fn emit(
                 .unwrap_or_default(),
         );
     }
-    let build = &target.build;
-    let memory = build.memory.unwrap_or_else(crate::size::default_budget);
     let manifest = vastgraph_store::build_in_order(
         output,
         target.force,
-        build.order,
-        memory,
+        target.build.order,
+        target.build.memory_bytes(),
         command,
         |path, force| {
             let store_target = crate::StoreTarget {

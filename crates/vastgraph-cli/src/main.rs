@@ -138,7 +138,7 @@ pub struct BuildArgs {
     /// Vertex numbering: `input` (the ids as read) or `degree` (renumbered by decreasing
     /// degree once built, as `vastgraph reorder` does; labels keep the original ids): faster
     /// traversals on power-law graphs, in memory and out of core.
-    #[arg(long, value_parser = reorder::parse_order, default_value = "input")]
+    #[arg(long, value_parser = vastgraph_store::VertexOrder::from_name, default_value = "input")]
     pub order: vastgraph_store::VertexOrder,
 }
 
@@ -155,7 +155,7 @@ impl BuildArgs {
             transpose: self.transpose && !self.symmetrize,
             keep_self_loops: self.keep_self_loops,
             weighted,
-            memory_bytes: self.memory.unwrap_or_else(size::default_budget),
+            memory_bytes: self.memory_bytes(),
             tmp_dir: self.tmp_dir.clone(),
             overwrite: target.force,
             command: command.to_string(),
@@ -175,6 +175,11 @@ impl BuildArgs {
             "codec": self.codec().name(),
             "order": self.order.name(),
         })
+    }
+
+    /// The build's budget: --memory, or half of RAM.
+    pub fn memory_bytes(&self) -> u64 {
+        self.memory.unwrap_or_else(size::default_budget)
     }
 
     /// Raw, unless --compress or --codec asks for a compressed codec.

@@ -4,14 +4,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use vastgraph_store::{reorder_store, ReorderOptions, VertexOrder};
+use vastgraph_store::{reorder_store, ReorderOptions};
 
 use crate::StoreTarget;
-
-/// `--order` by its name.
-pub fn parse_order(name: &str) -> Result<VertexOrder, String> {
-    VertexOrder::from_name(name)
-}
 
 #[derive(clap::Args)]
 pub struct ReorderArgs {
