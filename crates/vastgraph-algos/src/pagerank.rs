@@ -246,11 +246,11 @@ impl ListVisitor for Pull<'_> {
     }
 }
 
-const PREFETCH_FROM_BYTES: usize = 4 << 20;
+pub(crate) const PREFETCH_FROM_BYTES: usize = 4 << 20;
 
 /// Starts loading `values[i]` into the cache.
 #[inline(always)]
-fn prefetch_read(values: &[f64], i: usize) {
+pub(crate) fn prefetch_read(values: &[f64], i: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

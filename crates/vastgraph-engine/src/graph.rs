@@ -225,26 +225,60 @@ impl Adjacency for CsrAdjacency<'_> {
             return;
         }
         let end = self.offsets[vertices.end as usize] as usize;
-        // Neighbours before this position have been prefetched.
         let mut ahead = self.offsets[vertices.start as usize] as usize;
         for v in vertices {
             let (a, b) = self.range(v);
-            let mut p = a;
-            loop {
-                let q = (p + PREFETCH_CHUNK).min(b);
-                let target = (q + PREFETCH_AHEAD).min(end);
-                if target > ahead {
-                    visitor.prefetch(&self.neighbors[ahead..target]);
-                    ahead = target;
+            for (early, piece) in PrefetchedPieces::new(a..b, end, &mut ahead) {
+                if !early.is_empty() {
+                    visitor.prefetch(&self.neighbors[early]);
                 }
-                visitor.block(&self.neighbors[p..q]);
-                p = q;
-                if p >= b {
-                    break;
-                }
+                visitor.block(&self.neighbors[piece]);
             }
             visitor.end_list(v);
         }
+    }
+}
+
+/// The pieces of one list, `ids[list]` of an array of `ids_len` ids laid out list after list,
+/// each with the ids to prefetch before visiting it: pieces of at most [`PREFETCH_CHUNK`] ids (a
+/// multiple of 4, as the compressed blocks are, so a visitor summing in 4 lanes sums in the same
+/// order either way), and the ids from where prefetching has got to through [`PREFETCH_AHEAD`]
+/// positions past the piece. The lists that follow are prefetched too, so short lists gain as
+/// much as long ones. `ahead` is the position before which every id has been prefetched; it
+/// carries over from one list to the next.
+pub(crate) struct PrefetchedPieces<'a> {
+    /// The next piece's start; None once the list's last piece was handed over.
+    at: Option<usize>,
+    end: usize,
+    ids_len: usize,
+    ahead: &'a mut usize,
+}
+
+impl<'a> PrefetchedPieces<'a> {
+    pub(crate) fn new(list: std::ops::Range<usize>, ids_len: usize, ahead: &'a mut usize) -> Self {
+        PrefetchedPieces {
+            at: Some(list.start),
+            end: list.end,
+            ids_len,
+            ahead,
+        }
+    }
+}
+
+impl Iterator for PrefetchedPieces<'_> {
+    /// (ids to prefetch, the piece to visit), as ranges of positions.
+    type Item = (std::ops::Range<usize>, std::ops::Range<usize>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let p = self.at?;
+        let q = (p + PREFETCH_CHUNK).min(self.end);
+        // An empty list is one empty piece.
+        self.at = (q < self.end).then_some(q);
+        let target = (q + PREFETCH_AHEAD).min(self.ids_len);
+        let from = (*self.ahead).max(p).min(target);
+        *self.ahead = (*self.ahead).max(target);
+        Some((from..target, p..q))
     }
 }
 

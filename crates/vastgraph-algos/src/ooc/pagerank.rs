@@ -10,11 +10,13 @@
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
 use vastgraph_engine::memory::huge_page_vec;
-use vastgraph_engine::ooc::{IoMode, OocGraph, ScanSpec};
+use vastgraph_engine::ooc::{IoMode, OocGraph, PrefetchFn, ScanSpec};
 
 use super::{all_vertices, io_error};
 use crate::common::AlgoError;
-use crate::pagerank::{lane_sum, PageRankParams, PageRankResult};
+use crate::pagerank::{
+    lane_sum, prefetch_read, PageRankParams, PageRankResult, PREFETCH_FROM_BYTES,
+};
 
 const ALGORITHM: &str = "pagerank";
 const BLOCK: usize = 2048;
@@ -38,10 +40,6 @@ pub fn pagerank(g: &OocGraph, params: &PageRankParams) -> Result<PageRankResult,
     let mut scores: Vec<f64> = huge_page_vec(n, |_| 1.0 / n as f64);
     let sums: Vec<AtomicF64> = huge_page_vec(n, |_| AtomicF64::new(0.0));
     let all = all_vertices(n);
-    let spec = ScanSpec {
-        mode: Some(IoMode::Streaming),
-        ..ScanSpec::new(&all)
-    };
     let symmetric = g.is_symmetric();
     let (mut iterations, mut delta) = (0u64, f64::INFINITY);
     while iterations < params.max_iters && n > 0 {
@@ -60,6 +58,18 @@ pub fn pagerank(g: &OocGraph, params: &PageRankParams) -> Result<PageRankResult,
                 dangling
             }));
         let c = &scores;
+        let prefetch = |ids: &[u32]| {
+            for &u in ids {
+                prefetch_read(c, u as usize);
+            }
+        };
+        // As in memory, the gather is prefetched once the contributions miss the cache.
+        let gathers = symmetric && std::mem::size_of_val(c.as_slice()) >= PREFETCH_FROM_BYTES;
+        let spec = ScanSpec {
+            mode: Some(IoMode::Streaming),
+            prefetch: gathers.then_some(&prefetch as PrefetchFn),
+            ..ScanSpec::new(&all)
+        };
         g.scan(&spec, |v, neighbors, _| {
             if symmetric {
                 sums[v as usize].fetch_add(lane_sum(neighbors, c));

@@ -376,6 +376,71 @@ fn lists_active_again_are_cached_at_first_sight() {
     }
 }
 
+/// With a prefetch hook, a pass over every list prefetches each id before it is visited, up
+/// to 256 ids ahead and across lists, and hands long lists over in pieces of at most 256 ids
+/// that still add up to the lists.
+#[test]
+fn a_prefetching_scan_prefetches_each_id_before_visiting_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 20_000, true, false, 7);
+    let store = Store::open(&dir).unwrap();
+    let n = store.num_vertices();
+    let g = open(&dir, "pagerank", IoMode::Streaming, 0, BackendChoice::Auto);
+    let all = {
+        let mut all = vastgraph_engine::Bitmap::new(n);
+        (0..n).for_each(|v| all.set(v));
+        all
+    };
+    enum Event {
+        Prefetched(Vec<u32>),
+        Visited(u32, Vec<u32>),
+    }
+    let events = std::sync::Mutex::new(Vec::new());
+    let prefetch = |ids: &[u32]| events.lock().unwrap().push(Event::Prefetched(ids.to_vec()));
+    let spec = ScanSpec {
+        // One thread, pieces in file order: the events are in the order they happened.
+        ordered: true,
+        prefetch: Some(&prefetch),
+        ..ScanSpec::new(&all)
+    };
+    g.scan(&spec, |v, ids, _| {
+        events.lock().unwrap().push(Event::Visited(v, ids.to_vec()))
+    })
+    .unwrap();
+    let (mut prefetched, mut visited) = (Vec::new(), Vec::new());
+    let mut lists = vec![Vec::new(); n];
+    let (mut longest_piece, mut furthest_ahead) = (0, 0);
+    for event in events.into_inner().unwrap() {
+        match event {
+            Event::Prefetched(ids) => prefetched.extend(ids),
+            Event::Visited(v, ids) => {
+                visited.extend_from_slice(&ids);
+                assert!(
+                    prefetched.len() >= visited.len(),
+                    "vertex {v}: ids visited before they were prefetched"
+                );
+                furthest_ahead = furthest_ahead.max(prefetched.len() - visited.len());
+                longest_piece = longest_piece.max(ids.len());
+                lists[v as usize].extend(ids);
+            }
+        }
+    }
+    // Each id once, in file order.
+    assert_eq!(prefetched, visited);
+    assert_eq!(furthest_ahead, 256);
+    assert_eq!(longest_piece, 256);
+    let (offsets, neighbors) = (store.offsets(), store.neighbors());
+    let list_of = |v: usize| &neighbors[offsets[v] as usize..offsets[v + 1] as usize];
+    assert!(
+        (0..n).any(|v| list_of(v).len() > 4096),
+        "no list spans pieces"
+    );
+    for (v, list) in lists.iter().enumerate() {
+        assert_eq!(list, list_of(v), "vertex {v}");
+    }
+}
+
 #[test]
 fn selective_reads_only_pages_of_active_vertices() {
     let tmp = tempfile::tempdir().unwrap();

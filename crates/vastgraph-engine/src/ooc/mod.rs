@@ -29,7 +29,7 @@ pub use cache::MAX_CACHED_ARCS;
 pub use first_neighbors::FIRST_NEIGHBORS_MODE;
 pub use graph::{long_list_reserve, OocGraph, OocOptions};
 pub use memory_plan::{BudgetError, MemoryPlan, PROCESS_BASELINE_BYTES};
-pub use scan::{IterationRecord, ModeEstimate, ScanSpec, Weights};
+pub use scan::{IterationRecord, ModeEstimate, PrefetchFn, ScanSpec, Weights};
 pub use vastgraph_io::{BackendChoice, DeviceProfile};
 
 /// Bytes of offsets an out-of-core run holds in DRAM for `n` vertices: the CSR's edge offsets,

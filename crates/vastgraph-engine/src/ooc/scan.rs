@@ -15,6 +15,7 @@ use super::graph::{Codes, OocGraph};
 use super::plan::{measure, Piece, Selective, Streaming, ARC_BYTES};
 use super::IoMode;
 use crate::bitmap::Bitmap;
+use crate::graph::PrefetchedPieces;
 use crate::Vertex;
 
 /// The weights of a piece of a list, when the graph was opened with weights.
@@ -38,7 +39,17 @@ pub struct ScanSpec<'a> {
     /// its second sight (BFS: a vertex a pull level leaves unvisited is pulled again next level,
     /// and on Kronecker scale 25 the second pull read 2.4 GB of pages for 8 MB of such lists).
     pub again: Option<&'a (dyn Fn(Vertex) -> bool + Sync)>,
+    /// Given ids a little ahead of those being visited, to start loading the values the
+    /// visitor will read for them (PageRank's gather, which otherwise waits on a cache miss per
+    /// arc). With it, a raw piece whose lists are all visited hands its lists over in pieces of
+    /// at most 256 ids, the ids up to 256 positions past each piece prefetched first, as the
+    /// in-memory pull does. Compressed lists are not prefetched: each is decoded just before
+    /// it is visited.
+    pub prefetch: Option<PrefetchFn<'a>>,
 }
+
+/// See [`ScanSpec::prefetch`].
+pub type PrefetchFn<'a> = &'a (dyn Fn(&[Vertex]) + Sync);
 
 impl<'a> ScanSpec<'a> {
     pub fn new(active: &'a Bitmap) -> Self {
@@ -48,6 +59,7 @@ impl<'a> ScanSpec<'a> {
             ordered: false,
             mode: None,
             again: None,
+            prefetch: None,
         }
     }
 }
@@ -279,6 +291,9 @@ impl OocGraph {
         let again = |v: Vertex| spec.again.is_some_and(|again| again(v));
         let mut decoded: Vec<Vertex> = Vec::new();
         let mut failure: Option<io::Error> = None;
+        let prefetch = spec.prefetch.filter(|_| raw_checked);
+        // Every id of the piece before this position has been prefetched.
+        let mut ahead = 0;
         // Visits the part of v's list in the piece; returns (bytes, arcs) of it.
         let mut visit_vertex = |v: Vertex, admit: bool| -> (u64, u64) {
             let (start, end) = (layout.byte(v as usize), layout.byte(v as usize + 1));
@@ -292,7 +307,8 @@ impl OocGraph {
             );
             match &self.codes {
                 None => {
-                    let ids: &[Vertex] = &cast(loaded.parts[0])[i / 4..j / 4];
+                    let all: &[Vertex] = cast(loaded.parts[0]);
+                    let ids = &all[i / 4..j / 4];
                     let checked = match raw_checked {
                         true => Ok(()),
                         false => self.check_ids_once(ids, lo / ARC_BYTES),
@@ -303,7 +319,20 @@ impl OocGraph {
                     }
                     let k = (lo / ARC_BYTES - weights_from) as usize;
                     let w = weights.map(|w| w.slice(k..k + ids.len()));
-                    visit(v, ids, w);
+                    match prefetch {
+                        None => visit(v, ids, w),
+                        Some(prefetch) => {
+                            let pieces = PrefetchedPieces::new(i / 4..j / 4, all.len(), &mut ahead);
+                            for (early, part) in pieces {
+                                if !early.is_empty() {
+                                    prefetch(&all[early]);
+                                }
+                                let at = k + part.start - i / 4;
+                                let len = part.len();
+                                visit(v, &all[part], weights.map(|w| w.slice(at..at + len)));
+                            }
+                        }
+                    }
                     let whole = (lo, hi) == (start, end);
                     if admit && whole && self.cache.admits(v, ids.len(), again) {
                         batch.push(v, ids, w);
