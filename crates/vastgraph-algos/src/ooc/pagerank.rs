@@ -15,7 +15,7 @@ use vastgraph_engine::ooc::{IoMode, OocGraph, PrefetchFn, ScanSpec};
 use super::{all_vertices, io_error};
 use crate::common::AlgoError;
 use crate::pagerank::{
-    lane_sum, prefetch_read, PageRankParams, PageRankResult, PREFETCH_FROM_BYTES,
+    gather_misses_cache, lane_sum, prefetch_gather, PageRankParams, PageRankResult,
 };
 
 const ALGORITHM: &str = "pagerank";
@@ -58,16 +58,12 @@ pub fn pagerank(g: &OocGraph, params: &PageRankParams) -> Result<PageRankResult,
                 dangling
             }));
         let c = &scores;
-        let prefetch = |ids: &[u32]| {
-            for &u in ids {
-                prefetch_read(c, u as usize);
-            }
-        };
+        let prefetch = |ids: &[u32]| prefetch_gather(c, ids);
         // As in memory, the gather is prefetched once the contributions miss the cache.
-        let gathers = symmetric && std::mem::size_of_val(c.as_slice()) >= PREFETCH_FROM_BYTES;
+        let prefetches = symmetric && gather_misses_cache(c);
         let spec = ScanSpec {
             mode: Some(IoMode::Streaming),
-            prefetch: gathers.then_some(&prefetch as PrefetchFn),
+            prefetch: prefetches.then_some(&prefetch as PrefetchFn),
             ..ScanSpec::new(&all)
         };
         g.scan(&spec, |v, neighbors, _| {
