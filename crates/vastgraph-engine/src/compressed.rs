@@ -6,12 +6,13 @@
 use vastgraph_codec::ByteCodeLists;
 use vastgraph_store::{Vertex, WeightsRef};
 
-use crate::graph::{Adjacency, ListVisitor};
+use crate::graph::{first_then_rest, Adjacency, ListVisitor};
 
 #[derive(Clone, Copy)]
 pub struct CompressedAdjacency<'a> {
     lists: ByteCodeLists<'a>,
     weights: Option<WeightsRef<'a>>,
+    first_neighbors: Option<&'a [Vertex]>,
 }
 
 impl<'a> CompressedAdjacency<'a> {
@@ -20,7 +21,25 @@ impl<'a> CompressedAdjacency<'a> {
         if let Some(w) = &weights {
             assert_eq!(w.len() as u64, lists.num_arcs(), "one weight per arc");
         }
-        CompressedAdjacency { lists, weights }
+        CompressedAdjacency {
+            lists,
+            weights,
+            first_neighbors: None,
+        }
+    }
+
+    /// The same lists, offering each list's first neighbour from `first_neighbors` without
+    /// decoding (see [`first_then_rest`]).
+    pub fn with_first_neighbors(self, first_neighbors: &'a [Vertex]) -> Self {
+        assert_eq!(
+            first_neighbors.len(),
+            self.lists.num_vertices(),
+            "one per vertex"
+        );
+        CompressedAdjacency {
+            first_neighbors: Some(first_neighbors),
+            ..self
+        }
     }
 
     pub fn lists(&self) -> ByteCodeLists<'a> {
@@ -101,7 +120,9 @@ impl Adjacency for CompressedAdjacency<'_> {
     }
     #[inline]
     fn try_for_each_neighbor<F: FnMut(Vertex) -> bool>(&self, v: Vertex, f: F) -> bool {
-        self.lists.for_each_in(v, 0, usize::MAX, f)
+        first_then_rest(self.first_neighbors, v, f, |from, f| {
+            self.lists.for_each_in(v, from, usize::MAX, f)
+        })
     }
     #[inline]
     fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool {
@@ -123,6 +144,7 @@ mod tests {
     use crate::graph::{InMemoryGraph, NEIGHBOR_BLOCK};
     use crate::Graph;
     use vastgraph_codec::{encode_list, ListCodec};
+    use vastgraph_store::manifest::NO_NEIGHBOR;
 
     /// The codes of every list of a raw CSR direction.
     fn encode(codec: ListCodec, adj: &impl Adjacency) -> (Vec<u64>, Vec<u64>, Vec<u8>) {
@@ -245,6 +267,68 @@ mod tests {
                 assert_eq!(want.len(), range.len());
                 assert_eq!(visited(compressed.out(), range.clone()), want, "{range:?}");
             }
+        }
+    }
+
+    /// What `try_for_each_neighbor` offers to a consumer that stops after `stop` neighbours,
+    /// and what it returns.
+    fn offered(adj: &impl Adjacency, v: Vertex, stop: usize) -> (Vec<Vertex>, bool) {
+        let mut seen = Vec::new();
+        let finished = adj.try_for_each_neighbor(v, |u| {
+            seen.push(u);
+            seen.len() < stop
+        });
+        (seen, finished)
+    }
+
+    #[test]
+    fn a_side_array_of_first_neighbours_changes_nothing_offered_but_is_used() {
+        // Empty lists, single ones, and a hub spanning several blocks.
+        let n: Vertex = 200;
+        let mut edges: Vec<(Vertex, Vertex, f32)> = (1..150).map(|u| (3, u, 1.0)).collect();
+        edges.extend(
+            (10..n)
+                .filter(|v| v % 3 != 0)
+                .map(|v| (v, (v * 11 + 5) % n, 1.0)),
+        );
+        let g = InMemoryGraph::from_weighted_edges(n as usize, &edges, false);
+        let raw = g.view();
+        let firsts: Vec<Vertex> = (0..n)
+            .map(|v| {
+                offered(raw.out(), v, 1)
+                    .0
+                    .first()
+                    .copied()
+                    .unwrap_or(NO_NEIGHBOR)
+            })
+            .collect();
+        assert!(firsts.contains(&NO_NEIGHBOR) && raw.out().degree(3) > 2 * NEIGHBOR_BLOCK);
+        let raw_with = raw.out().with_first_neighbors(&firsts);
+        for codec in ListCodec::ALL {
+            let (offsets, byte_offsets, bytes) = encode(codec, raw.out());
+            let lists = ByteCodeLists::new(codec, &offsets, &byte_offsets, &bytes).unwrap();
+            let compressed = CompressedAdjacency::new(lists, None);
+            let compressed_with = compressed.with_first_neighbors(&firsts);
+            for v in 0..n {
+                let deg = raw.out().degree(v);
+                for stop in [1, 2, 3, 64, 65, deg, usize::MAX] {
+                    let want = offered(raw.out(), v, stop);
+                    assert_eq!(offered(&raw_with, v, stop), want, "raw, {v} stop {stop}");
+                    assert_eq!(offered(&compressed, v, stop), want, "{codec:?}, {v}");
+                    assert_eq!(offered(&compressed_with, v, stop), want, "{codec:?}, {v}");
+                }
+            }
+            // The side array is trusted (the store validated it): a different first neighbour
+            // there is what both views offer first, followed by the list from its second.
+            let mut marked = firsts.clone();
+            marked[3] = 199;
+            let (list, _) = offered(raw.out(), 3, usize::MAX);
+            let want: Vec<Vertex> = [199].into_iter().chain(list[1..].iter().copied()).collect();
+            let views = [
+                offered(&raw.out().with_first_neighbors(&marked), 3, usize::MAX).0,
+                offered(&compressed.with_first_neighbors(&marked), 3, usize::MAX).0,
+            ];
+            assert_eq!(views, [want.clone(), want]);
         }
     }
 

@@ -22,11 +22,11 @@ impl<'a> CsrGraph<'a> {
             _ => None,
         };
         let symmetric = !store.manifest().directed;
-        Graph::new(
-            CsrAdjacency::new(store.offsets(), store.neighbors(), store.weights()),
-            if symmetric { None } else { incoming },
-            symmetric,
-        )
+        let mut out = CsrAdjacency::new(store.offsets(), store.neighbors(), store.weights());
+        if let Some(firsts) = store.first_neighbors() {
+            out = out.with_first_neighbors(firsts);
+        }
+        Graph::new(out, if symmetric { None } else { incoming }, symmetric)
     }
 }
 
@@ -34,7 +34,10 @@ impl<'a> CompressedGraph<'a> {
     /// The view of a compressed store (`Codec::ByteCode64`, `Codec::StreamVByte64`), or None
     /// for a raw one.
     pub fn from_store(store: &'a Store) -> Option<Self> {
-        let out = CompressedAdjacency::new(store.byte_code()?, store.weights());
+        let mut out = CompressedAdjacency::new(store.byte_code()?, store.weights());
+        if let Some(firsts) = store.first_neighbors() {
+            out = out.with_first_neighbors(firsts);
+        }
         let symmetric = !store.manifest().directed;
         let incoming = if symmetric {
             None

@@ -36,7 +36,9 @@ pub(crate) const IN_EDGES: CsrFileNames = CsrFileNames {
     neighbors: files::IN_NEIGHBORS,
     weights_i32: files::IN_WEIGHTS_I32,
     weights_f32: files::IN_WEIGHTS_F32,
-    // Only out-of-core BFS and CC use it, and they pull over the out-lists of symmetric stores.
+    // Out-of-core BFS and CC pull over the out-lists of symmetric stores; in memory, a consumer
+    // that stops early (a bottom-up BFS step) gains from it on the out-lists, which are a
+    // symmetric graph's in-lists too. A directed graph's pull over its transpose goes without.
     first_neighbors: None,
 };
 

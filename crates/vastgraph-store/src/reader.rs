@@ -160,6 +160,8 @@ pub struct Store {
     manifest: Manifest,
     out_edges: Adjacency,
     in_edges: Option<Adjacency>,
+    /// The side file of each vertex's first out-neighbour, when the store has one.
+    first_neighbors: Option<MappedArray<u32>>,
 }
 
 impl Store {
@@ -173,11 +175,19 @@ impl Store {
         } else {
             None
         };
+        let first_neighbors = match manifest.file(files::FIRST_NEIGHBORS) {
+            Some(entry) => Some(MappedArray::<u32>::open(
+                &dir.join(files::FIRST_NEIGHBORS),
+                entry.bytes,
+            )?),
+            None => None,
+        };
         let store = Store {
             dir: dir.to_path_buf(),
             manifest,
             out_edges,
             in_edges,
+            first_neighbors,
         };
         store.validate()?;
         Ok(store)
@@ -226,6 +236,13 @@ impl Store {
             .as_ref()
             .and_then(Adjacency::byte_code_lists)
             .and_then(Result::ok)
+    }
+
+    /// Each vertex's first (smallest) out-neighbour, [`crate::manifest::NO_NEIGHBOR`] for a
+    /// vertex without one, when the store has the side file (checked against the lists when
+    /// the store was opened).
+    pub fn first_neighbors(&self) -> Option<&[u32]> {
+        self.first_neighbors.as_ref().map(MappedArray::values)
     }
 
     pub fn weights(&self) -> Option<WeightsRef<'_>> {
@@ -373,13 +390,12 @@ impl Store {
     }
 
     /// The side file of first neighbours, when the store has one, must agree with the lists:
-    /// the out-of-core kernels trust it in place of reading them.
+    /// the out-of-core kernels and the in-memory views trust it in place of reading them.
     fn validate_first_neighbors(&self) -> Result<(), StoreError> {
-        let Some(entry) = self.manifest.file(files::FIRST_NEIGHBORS) else {
+        let Some(values) = self.first_neighbors() else {
             return Ok(());
         };
         let path = self.dir.join(files::FIRST_NEIGHBORS);
-        let firsts = MappedArray::<u32>::open(&path, entry.bytes)?;
         let lists = self.byte_code();
         let offsets = self.offsets();
         let first_of = |v: usize| -> u32 {
@@ -398,7 +414,6 @@ impl Store {
                 }
             }
         };
-        let values = firsts.values();
         let blocks = values.len().div_ceil(VALIDATION_BLOCK);
         (0..blocks).into_par_iter().try_for_each(|block| {
             let start = block * VALIDATION_BLOCK;
