@@ -230,7 +230,12 @@ fn afforest<A: Adjacency>(g: &Graph<A>, rounds: usize, seed: u64) -> (Vec<Atomic
             .with_min_len(1024)
             .map(|u| {
                 let degree = out.degree(u);
-                if degree > r {
+                if r == 0 {
+                    // From the store's side file of first neighbours, when it has one.
+                    if let Some(v) = out.first_neighbor(u) {
+                        link(&comp, u, v);
+                    }
+                } else if degree > r {
                     out.for_each_neighbor_in(u, r, r + 1, |v, _| link(&comp, u, v));
                 }
                 (degree > r) as u64

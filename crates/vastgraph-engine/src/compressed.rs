@@ -329,6 +329,17 @@ mod tests {
                 offered(&compressed.with_first_neighbors(&marked), 3, usize::MAX).0,
             ];
             assert_eq!(views, [want.clone(), want]);
+            let first_of = |adj: &dyn Fn(Vertex) -> Option<Vertex>| -> Vec<Option<Vertex>> {
+                (0..n).map(adj).collect()
+            };
+            let firsts_given: Vec<Option<Vertex>> = firsts
+                .iter()
+                .map(|&u| (u != NO_NEIGHBOR).then_some(u))
+                .collect();
+            assert_eq!(first_of(&|v| compressed.first_neighbor(v)), firsts_given);
+            assert_eq!(first_of(&|v| raw_with.first_neighbor(v)), firsts_given);
+            let marked_view = compressed.with_first_neighbors(&marked);
+            assert_eq!(marked_view.first_neighbor(3), Some(199));
         }
     }
 

@@ -32,6 +32,18 @@ pub trait Adjacency: Sync {
     /// Like `for_each_neighbor`, stopping as soon as `f` returns false. Returns false if stopped.
     fn try_for_each_neighbor<F: FnMut(Vertex) -> bool>(&self, v: Vertex, f: F) -> bool;
 
+    /// `v`'s first (smallest) neighbour, None for an empty list; from a store's side file of
+    /// first neighbours without reading the list, where the view has one.
+    #[inline]
+    fn first_neighbor(&self, v: Vertex) -> Option<Vertex> {
+        let mut first = None;
+        self.try_for_each_neighbor(v, |u| {
+            first = Some(u);
+            false
+        });
+        first
+    }
+
     /// Like `for_each_weighted`, stopping as soon as `f` returns false. Returns false if stopped.
     fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool;
 
