@@ -175,13 +175,10 @@ impl Store {
         } else {
             None
         };
-        let first_neighbors = match manifest.file(files::FIRST_NEIGHBORS) {
-            Some(entry) => Some(MappedArray::<u32>::open(
-                &dir.join(files::FIRST_NEIGHBORS),
-                entry.bytes,
-            )?),
-            None => None,
-        };
+        let first_neighbors = manifest
+            .file(files::FIRST_NEIGHBORS)
+            .map(|entry| MappedArray::open(&dir.join(files::FIRST_NEIGHBORS), entry.bytes))
+            .transpose()?;
         let store = Store {
             dir: dir.to_path_buf(),
             manifest,
