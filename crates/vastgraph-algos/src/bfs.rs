@@ -44,6 +44,10 @@ pub(crate) const BETA: usize = 18;
 /// Out-lists longer than this are split across tasks in a top-down step, so that one hub does
 /// not serialise its level.
 const HEAVY_DEGREE: usize = 1 << 13;
+/// Frontier vertices a top-down task takes at a time (rayon splits the window down to these).
+const TOP_DOWN_CHUNK: usize = 256;
+/// How many lists ahead a top-down step asks for the list it will read.
+const LIST_PREFETCH_AHEAD: usize = 8;
 /// Ids a task collects before appending them to the shared queue with one atomic add.
 const LOCAL_QUEUE: usize = 1 << 10;
 
@@ -224,26 +228,19 @@ impl<A: Adjacency> Search<'_, A> {
     /// Expands `queue[window]` over out-edges, appending the vertices it claims to the queue.
     fn top_down(&self, window: Range<usize>, depth: i64) -> Claimed {
         self.queue[window]
-            .par_iter()
-            .fold(Claimed::default, |mut claimed, u| {
-                let u = u.load(Relaxed);
-                let degree = self.out.degree(u);
-                claimed.edges += degree as u64;
-                if degree > HEAVY_DEGREE {
-                    let pieces = (0..degree.div_ceil(HEAVY_DEGREE)).into_par_iter().map(|p| {
-                        let mut local = Claimed::default();
-                        let hi = ((p + 1) * HEAVY_DEGREE).min(degree);
-                        self.out
-                            .for_each_neighbor_in(u, p * HEAVY_DEGREE, hi, |v, _| {
-                                self.claim(u, v, depth, &mut local)
-                            });
-                        self.flush(&mut local);
-                        local
-                    });
-                    claimed.scout += pieces.map(|p| p.scout).sum::<u64>();
-                } else {
-                    self.out
-                        .for_each_neighbor(u, |v| self.claim(u, v, depth, &mut claimed));
+            .par_chunks(TOP_DOWN_CHUNK)
+            .fold(Claimed::default, |mut claimed, chunk| {
+                // Each list is asked for LIST_PREFETCH_AHEAD lists before it is read, so that
+                // the cache misses of several frontier vertices' lists overlap.
+                let load = |u: &AtomicU32| u.load(Relaxed);
+                for u in chunk.iter().take(LIST_PREFETCH_AHEAD) {
+                    self.out.prefetch_list(load(u));
+                }
+                for (i, u) in chunk.iter().enumerate() {
+                    if let Some(ahead) = chunk.get(i + LIST_PREFETCH_AHEAD) {
+                        self.out.prefetch_list(load(ahead));
+                    }
+                    self.expand(load(u), depth, &mut claimed);
                 }
                 claimed
             })
@@ -252,6 +249,29 @@ impl<A: Adjacency> Search<'_, A> {
                 claimed
             })
             .reduce(Claimed::default, Claimed::merge)
+    }
+
+    /// Claims the unvisited out-neighbours of `u`, a frontier vertex.
+    #[inline]
+    fn expand(&self, u: Vertex, depth: i64, claimed: &mut Claimed) {
+        let degree = self.out.degree(u);
+        claimed.edges += degree as u64;
+        if degree > HEAVY_DEGREE {
+            let pieces = (0..degree.div_ceil(HEAVY_DEGREE)).into_par_iter().map(|p| {
+                let mut local = Claimed::default();
+                let hi = ((p + 1) * HEAVY_DEGREE).min(degree);
+                self.out
+                    .for_each_neighbor_in(u, p * HEAVY_DEGREE, hi, |v, _| {
+                        self.claim(u, v, depth, &mut local)
+                    });
+                self.flush(&mut local);
+                local
+            });
+            claimed.scout += pieces.map(|p| p.scout).sum::<u64>();
+        } else {
+            self.out
+                .for_each_neighbor(u, |v| self.claim(u, v, depth, claimed));
+        }
     }
 
     #[inline]
@@ -305,11 +325,33 @@ impl<A: Adjacency> Search<'_, A> {
                         todo &= (1u64 << (n - base)) - 1;
                     }
                     let mut found = 0u64;
+                    // First every vertex's first in-neighbour (from the store's side file where
+                    // the view has one), which settles most of them; the lists of the rest are
+                    // asked for, then walked on from their second neighbour. Walking each list
+                    // as soon as its first neighbour missed made its cache miss wait behind
+                    // the decoding of the list before (a compressed list's decoder is long).
+                    let mut rest = 0u64;
                     while todo != 0 {
                         let bit = todo.trailing_zeros();
                         todo &= todo - 1;
                         let v = (base as u32) + bit;
-                        incoming.try_for_each_neighbor(v, |u| {
+                        let Some(u) = incoming.first_neighbor(v) else {
+                            continue;
+                        };
+                        scanned += 1;
+                        if front.get(u as usize) {
+                            self.mark(v, u, depth);
+                            found |= 1 << bit;
+                        } else if incoming.degree(v) > 1 {
+                            incoming.prefetch_list(v);
+                            rest |= 1 << bit;
+                        }
+                    }
+                    while rest != 0 {
+                        let bit = rest.trailing_zeros();
+                        rest &= rest - 1;
+                        let v = (base as u32) + bit;
+                        incoming.try_for_each_neighbor_from(v, 1, |u| {
                             scanned += 1;
                             if front.get(u as usize) {
                                 self.mark(v, u, depth);

@@ -25,6 +25,7 @@ use std::str::FromStr;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
+use vastgraph_engine::memory::prefetch;
 use vastgraph_engine::{Adjacency, EdgeMapCounters, Graph, Vertex};
 
 use crate::common::{AlgoError, RunStats, VerifyError};
@@ -190,19 +191,6 @@ pub(crate) fn link_all(
         link(comp, u, v);
     }
     neighbors.len()
-}
-
-/// Asks for the cache line holding `x`; a hint only.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing and cannot fault; SSE is part of x86-64.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(x as *const T as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// Pointer jumping: every vertex ends pointing at its root. Only `v`'s task writes `comp[v]`.

@@ -25,7 +25,7 @@
 
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
-use vastgraph_engine::memory::advise_huge_pages;
+use vastgraph_engine::memory::{advise_huge_pages, prefetch};
 use vastgraph_engine::{Adjacency, Graph, ListVisitor, Vertex};
 
 use crate::common::{AlgoError, RunStats, VerifyError};
@@ -252,13 +252,8 @@ pub(crate) fn gather_misses_cache(values: &[f64]) -> bool {
 /// Starts loading `values[u]` into the cache for each of `ids`.
 #[inline(always)]
 pub(crate) fn prefetch_gather(values: &[f64], ids: &[Vertex]) {
-    #[cfg(target_arch = "x86_64")]
     for &u in ids {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch never faults; the address is computed without dereferencing.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(values.as_ptr().wrapping_add(u as usize) as *const i8)
-        }
+        prefetch(values.as_ptr().wrapping_add(u as usize));
     }
 }
 

@@ -6,7 +6,7 @@
 use vastgraph_codec::ByteCodeLists;
 use vastgraph_store::{Vertex, WeightsRef};
 
-use crate::graph::{first_then_rest, Adjacency, ListVisitor};
+use crate::graph::{first_from_side, first_then_rest, Adjacency, ListVisitor};
 
 #[derive(Clone, Copy)]
 pub struct CompressedAdjacency<'a> {
@@ -121,12 +121,38 @@ impl Adjacency for CompressedAdjacency<'_> {
     #[inline]
     fn try_for_each_neighbor<F: FnMut(Vertex) -> bool>(&self, v: Vertex, f: F) -> bool {
         first_then_rest(self.first_neighbors, v, f, |from, f| {
-            self.lists.for_each_in(v, from, usize::MAX, f)
+            self.try_for_each_neighbor_from(v, from, f)
         })
+    }
+    #[inline]
+    fn try_for_each_neighbor_from<F: FnMut(Vertex) -> bool>(
+        &self,
+        v: Vertex,
+        from: usize,
+        f: F,
+    ) -> bool {
+        self.lists.for_each_in(v, from, usize::MAX, f)
     }
     #[inline]
     fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool {
         self.weighted_in(v, 0, usize::MAX, f)
+    }
+    #[inline(always)]
+    fn first_neighbor(&self, v: Vertex) -> Option<Vertex> {
+        first_from_side(self.first_neighbors, v, || {
+            let mut first = None;
+            self.lists.for_each_in(v, 0, 1, |u| {
+                first = Some(u);
+                false
+            });
+            first
+        })
+    }
+    #[inline]
+    fn prefetch_list(&self, v: Vertex) {
+        // The codes begin with the first id and the block index: the decoder's first reads.
+        let start = self.lists.byte_offsets()[v as usize] as usize;
+        crate::memory::prefetch(self.lists.bytes().as_ptr().wrapping_add(start));
     }
     #[inline]
     fn try_for_each_neighbor_block<F: FnMut(&[Vertex]) -> bool>(&self, v: Vertex, f: F) -> bool {
@@ -141,7 +167,7 @@ impl Adjacency for CompressedAdjacency<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{InMemoryGraph, NEIGHBOR_BLOCK};
+    use crate::graph::{InMemoryGraph, NoSlices, NEIGHBOR_BLOCK};
     use crate::Graph;
     use vastgraph_codec::{encode_list, ListCodec};
     use vastgraph_store::manifest::NO_NEIGHBOR;
@@ -281,6 +307,21 @@ mod tests {
         (seen, finished)
     }
 
+    /// [`offered`] through `try_for_each_neighbor_from(v, from, ..)`.
+    fn offered_from(
+        adj: &impl Adjacency,
+        v: Vertex,
+        from: usize,
+        stop: usize,
+    ) -> (Vec<Vertex>, bool) {
+        let mut seen = Vec::new();
+        let finished = adj.try_for_each_neighbor_from(v, from, |u| {
+            seen.push(u);
+            seen.len() < stop
+        });
+        (seen, finished)
+    }
+
     #[test]
     fn a_side_array_of_first_neighbours_changes_nothing_offered_but_is_used() {
         // Empty lists, single ones, and a hub spanning several blocks.
@@ -311,11 +352,30 @@ mod tests {
             let compressed_with = compressed.with_first_neighbors(&firsts);
             for v in 0..n {
                 let deg = raw.out().degree(v);
+                let (list, _) = offered(raw.out(), v, usize::MAX);
                 for stop in [1, 2, 3, 64, 65, deg, usize::MAX] {
                     let want = offered(raw.out(), v, stop);
                     assert_eq!(offered(&raw_with, v, stop), want, "raw, {v} stop {stop}");
                     assert_eq!(offered(&compressed, v, stop), want, "{codec:?}, {v}");
                     assert_eq!(offered(&compressed_with, v, stop), want, "{codec:?}, {v}");
+                    // From a position on: the list's tail, whatever the view (the trait's
+                    // default included), never the side array's entry.
+                    for from in [0, 1, 2, 64, 65, deg, deg + 1] {
+                        let tail = &list[from.min(deg)..];
+                        // `offered` takes at least one id whatever `stop` (deg may be 0).
+                        let take = stop.max(1);
+                        let want = (tail[..tail.len().min(take)].to_vec(), tail.len() < take);
+                        let views = [
+                            offered_from(raw.out(), v, from, stop),
+                            offered_from(&raw_with, v, from, stop),
+                            offered_from(&NoSlices(raw_with), v, from, stop),
+                            offered_from(&compressed, v, from, stop),
+                            offered_from(&compressed_with, v, from, stop),
+                        ];
+                        for (i, got) in views.into_iter().enumerate() {
+                            assert_eq!(got, want, "view {i}, {codec:?}, {v} from {from}");
+                        }
+                    }
                 }
             }
             // The side array is trusted (the store validated it): a different first neighbour
@@ -338,6 +398,11 @@ mod tests {
                 .collect();
             assert_eq!(first_of(&|v| compressed.first_neighbor(v)), firsts_given);
             assert_eq!(first_of(&|v| raw_with.first_neighbor(v)), firsts_given);
+            assert_eq!(first_of(&|v| raw.out().first_neighbor(v)), firsts_given);
+            assert_eq!(
+                first_of(&|v| compressed_with.first_neighbor(v)),
+                firsts_given
+            );
             let marked_view = compressed.with_first_neighbors(&marked);
             assert_eq!(marked_view.first_neighbor(3), Some(199));
         }

@@ -119,6 +119,21 @@ pub fn advise_huge_pages<T>(values: &mut [T]) {
     let _ = values;
 }
 
+/// Asks for the cache line holding the byte at `x` to be loaded; a hint only. Takes a raw
+/// pointer so that an address past the end of an array (built with `wrapping_add`) is fine:
+/// a prefetch reads nothing and never faults.
+#[inline(always)]
+pub fn prefetch<T>(x: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch reads nothing and cannot fault; SSE is part of x86-64.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(x as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
+}
+
 /// `n` values `init(i)`, filled in parallel into memory advised onto transparent huge pages
 /// before its first touch, so the advice applies at once: for vertex arrays read or updated at
 /// random once per arc (contributions, union-find parents, distances).
