@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering::
 
 use rayon::prelude::*;
 use vastgraph_engine::bitmap::WORDS_PER_TASK;
+use vastgraph_engine::graph::{for_each_list_prefetched, PUSH_CHUNK};
 use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
 
 use crate::common::{check_source, AlgoError, RunStats, VerifyError};
@@ -44,10 +45,6 @@ pub(crate) const BETA: usize = 18;
 /// Out-lists longer than this are split across tasks in a top-down step, so that one hub does
 /// not serialise its level.
 const HEAVY_DEGREE: usize = 1 << 13;
-/// Frontier vertices a top-down task takes at a time (rayon splits the window down to these).
-const TOP_DOWN_CHUNK: usize = 256;
-/// How many lists ahead a top-down step asks for the list it will read.
-const LIST_PREFETCH_AHEAD: usize = 8;
 /// Ids a task collects before appending them to the shared queue with one atomic add.
 const LOCAL_QUEUE: usize = 1 << 10;
 
@@ -228,20 +225,12 @@ impl<A: Adjacency> Search<'_, A> {
     /// Expands `queue[window]` over out-edges, appending the vertices it claims to the queue.
     fn top_down(&self, window: Range<usize>, depth: i64) -> Claimed {
         self.queue[window]
-            .par_chunks(TOP_DOWN_CHUNK)
+            .par_chunks(PUSH_CHUNK)
             .fold(Claimed::default, |mut claimed, chunk| {
-                // Each list is asked for LIST_PREFETCH_AHEAD lists before it is read, so that
-                // the cache misses of several frontier vertices' lists overlap.
                 let load = |u: &AtomicU32| u.load(Relaxed);
-                for u in chunk.iter().take(LIST_PREFETCH_AHEAD) {
-                    self.out.prefetch_list(load(u));
-                }
-                for (i, u) in chunk.iter().enumerate() {
-                    if let Some(ahead) = chunk.get(i + LIST_PREFETCH_AHEAD) {
-                        self.out.prefetch_list(load(ahead));
-                    }
-                    self.expand(load(u), depth, &mut claimed);
-                }
+                for_each_list_prefetched(self.out, chunk, load, |u| {
+                    self.expand(u, depth, &mut claimed)
+                });
                 claimed
             })
             .map(|mut claimed| {

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::bitmap::{Bitmap, WORDS_PER_TASK};
-use crate::graph::{Adjacency, Graph};
+use crate::graph::{for_each_list_prefetched, Adjacency, Graph, PUSH_CHUNK};
 use crate::subset::VertexSubset;
 use crate::Vertex;
 
@@ -186,30 +186,46 @@ fn push_sparse<A: Adjacency, F: EdgeMapFn>(
         }
     };
     let parts: Vec<Vec<Vertex>> = ids
-        .par_iter()
-        .fold(Vec::new, |mut won, &s| {
-            let deg = adj.degree(s);
-            if deg > HEAVY_DEGREE {
-                // One huge vertex would serialise the step: split its list across tasks.
-                let pieces: Vec<Vec<Vertex>> = (0..deg.div_ceil(HEAVY_DEGREE))
-                    .into_par_iter()
-                    .map(|p| {
-                        let mut local = Vec::new();
-                        let hi = ((p + 1) * HEAVY_DEGREE).min(deg);
-                        adj.for_each_neighbor_in(s, p * HEAVY_DEGREE, hi, |d, w| {
-                            try_arc(s, d, w, &mut local)
-                        });
-                        local
-                    })
-                    .collect();
-                pieces.iter().for_each(|p| won.extend_from_slice(p));
-            } else {
-                visit::<A, F, _>(adj, s, |d, w| try_arc(s, d, w, &mut won));
-            }
+        .par_chunks(PUSH_CHUNK)
+        .fold(Vec::new, |mut won, chunk| {
+            for_each_list_prefetched(
+                adj,
+                chunk,
+                |&s| s,
+                |s| push_one::<A, F, _>(adj, s, &try_arc, &mut won),
+            );
             won
         })
         .collect();
     VertexSubset::from_ids(n, concat(parts))
+}
+
+/// The arcs of `s`, one frontier vertex of a sparse push, through `try_arc`.
+#[inline(always)]
+fn push_one<A: Adjacency, F: EdgeMapFn, T: Fn(Vertex, Vertex, f64, &mut Vec<Vertex>) + Sync>(
+    adj: &A,
+    s: Vertex,
+    try_arc: &T,
+    won: &mut Vec<Vertex>,
+) {
+    let deg = adj.degree(s);
+    if deg > HEAVY_DEGREE {
+        // One huge vertex would serialise the step: split its list across tasks.
+        let pieces: Vec<Vec<Vertex>> = (0..deg.div_ceil(HEAVY_DEGREE))
+            .into_par_iter()
+            .map(|p| {
+                let mut local = Vec::new();
+                let hi = ((p + 1) * HEAVY_DEGREE).min(deg);
+                adj.for_each_neighbor_in(s, p * HEAVY_DEGREE, hi, |d, w| {
+                    try_arc(s, d, w, &mut local)
+                });
+                local
+            })
+            .collect();
+        pieces.iter().for_each(|p| won.extend_from_slice(p));
+    } else {
+        visit::<A, F, _>(adj, s, |d, w| try_arc(s, d, w, won));
+    }
 }
 
 /// Concatenates per-task outputs with one prefix sum and a parallel copy.
