@@ -205,6 +205,9 @@ pub(crate) fn compress(comp: &[AtomicU32]) {
     });
 }
 
+/// Vertices whose sampled neighbours Afforest reads before it links them.
+const SAMPLE_CHUNK: usize = 256;
+
 /// Returns the forest (compressed: each entry is the component's smallest id), the number of
 /// passes and the arcs read.
 fn afforest<A: Adjacency>(g: &Graph<A>, rounds: usize, seed: u64) -> (Vec<AtomicU32>, u64, u64) {
@@ -213,20 +216,37 @@ fn afforest<A: Adjacency>(g: &Graph<A>, rounds: usize, seed: u64) -> (Vec<Atomic
     let comp = identity_forest(n);
     let mut edges = 0u64;
     for r in 0..rounds {
-        edges += (0..n as Vertex)
+        edges += (0..n.div_ceil(SAMPLE_CHUNK))
             .into_par_iter()
-            .with_min_len(1024)
-            .map(|u| {
-                let degree = out.degree(u);
-                if r == 0 {
-                    // From the store's side file of first neighbours, when it has one.
-                    if let Some(v) = out.first_neighbor(u) {
-                        link(&comp, u, v);
+            .with_min_len(16)
+            .map(|chunk| {
+                let vertices = chunk * SAMPLE_CHUNK..((chunk + 1) * SAMPLE_CHUNK).min(n);
+                // Each vertex's r-th neighbour first, its `comp` entry prefetched, then the
+                // links: each link starts with a cache miss at that entry, and one link's
+                // branches keep the processor from starting the next one's.
+                let mut sampled = [(0, 0); SAMPLE_CHUNK];
+                let mut len = 0;
+                for u in vertices.map(|u| u as Vertex) {
+                    let v = if r == 0 {
+                        // From the store's side file of first neighbours, when it has one.
+                        out.first_neighbor(u)
+                    } else if out.degree(u) > r {
+                        let mut at = None;
+                        out.for_each_neighbor_in(u, r, r + 1, |v, _| at = Some(v));
+                        at
+                    } else {
+                        None
+                    };
+                    if let Some(v) = v {
+                        prefetch(&comp[v as usize]);
+                        sampled[len] = (u, v);
+                        len += 1;
                     }
-                } else if degree > r {
-                    out.for_each_neighbor_in(u, r, r + 1, |v, _| link(&comp, u, v));
                 }
-                (degree > r) as u64
+                for &(u, v) in &sampled[..len] {
+                    link(&comp, u, v);
+                }
+                len as u64
             })
             .sum::<u64>();
         compress(&comp);
