@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering::
 
 use rayon::prelude::*;
 use vastgraph_engine::bitmap::WORDS_PER_TASK;
-use vastgraph_engine::graph::{for_each_list_prefetched, PUSH_CHUNK};
+use vastgraph_engine::graph::{for_each_list_prefetched, pull_word, PUSH_CHUNK};
 use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
 
 use crate::common::{check_source, AlgoError, RunStats, VerifyError};
@@ -314,43 +314,16 @@ impl<A: Adjacency> Search<'_, A> {
                         todo &= (1u64 << (n - base)) - 1;
                     }
                     let mut found = 0u64;
-                    // First every vertex's first in-neighbour (from the store's side file where
-                    // the view has one), which settles most of them; the lists of the rest are
-                    // asked for, then walked on from their second neighbour. Walking each list
-                    // as soon as its first neighbour missed made its cache miss wait behind
-                    // the decoding of the list before (a compressed list's decoder is long).
-                    let mut rest = 0u64;
-                    while todo != 0 {
-                        let bit = todo.trailing_zeros();
-                        todo &= todo - 1;
-                        let v = (base as u32) + bit;
-                        let Some(u) = incoming.first_neighbor(v) else {
-                            continue;
-                        };
+                    pull_word(incoming, base as Vertex, todo, |v, u| {
                         scanned += 1;
                         if front.get(u as usize) {
                             self.mark(v, u, depth);
-                            found |= 1 << bit;
-                        } else if incoming.degree(v) > 1 {
-                            incoming.prefetch_list(v);
-                            rest |= 1 << bit;
+                            found |= 1 << (v as usize - base);
+                            false
+                        } else {
+                            true
                         }
-                    }
-                    while rest != 0 {
-                        let bit = rest.trailing_zeros();
-                        rest &= rest - 1;
-                        let v = (base as u32) + bit;
-                        incoming.try_for_each_neighbor_from(v, 1, |u| {
-                            scanned += 1;
-                            if front.get(u as usize) {
-                                self.mark(v, u, depth);
-                                found |= 1 << bit;
-                                false
-                            } else {
-                                true
-                            }
-                        });
-                    }
+                    });
                     next_word.store(found, Relaxed);
                     visited_word.store(seen | found, Relaxed);
                     found_total += found.count_ones() as usize;

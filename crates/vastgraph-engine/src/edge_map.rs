@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::bitmap::{Bitmap, WORDS_PER_TASK};
-use crate::graph::{for_each_list_prefetched, Adjacency, Graph, PUSH_CHUNK};
+use crate::graph::{for_each_list_prefetched, pull_word, Adjacency, Graph, PUSH_CHUNK};
 use crate::subset::VertexSubset;
 use crate::Vertex;
 
@@ -271,6 +271,16 @@ fn push_dense<A: Adjacency, F: EdgeMapFn>(
     }
 }
 
+/// Calls `f` on `base + j` for each set bit `j` of `word`, in increasing order.
+#[inline(always)]
+fn for_each_in_word(mut word: u64, base: usize, mut f: impl FnMut(Vertex)) {
+    while word != 0 {
+        let j = word.trailing_zeros() as usize;
+        word &= word - 1;
+        f((base + j) as Vertex);
+    }
+}
+
 /// Each task owns whole 64-vertex words of the output, so no write needs an atomic.
 fn pull<A: Adjacency, F: EdgeMapFn>(
     incoming: &A,
@@ -289,23 +299,23 @@ fn pull<A: Adjacency, F: EdgeMapFn>(
             for (wi, word) in chunk.iter_mut().enumerate() {
                 let base = (ci * WORDS_PER_TASK + wi) * 64;
                 let mut bits = 0u64;
-                for j in 0..64.min(n - base) {
-                    let d = (base + j) as Vertex;
-                    if !f.cond(d) {
-                        continue;
+                let mut arc = |d: Vertex, s: Vertex, w: f64| {
+                    scanned += 1;
+                    if frontier.get(s as usize) && f.update(s, d, w) {
+                        bits |= 1 << (d as usize - base);
                     }
-                    let mut arc = |s: Vertex, w: f64| {
-                        scanned += 1;
-                        if frontier.get(s as usize) && f.update(s, d, w) {
-                            bits |= 1 << j;
-                        }
-                        f.cond(d)
-                    };
-                    if F::WEIGHTED {
-                        incoming.try_for_each_weighted(d, arc);
-                    } else {
-                        incoming.try_for_each_neighbor(d, |s| arc(s, 1.0));
-                    }
+                    f.cond(d)
+                };
+                // Only this task updates (and so changes `cond` of) the word's vertices.
+                let todo = (0..64.min(n - base))
+                    .filter(|&j| f.cond((base + j) as Vertex))
+                    .fold(0u64, |todo, j| todo | 1 << j);
+                if F::WEIGHTED {
+                    for_each_in_word(todo, base, |d| {
+                        incoming.try_for_each_weighted(d, |s, w| arc(d, s, w));
+                    });
+                } else {
+                    pull_word(incoming, base as Vertex, todo, |d, s| arc(d, s, 1.0));
                 }
                 *word = bits;
             }

@@ -418,6 +418,44 @@ pub fn for_each_list_prefetched<A: Adjacency, T>(
     }
 }
 
+/// A pull over the vertices of one 64-vertex word: for each `v = base + bit` of `todo`, in
+/// order, offers `v`'s neighbours to `arc(v, u)` until it returns false, as a pull that stops
+/// at its first useful neighbour wants (BFS's bottom-up step, `edge_map`'s pull).
+///
+/// First every vertex's first neighbour (from the store's side file where the view has one),
+/// which on a skewed graph settles most of them; the lists of the rest are asked for, and only
+/// then walked on from their second neighbour. Walking each list as soon as its first
+/// neighbour missed made its cache miss wait behind the work on the list before (a compressed
+/// list's decoder is long): on Kronecker 22, BFS went from 0.065 to 0.051 s raw and from
+/// 0.084 to 0.065 s on Stream VByte.
+#[inline(always)]
+pub fn pull_word<A: Adjacency>(
+    adj: &A,
+    base: Vertex,
+    mut todo: u64,
+    mut arc: impl FnMut(Vertex, Vertex) -> bool,
+) {
+    let mut rest = 0u64;
+    while todo != 0 {
+        let bit = todo.trailing_zeros();
+        todo &= todo - 1;
+        let v = base + bit;
+        let Some(u) = adj.first_neighbor(v) else {
+            continue;
+        };
+        if arc(v, u) && adj.degree(v) > 1 {
+            adj.prefetch_list(v);
+            rest |= 1 << bit;
+        }
+    }
+    while rest != 0 {
+        let bit = rest.trailing_zeros();
+        rest &= rest - 1;
+        let v = base + bit;
+        adj.try_for_each_neighbor_from(v, 1, |u| arc(v, u));
+    }
+}
+
 /// Frontier vertices a push task takes at a time in [`for_each_list_prefetched`]'s callers
 /// (rayon splits a frontier down to these).
 pub const PUSH_CHUNK: usize = 256;
@@ -627,6 +665,48 @@ mod tests {
             for_each_list_prefetched(g.view().out(), &items, |&(_, v)| v, |v| visited.push(v));
             let want: Vec<Vertex> = items.iter().map(|&(_, v)| v).collect();
             assert_eq!(visited, want, "{len} items");
+        }
+    }
+
+    #[test]
+    fn a_word_pull_offers_each_list_in_order_up_to_where_the_vertex_stops() {
+        // Vertex v's list is every u > v with (u + v) % 3 != 0; 70 vertices, so the second
+        // word is partial. Vertex v stops at the first neighbour u with u % 5 == 0, or never
+        // when v % 7 == 0.
+        let n = 70u32;
+        let edges: Vec<(u32, u32, f32)> = (0..n)
+            .flat_map(|v| ((v + 1)..n).map(move |u| (v, u)))
+            .filter(|&(v, u)| (u + v) % 3 != 0)
+            .map(|(v, u)| (v, u, 1.0))
+            .collect();
+        let g = InMemoryGraph::from_weighted_edges(n as usize, &edges, false);
+        let view = g.view();
+        let adj = view.out();
+        for (base, todo) in [
+            (0u32, u64::MAX),
+            (0, 0xF0F0_0000_1234_8001),
+            (64, 0b11_1111),
+            (64, 0b10_0100),
+        ] {
+            let mut offered: Vec<Vec<Vertex>> = vec![Vec::new(); n as usize];
+            pull_word(adj, base, todo, |v, u| {
+                offered[v as usize].push(u);
+                v % 7 == 0 || u % 5 != 0
+            });
+            for v in 0..n {
+                let list = adj.neighbor_slice(v).unwrap();
+                let bit = v.wrapping_sub(base);
+                let wanted = if bit < 64 && todo >> bit & 1 == 1 {
+                    let stop = list.iter().position(|&u| v % 7 != 0 && u % 5 == 0);
+                    &list[..stop.map_or(list.len(), |i| i + 1)]
+                } else {
+                    &[][..]
+                };
+                assert_eq!(
+                    offered[v as usize], wanted,
+                    "vertex {v}, word at {base}, todo {todo:#x}"
+                );
+            }
         }
     }
 
