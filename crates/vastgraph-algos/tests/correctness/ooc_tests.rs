@@ -684,6 +684,54 @@ fn damaged_codes_are_an_error_not_a_crash() {
     assert!(errors > 0, "no damage was noticed");
 }
 
+/// Damaged offsets of a compressed store are named as such before the budget is weighed: read
+/// as they were, they made a list look terabytes long, and the run was refused as needing a
+/// budget of that size.
+#[test]
+fn damaged_offsets_of_a_compressed_store_are_named_before_the_budget_is_weighed() {
+    use vastgraph_store::manifest::files;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build_from(
+        &dir,
+        &edges(2_000, 8_000, 21),
+        true,
+        false,
+        Codec::StreamVByte64,
+    );
+    let params = Params {
+        source: Some(0),
+        ..Default::default()
+    };
+    let options = || OocOptions {
+        mode: IoMode::Adaptive,
+        max_reentries: 5,
+        backend: BackendChoice::Auto,
+        direct: true,
+        profile: Some(PROFILE),
+        recalibrate: false,
+    };
+    for name in [files::BYTE_OFFSETS, files::OFFSETS] {
+        let path = dir.join(name);
+        let clean = std::fs::read(&path).unwrap();
+        // A high byte of a middle offset (not monotone), then of the last one (past the end).
+        for at in [8 * 1000 + 5, clean.len() - 3] {
+            let mut bytes = clean.clone();
+            bytes[at] ^= 0x5A;
+            std::fs::write(&path, &bytes).unwrap();
+            let message = match ooc::open_within_budget(&dir, "bfs", &params, 64 << 20, options()) {
+                Ok(_) => panic!("{name}: damage at byte {at} went unnoticed"),
+                Err(e) => format!("{e:#}"),
+            };
+            assert!(
+                message.contains(name) && message.contains("invalid offsets"),
+                "{name}, byte {at}: {message}"
+            );
+        }
+        std::fs::write(&path, &clean).unwrap();
+    }
+}
+
 /// Writes `id` over the neighbour id at `arc` of a raw store.
 fn corrupt_id(dir: &Path, arc: u64, id: u32) {
     let path = dir.join("neighbors.u32");

@@ -12,7 +12,7 @@ use vastgraph_io::{
     ALIGN,
 };
 use vastgraph_store::manifest::files;
-use vastgraph_store::{Manifest, WeightType};
+use vastgraph_store::{Manifest, StoreError, WeightType};
 
 use super::cache::ListCache;
 use super::memory_plan::MemoryPlan;
@@ -325,6 +325,12 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
         anyhow::Ok((path, file))
     };
     let mut files = [open(files::BYTE_OFFSETS)?, open(files::OFFSETS)?];
+    // Where each array's offsets must end: the codes' length, and the arcs.
+    let codes_path = dir.join(files::NEIGHBOR_CODES);
+    let codes_len = std::fs::metadata(&codes_path)
+        .with_context(|| format!("{}", codes_path.display()))?
+        .len();
+    let ends = [codes_len, manifest.arcs];
     const CHUNK: usize = 1 << 16;
     let mut chunks = [vec![0u8; 8 * CHUNK], vec![0u8; 8 * CHUNK]];
     // The largest difference of consecutive offsets, codes' and arcs'.
@@ -335,10 +341,32 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
         for (i, ((path, file), chunk)) in files.iter_mut().zip(&mut chunks).enumerate() {
             file.read_exact(&mut chunk[..8 * take])
                 .with_context(|| format!("{}: reading {count} offsets", path.display()))?;
-            for word in chunk[..8 * take].chunks_exact(8) {
+            for (j, word) in chunk[..8 * take].chunks_exact(8).enumerate() {
                 let offset = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                // A damaged file must be named as such, not taken for a list too long for any
+                // budget. Open checks the arrays in full.
+                let bad = |reason: String| StoreError::BadOffsets {
+                    path: path.clone(),
+                    reason,
+                };
+                if let Some(previous) = last[i].filter(|&p| p > offset) {
+                    let at = v + j;
+                    return Err(bad(format!(
+                        "offsets[{}]={previous} > offsets[{at}]={offset} (not monotone)",
+                        at - 1
+                    ))
+                    .into());
+                }
+                if offset > ends[i] {
+                    return Err(bad(format!(
+                        "offsets[{}]={offset} is past the end ({})",
+                        v + j,
+                        ends[i]
+                    ))
+                    .into());
+                }
                 if let Some(previous) = last[i] {
-                    longest[i] = longest[i].max(offset.saturating_sub(previous));
+                    longest[i] = longest[i].max(offset - previous);
                 }
                 last[i] = Some(offset);
             }
