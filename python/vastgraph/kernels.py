@@ -25,6 +25,7 @@ Common keyword arguments:
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -59,13 +60,20 @@ def _check_graph(g: Any) -> Graph:
 
 
 def _json_value(name: str, value: Any) -> Any:
-    """Parameters as plain JSON values (NumPy scalars and arrays included)."""
+    """Parameters as plain JSON values (NumPy scalars and arrays included). A value JSON cannot
+    carry (NaN, infinity) or that no parameter takes (a negative integer: every integer
+    parameter is a count, an id or a seed) is refused here, by name, rather than as a JSON
+    parse error."""
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
     if isinstance(value, np.ndarray):
-        return value.tolist()
+        value = value.tolist()
     if isinstance(value, (list, tuple)):
         return [_json_value(name, v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value}")
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        raise ValueError(f"{name} must be non-negative, got {value}")
     return value
 
 

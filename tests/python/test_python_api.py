@@ -352,6 +352,15 @@ def test_algorithm_arguments_are_checked(weighted_symmetric_store, tmp_path):
         vg.bfs(g, -1)
     with pytest.raises(TypeError, match="unknown parameter"):
         vg.run(g, "bfs", sorce=1)
+    # Values JSON cannot carry, or that no parameter takes, are refused by name.
+    with pytest.raises(ValueError, match="damping must be a finite number, got nan"):
+        vg.run(g, "pagerank", damping=float("nan"))
+    with pytest.raises(ValueError, match="tolerance must be a finite number, got inf"):
+        vg.run(g, "pagerank", tolerance=np.float32("inf"))
+    with pytest.raises(ValueError, match="max_iters must be non-negative, got -3"):
+        vg.run(g, "pagerank", max_iters=-3)
+    with pytest.raises(ValueError, match="sources must be non-negative, got -2"):
+        vg.run(g, "bfs", sources=np.array([1, -2]))
     with pytest.raises(ValueError, match="unknown algorithm"):
         vg.run(g, "nope")
     with pytest.raises(ValueError, match="unknown method"):
