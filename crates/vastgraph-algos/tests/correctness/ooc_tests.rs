@@ -79,6 +79,18 @@ fn build_from(dir: &Path, list: &[(u32, u32, f64)], symmetric: bool, weighted: b
     builder.finish().unwrap();
 }
 
+/// The options of a default run (adaptive, MRT 5), with the tests' device profile.
+fn adaptive_options() -> OocOptions {
+    OocOptions {
+        mode: IoMode::Adaptive,
+        max_reentries: 5,
+        backend: BackendChoice::Auto,
+        direct: true,
+        profile: Some(PROFILE),
+        recalibrate: false,
+    }
+}
+
 fn open(dir: &Path, algorithm: &str, mode: IoMode, mrt: u32, backend: BackendChoice) -> OocGraph {
     try_open(dir, algorithm, mode, mrt, backend, true).unwrap()
 }
@@ -612,14 +624,7 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
         source: Some(0),
         ..Default::default()
     };
-    let options = || OocOptions {
-        mode: IoMode::Adaptive,
-        max_reentries: 5,
-        backend: BackendChoice::Auto,
-        direct: true,
-        profile: Some(PROFILE),
-        recalibrate: false,
-    };
+    let options = adaptive_options;
     for algorithm in ["bfs", "sssp"] {
         let refused = ooc::open_within_budget(&packed, algorithm, &params, 64 << 10, options());
         let message = match refused {
@@ -703,14 +708,7 @@ fn damaged_offsets_of_a_compressed_store_are_named_before_the_budget_is_weighed(
         source: Some(0),
         ..Default::default()
     };
-    let options = || OocOptions {
-        mode: IoMode::Adaptive,
-        max_reentries: 5,
-        backend: BackendChoice::Auto,
-        direct: true,
-        profile: Some(PROFILE),
-        recalibrate: false,
-    };
+    let options = adaptive_options;
     for name in [files::BYTE_OFFSETS, files::OFFSETS] {
         let path = dir.join(name);
         let clean = std::fs::read(&path).unwrap();
