@@ -7,6 +7,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+use crate::Vertex;
+
+/// Calls `f` on `base + j` for each set bit `j` of `word`, in increasing order.
+#[inline(always)]
+pub fn for_each_in_word(mut word: u64, base: Vertex, mut f: impl FnMut(Vertex)) {
+    while word != 0 {
+        f(base + word.trailing_zeros());
+        word &= word - 1;
+    }
+}
+
 pub struct Bitmap {
     words: Vec<AtomicU64>,
     len: usize,
@@ -130,12 +141,8 @@ impl Bitmap {
             .enumerate()
             .for_each(|(ci, chunk)| {
                 for (wi, w) in chunk.iter().enumerate() {
-                    let mut bits = w.load(Ordering::Relaxed);
                     let base = ((ci * WORDS_PER_TASK + wi) * 64) as u32;
-                    while bits != 0 {
-                        f(base + bits.trailing_zeros());
-                        bits &= bits - 1;
-                    }
+                    for_each_in_word(w.load(Ordering::Relaxed), base, &f);
                 }
             });
     }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use crate::bitmap::{Bitmap, WORDS_PER_TASK};
+use crate::bitmap::{for_each_in_word, Bitmap, WORDS_PER_TASK};
 use crate::graph::{for_each_list_prefetched, pull_word, Adjacency, Graph, PUSH_CHUNK};
 use crate::subset::VertexSubset;
 use crate::Vertex;
@@ -271,16 +271,6 @@ fn push_dense<A: Adjacency, F: EdgeMapFn>(
     }
 }
 
-/// Calls `f` on `base + j` for each set bit `j` of `word`, in increasing order.
-#[inline(always)]
-fn for_each_in_word(mut word: u64, base: usize, mut f: impl FnMut(Vertex)) {
-    while word != 0 {
-        let j = word.trailing_zeros() as usize;
-        word &= word - 1;
-        f((base + j) as Vertex);
-    }
-}
-
 /// Each task owns whole 64-vertex words of the output, so no write needs an atomic.
 fn pull<A: Adjacency, F: EdgeMapFn>(
     incoming: &A,
@@ -311,7 +301,7 @@ fn pull<A: Adjacency, F: EdgeMapFn>(
                     .filter(|&j| f.cond((base + j) as Vertex))
                     .fold(0u64, |todo, j| todo | 1 << j);
                 if F::WEIGHTED {
-                    for_each_in_word(todo, base, |d| {
+                    for_each_in_word(todo, base as Vertex, |d| {
                         incoming.try_for_each_weighted(d, |s, w| arc(d, s, w));
                     });
                 } else {

@@ -1,6 +1,7 @@
 //! Read-only graph access. Algorithms see the graph only through [`Adjacency`], so the raw CSR
 //! here, the compressed codec and the out-of-core backends plug in without touching them.
 
+use crate::bitmap::for_each_in_word;
 pub use vastgraph_codec::ListVisitor;
 use vastgraph_store::manifest::NO_NEIGHBOR;
 use vastgraph_store::{Vertex, WeightsRef};
@@ -432,28 +433,22 @@ pub fn for_each_list_prefetched<A: Adjacency, T>(
 pub fn pull_word<A: Adjacency>(
     adj: &A,
     base: Vertex,
-    mut todo: u64,
+    todo: u64,
     mut arc: impl FnMut(Vertex, Vertex) -> bool,
 ) {
     let mut rest = 0u64;
-    while todo != 0 {
-        let bit = todo.trailing_zeros();
-        todo &= todo - 1;
-        let v = base + bit;
+    for_each_in_word(todo, base, |v| {
         let Some(u) = adj.first_neighbor(v) else {
-            continue;
+            return;
         };
         if arc(v, u) && adj.degree(v) > 1 {
             adj.prefetch_list(v);
-            rest |= 1 << bit;
+            rest |= 1 << (v - base);
         }
-    }
-    while rest != 0 {
-        let bit = rest.trailing_zeros();
-        rest &= rest - 1;
-        let v = base + bit;
+    });
+    for_each_in_word(rest, base, |v| {
         adj.try_for_each_neighbor_from(v, 1, |u| arc(v, u));
-    }
+    });
 }
 
 /// Frontier vertices a push task takes at a time in [`for_each_list_prefetched`]'s callers

@@ -341,14 +341,14 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
         for (i, ((path, file), chunk)) in files.iter_mut().zip(&mut chunks).enumerate() {
             file.read_exact(&mut chunk[..8 * take])
                 .with_context(|| format!("{}: reading {count} offsets", path.display()))?;
+            // A damaged file must be named as such, not taken for a list too long for any
+            // budget. Open checks the arrays in full.
+            let bad = |reason: String| StoreError::BadOffsets {
+                path: path.clone(),
+                reason,
+            };
             for (j, word) in chunk[..8 * take].chunks_exact(8).enumerate() {
                 let offset = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                // A damaged file must be named as such, not taken for a list too long for any
-                // budget. Open checks the arrays in full.
-                let bad = |reason: String| StoreError::BadOffsets {
-                    path: path.clone(),
-                    reason,
-                };
                 if let Some(previous) = last[i].filter(|&p| p > offset) {
                     let at = v + j;
                     return Err(bad(format!(
