@@ -145,6 +145,21 @@ def test_open_errors_name_the_problem(tmp_path):
         vg.open(tmp_path / "g")
 
 
+def test_a_damaged_page_is_named_in_memory_and_out_of_core(tmp_path):
+    g = vg.from_edges([0, 0, 1, 2], [1, 3, 3, 3], path=tmp_path / "g", symmetrize=True)
+    # Vertex 2's one neighbour 3 becomes 1: every list stays valid, only the page's checksum
+    # can tell the store was damaged.
+    at = int(g.offsets[2])
+    with open(tmp_path / "g" / "neighbors.u32", "r+b") as f:
+        f.seek(4 * at)
+        f.write(np.array([1], dtype="<u4").tobytes())
+    with pytest.raises(ValueError, match=r"neighbors.u32: bytes 0\.\.\d+ do not match their page"):
+        vg.open(tmp_path / "g")
+    # Opened before the damage: the out-of-core run reads the page again and checks it.
+    with pytest.raises(ValueError, match="page checksum"):
+        vg.bfs(g, 0, memory="16MiB")
+
+
 def test_store_arrays_are_read_only_zero_copy_views(tmp_path):
     g = vg.from_edges([0, 0, 1], [1, 2, 2], [1.5, 2.5, 3.5], path=tmp_path / "g")
     neighbors = g.neighbors

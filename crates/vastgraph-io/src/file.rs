@@ -5,14 +5,20 @@ use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::{AsRawFd, RawFd};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::aligned::{AlignedBuf, ALIGN};
+
+/// Checks bytes read from a file: given the page-aligned offset they start at and the bytes
+/// (whole pages, the file's last one possibly shorter), an error if they are damaged.
+pub type ReadCheck = Arc<dyn Fn(u64, &[u8]) -> io::Result<()> + Send + Sync>;
 
 pub struct DataFile {
     file: File,
     path: PathBuf,
     len: u64,
     direct: bool,
+    check: Option<ReadCheck>,
 }
 
 impl DataFile {
@@ -47,7 +53,28 @@ impl DataFile {
             path: path.to_path_buf(),
             len,
             direct,
+            check: None,
         })
+    }
+
+    /// Every read of this file (through [`crate::IoEngine::run`] or [`DataFile::read_span`])
+    /// is given to `check` before its bytes are handed over.
+    pub fn with_check(mut self, check: ReadCheck) -> DataFile {
+        self.check = Some(check);
+        self
+    }
+
+    /// Whether reads of this file are checked.
+    pub fn has_check(&self) -> bool {
+        self.check.is_some()
+    }
+
+    /// Checks `bytes` read at the page-aligned `offset`, when the file has a check.
+    pub fn check(&self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        match &self.check {
+            Some(check) => check(offset, bytes),
+            None => Ok(()),
+        }
     }
 
     pub fn len(&self) -> u64 {
@@ -130,6 +157,7 @@ impl DataFile {
             }
             filled += got as usize;
         }
+        self.check(aligned, &buf.as_slice()[..needed])?;
         Ok((&buf.as_slice()[skip..skip + len], filled as u64))
     }
 

@@ -21,5 +21,5 @@ mod uring;
 pub use aligned::{AlignedBuf, ALIGN};
 pub use backend::BackendChoice;
 pub use calibrate::{cache_path, calibrate, device_key, load_or_calibrate, DeviceProfile};
-pub use file::DataFile;
+pub use file::{DataFile, ReadCheck};
 pub use pipeline::{Extent, IoConfig, IoEngine, IoTotals, Loaded, MAX_PARTS};

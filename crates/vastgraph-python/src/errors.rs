@@ -15,6 +15,9 @@ fn io_error(kind: std::io::ErrorKind, message: String) -> PyErr {
     match kind {
         std::io::ErrorKind::NotFound => PyFileNotFoundError::new_err(message),
         std::io::ErrorKind::AlreadyExists => PyFileExistsError::new_err(message),
+        // Bytes that were read but are damaged (a page checksum, an id out of range): the
+        // store is at fault, as when opening it finds damage.
+        std::io::ErrorKind::InvalidData => PyValueError::new_err(message),
         _ => PyOSError::new_err(message),
     }
 }

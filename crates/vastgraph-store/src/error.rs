@@ -54,6 +54,13 @@ pub enum StoreError {
         actual: String,
     },
 
+    #[error(
+        "{}: bytes {start}..{end} do not match their page checksum (the file is damaged; \
+         `vastgraph info --verify` checks the whole store)",
+        path.display()
+    )]
+    DamagedPage { path: PathBuf, start: u64, end: u64 },
+
     #[error("{}: already exists (use overwrite to replace it)", path.display())]
     TargetExists { path: PathBuf },
 

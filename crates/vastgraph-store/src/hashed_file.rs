@@ -1,5 +1,6 @@
 //! Writing one store file: a large buffered writer that hashes (xxh3) the bytes as they go
-//! through, so the checksum recorded in the manifest costs no second pass over the data.
+//! through, so the checksum recorded in the manifest costs no second pass over the data; the
+//! checksum of each page is taken in the same pass and written to a side file at the end.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
@@ -8,7 +9,8 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::fsutil::start_writeback;
-use crate::manifest::FileEntry;
+use crate::manifest::{FileEntry, PageSumsEntry};
+use crate::page_sums::{side_file_name, wants_page_sums, PageSummer, PAGE_BYTES};
 use crate::pod::{as_bytes, Pod};
 use crate::StoreError;
 
@@ -18,10 +20,13 @@ const WRITE_BUFFER_BYTES: usize = 4 << 20;
 const WRITEBACK_STEP_BYTES: u64 = 64 << 20;
 
 pub(crate) struct HashedFileWriter {
+    dir: PathBuf,
     path: PathBuf,
     name: String,
     out: BufWriter<File>,
     hasher: Xxh3,
+    /// None for the files that get no page checksums (labels, the manifest, side files).
+    pages: Option<PageSummer>,
     bytes: u64,
     writeback_started_to: u64,
 }
@@ -29,6 +34,13 @@ pub(crate) struct HashedFileWriter {
 impl HashedFileWriter {
     /// Create `dir/name`, which must not exist yet.
     pub(crate) fn create(dir: &Path, name: &str) -> Result<HashedFileWriter, StoreError> {
+        let mut out = Self::create_plain(dir, name)?;
+        out.pages = wants_page_sums(name).then(PageSummer::default);
+        Ok(out)
+    }
+
+    /// As `create`, without page checksums.
+    fn create_plain(dir: &Path, name: &str) -> Result<HashedFileWriter, StoreError> {
         let path = dir.join(name);
         let file = OpenOptions::new()
             .write(true)
@@ -36,10 +48,12 @@ impl HashedFileWriter {
             .open(&path)
             .map_err(|e| StoreError::write(&path, e))?;
         Ok(HashedFileWriter {
+            dir: dir.to_path_buf(),
             path,
             name: name.to_string(),
             out: BufWriter::with_capacity(WRITE_BUFFER_BYTES, file),
             hasher: Xxh3::new(),
+            pages: None,
             bytes: 0,
             writeback_started_to: 0,
         })
@@ -47,6 +61,9 @@ impl HashedFileWriter {
 
     pub(crate) fn write_bytes(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
         self.hasher.update(bytes);
+        if let Some(pages) = &mut self.pages {
+            pages.update(bytes);
+        }
         self.out
             .write_all(bytes)
             .map_err(|e| StoreError::write(&self.path, e))?;
@@ -68,13 +85,15 @@ impl HashedFileWriter {
         self.write_bytes(as_bytes(values))
     }
 
-    /// Flush, fsync, and describe the file for the manifest.
+    /// Flush, fsync, write the side file of page checksums, and describe both for the manifest.
     pub(crate) fn finish(self) -> Result<FileEntry, StoreError> {
         let HashedFileWriter {
+            dir,
             path,
             name,
             out,
             hasher,
+            pages,
             bytes,
             ..
         } = self;
@@ -82,10 +101,25 @@ impl HashedFileWriter {
             .into_inner()
             .map_err(|e| StoreError::write(&path, e.into_error()))?;
         file.sync_all().map_err(|e| StoreError::write(&path, e))?;
+        let page_sums = match pages {
+            None => None,
+            Some(pages) => {
+                let mut side = Self::create_plain(&dir, &side_file_name(&name))?;
+                side.write_values(&pages.finish())?;
+                let side = side.finish()?;
+                Some(PageSumsEntry {
+                    name: side.name,
+                    page_bytes: PAGE_BYTES,
+                    bytes: side.bytes,
+                    xxh3: side.xxh3,
+                })
+            }
+        };
         Ok(FileEntry {
             name,
             bytes,
             xxh3: format_xxh3(hasher.digest()),
+            page_sums,
         })
     }
 }

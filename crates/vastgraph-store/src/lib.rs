@@ -19,6 +19,7 @@ mod fsutil;
 mod hashed_file;
 pub mod manifest;
 mod merge;
+mod page_sums;
 mod pipeline;
 mod pod;
 mod reader;
@@ -33,7 +34,10 @@ pub use cancel::{cancel_requested, clear_cancel, request_cancel};
 pub use compress::{compress_store, CompressOptions};
 pub use error::StoreError;
 pub use hashed_file::format_xxh3;
-pub use manifest::{Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType};
+pub use manifest::{
+    Codec, Dropped, FileEntry, InputRecord, Manifest, PageSumsEntry, Provenance, WeightType,
+};
+pub use page_sums::{page_sum, PageSums, PAGE_BYTES};
 pub use reader::{open_manifest, validate_offsets, Advice, Store};
 pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
 pub use vastgraph_codec::ByteCodeLists;

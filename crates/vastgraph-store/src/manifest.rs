@@ -96,6 +96,33 @@ pub struct FileEntry {
     pub bytes: u64,
     /// xxh3-64 of the whole file, lowercase hex, 16 digits.
     pub xxh3: String,
+    /// The side file of checksums of each page of this file, so that a reader that reads only
+    /// some pages (a selective out-of-core pass) can still check what it read. Stores written
+    /// before it existed lack it and still open: only `info --verify` then checks their bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_sums: Option<PageSumsEntry>,
+}
+
+/// A file of page checksums: for each `page_bytes` page of its data file (the last one possibly
+/// shorter), the low 32 bits of the page's xxh3-64, little-endian.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PageSumsEntry {
+    pub name: String,
+    pub page_bytes: u64,
+    pub bytes: u64,
+    /// xxh3-64 of the whole side file, as [`FileEntry::xxh3`].
+    pub xxh3: String,
+}
+
+impl FileEntry {
+    /// This file and its side file of page checksums, as (name, bytes, xxh3).
+    pub fn with_side_files(&self) -> impl Iterator<Item = (&str, u64, &str)> {
+        let side = self
+            .page_sums
+            .iter()
+            .map(|s| (s.name.as_str(), s.bytes, s.xxh3.as_str()));
+        std::iter::once((self.name.as_str(), self.bytes, self.xxh3.as_str())).chain(side)
+    }
 }
 
 /// What the build removed from the input, so a user can see why m differs from their line count.

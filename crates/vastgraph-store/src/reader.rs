@@ -13,8 +13,10 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::hashed_file::format_xxh3;
 use crate::manifest::{
-    files, Codec, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE, NO_NEIGHBOR,
+    files, Codec, FileEntry, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE,
+    NO_NEIGHBOR,
 };
+use crate::page_sums::PageSums;
 use crate::pod::{try_cast, Pod};
 use crate::{StoreError, WeightsRef, MAX_VERTICES};
 use vastgraph_codec::{ByteCodeLists, CodecError, ListCodec};
@@ -169,6 +171,7 @@ impl Store {
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
         let manifest = read_manifest(dir)?;
         check_manifest(dir, &manifest)?;
+        check_pages(dir, &manifest)?;
         let out_edges = open_adjacency(dir, &manifest, false)?;
         let in_edges = if manifest.has_transpose {
             Some(open_adjacency(dir, &manifest, true)?)
@@ -289,17 +292,24 @@ impl Store {
         Ok(Some(labels))
     }
 
-    /// Recompute the xxh3 of every file and compare it with the manifest.
+    /// Recompute the xxh3 of every file (side files of page checksums included) and compare it
+    /// with the manifest.
     pub fn verify_checksums(&self) -> Result<(), StoreError> {
-        self.manifest.files.par_iter().try_for_each(|entry| {
-            let path = self.dir.join(&entry.name);
+        let all: Vec<_> = self
+            .manifest
+            .files
+            .iter()
+            .flat_map(FileEntry::with_side_files)
+            .collect();
+        all.par_iter().try_for_each(|&(name, _, expected)| {
+            let path = self.dir.join(name);
             let actual = checksum_file(&path)?;
-            if actual == entry.xxh3 {
+            if actual == expected {
                 Ok(())
             } else {
                 Err(StoreError::ChecksumMismatch {
                     path,
-                    expected: entry.xxh3.clone(),
+                    expected: expected.to_string(),
                     actual,
                 })
             }
@@ -587,18 +597,31 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
             )));
         }
     }
-    for entry in &manifest.files {
-        let path = dir.join(&entry.name);
+    for (name, bytes, _) in manifest.files.iter().flat_map(FileEntry::with_side_files) {
+        let path = dir.join(name);
         let meta = fs::metadata(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => StoreError::MissingFile { path: path.clone() },
             _ => StoreError::io(&path, e),
         })?;
-        if meta.len() != entry.bytes {
+        if meta.len() != bytes {
             return Err(StoreError::FileLength {
                 path,
-                expected: entry.bytes,
+                expected: bytes,
                 actual: meta.len(),
             });
+        }
+    }
+    Ok(())
+}
+
+/// Checks every page of every file that has page checksums: the arrays are about to be
+/// validated, which reads them whole, and a damaged page must be an error before any of its
+/// values is trusted (a flipped bit can leave a list valid, and the answer wrong).
+fn check_pages(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+    for entry in &manifest.files {
+        if let Some(sums) = PageSums::load(dir, entry)? {
+            let mapped = Mapped::open(&dir.join(&entry.name), entry.bytes)?;
+            sums.check_all(mapped.bytes())?;
         }
     }
     Ok(())

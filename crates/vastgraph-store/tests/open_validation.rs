@@ -45,6 +45,14 @@ fn copy_of(store: &Path, name: &str) -> PathBuf {
     copy
 }
 
+/// A copy of `store` without page checksums, to damage: the structural checks, all that an
+/// older store gets, must catch what they can on their own.
+fn unsummed_copy_of(store: &Path, name: &str) -> PathBuf {
+    let copy = copy_of(store, name);
+    vastgraph_testkit::without_page_sums(&copy);
+    copy
+}
+
 fn read_u64s(path: &Path) -> Vec<u64> {
     fs::read(path)
         .unwrap()
@@ -226,7 +234,7 @@ fn out_of_range_and_unsorted_neighbours_are_reported() {
             .find(|&v| offsets[v + 1] > offsets[v])
             .unwrap();
 
-        let out_of_range = copy_of(&pristine, &format!("range-{name}"));
+        let out_of_range = unsummed_copy_of(&pristine, &format!("range-{name}"));
         let mut ids = read_u32s(&out_of_range.join(name));
         ids[offsets[v + 1] as usize - 1] = 30; // n = 30
         write_u32s(&out_of_range.join(name), &ids);
@@ -247,7 +255,7 @@ fn out_of_range_and_unsorted_neighbours_are_reported() {
         let w = (0..offsets.len() - 1)
             .find(|&w| offsets[w + 1] >= offsets[w] + 2)
             .unwrap();
-        let unsorted = copy_of(&pristine, &format!("unsorted-{name}"));
+        let unsorted = unsummed_copy_of(&pristine, &format!("unsorted-{name}"));
         let mut ids = read_u32s(&unsorted.join(name));
         ids.swap(offsets[w] as usize, offsets[w] as usize + 1);
         write_u32s(&unsorted.join(name), &ids);
@@ -256,7 +264,7 @@ fn out_of_range_and_unsorted_neighbours_are_reported() {
         );
 
         // A duplicate in a list.
-        let duplicate = copy_of(&pristine, &format!("duplicate-{name}"));
+        let duplicate = unsummed_copy_of(&pristine, &format!("duplicate-{name}"));
         let mut ids = read_u32s(&duplicate.join(name));
         ids[offsets[w] as usize + 1] = ids[offsets[w] as usize];
         write_u32s(&duplicate.join(name), &ids);
@@ -287,7 +295,7 @@ fn bad_offsets_are_reported() {
             ),
         ];
         for (case, damage) in cases {
-            let copy = copy_of(&pristine, &format!("{case}-{name}"));
+            let copy = unsummed_copy_of(&pristine, &format!("{case}-{name}"));
             let mut values = offsets.clone();
             damage(&mut values);
             write_u64s(&copy.join(name), &values);
@@ -303,29 +311,57 @@ fn bad_offsets_are_reported() {
     }
 }
 
+/// A flipped byte that leaves every list valid: the page checksums name the file and the page
+/// when the store is opened; a store without them (written before they existed) opens, and
+/// only `verify_checksums` (`info --verify`) catches it.
 #[test]
-fn verify_checksums_names_the_file_with_a_flipped_byte() {
+fn a_flipped_byte_is_caught_by_its_page_or_else_by_verify_checksums() {
     let dir = tempfile::tempdir().unwrap();
     let pristine = full_store(dir.path());
-    // Weights and labels: a flipped byte there still opens (any value is valid).
+    // Weights and labels: any value is valid there; a neighbour id with its lowest bit flipped
+    // usually stays in order and in range.
     for name in [
         "weights.f32",
         "in_weights.f32",
         "labels.txt",
         "neighbors.u32",
     ] {
-        let copy = copy_of(&pristine, &format!("flip-{name}"));
-        let path = copy.join(name);
-        let mut bytes = fs::read(&path).unwrap();
-        // The high byte of a neighbour id keeps it in range only if it stays 0: flip its lowest bit.
-        let at = if name == "labels.txt" {
-            1
-        } else {
-            bytes.len() - 4
+        let flip = |copy: &Path| -> usize {
+            let path = copy.join(name);
+            let mut bytes = fs::read(&path).unwrap();
+            let at = if name == "labels.txt" {
+                1
+            } else {
+                bytes.len() - 4
+            };
+            bytes[at] ^= 1;
+            fs::write(&path, &bytes).unwrap();
+            at
         };
-        bytes[at] ^= 1;
-        fs::write(&path, &bytes).unwrap();
-        let store = match Store::open(&copy) {
+        let summed = copy_of(&pristine, &format!("flip-{name}"));
+        let at = flip(&summed) as u64;
+        match Store::open(&summed) {
+            Err(StoreError::DamagedPage { path, start, end }) => {
+                assert!(path.ends_with(name), "{}", path.display());
+                assert!(
+                    start <= at && at < end && start % 4096 == 0,
+                    "{start}..{end}"
+                );
+            }
+            // Labels have no page checksums: they are text, read whole.
+            Ok(store) if name == "labels.txt" => assert!(matches!(
+                store.verify_checksums(),
+                Err(StoreError::ChecksumMismatch { path, .. }) if path.ends_with(name)
+            )),
+            other => panic!(
+                "{name}: expected a damaged page, got {:?}",
+                other.map(|_| ())
+            ),
+        }
+
+        let older = unsummed_copy_of(&pristine, &format!("older-flip-{name}"));
+        flip(&older);
+        let store = match Store::open(&older) {
             Ok(store) => store,
             // An id flipped into disorder is caught even earlier; that is fine too.
             Err(StoreError::BadNeighbors { .. }) if name == "neighbors.u32" => continue,
@@ -342,6 +378,17 @@ fn verify_checksums_names_the_file_with_a_flipped_byte() {
             }
             other => panic!("{name}: expected a checksum mismatch, got {other:?}"),
         }
+    }
+
+    // The side file is checked whole before its checksums are trusted.
+    let copy = copy_of(&pristine, "flip-side-file");
+    let side = copy.join("neighbors.u32.pagesums");
+    let mut bytes = fs::read(&side).unwrap();
+    bytes[0] ^= 1;
+    fs::write(&side, &bytes).unwrap();
+    match open_err(&copy) {
+        StoreError::ChecksumMismatch { path, .. } => assert_eq!(path, side),
+        other => panic!("expected the side file's checksum mismatch, got {other}"),
     }
 }
 
@@ -379,7 +426,7 @@ fn first_neighbours_must_agree_with_the_lists_and_may_be_absent() {
             .find(|&v| offsets[v + 1] >= offsets[v] + 2)
             .unwrap();
         let name = store.file_name().unwrap().to_str().unwrap();
-        let wrong = copy_of(store, &format!("wrong-first-{name}"));
+        let wrong = unsummed_copy_of(store, &format!("wrong-first-{name}"));
         let mut firsts = expected.clone();
         firsts[v] = ids[offsets[v] as usize + 1];
         write_u32s(&wrong.join("first_neighbors.u32"), &firsts);

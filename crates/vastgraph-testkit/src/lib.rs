@@ -72,3 +72,24 @@ impl Drop for MemoryCgroup {
         let _ = fs::remove_dir(&self.path);
     }
 }
+
+/// Makes the store in `dir` look as if it predated page checksums: its manifest no longer
+/// names their side files. Tests that damage a store to exercise the structural checks (which
+/// are all an older store gets) use it, as the page checksums would otherwise report the damage
+/// first.
+pub fn without_page_sums(dir: &Path) {
+    let path = dir.join("manifest.json");
+    let text = fs::read_to_string(&path).expect("the store has a manifest");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&text).expect("the manifest is JSON");
+    for entry in manifest["files"]
+        .as_array_mut()
+        .expect("the manifest lists files")
+    {
+        if let Some(side) = entry.as_object_mut().and_then(|e| e.remove("page_sums")) {
+            let name = side["name"].as_str().expect("a side file has a name");
+            fs::remove_file(dir.join(name)).expect("the side file exists");
+        }
+    }
+    fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+}

@@ -16,7 +16,8 @@ use std::path::Path;
 
 use rayon::prelude::*;
 use vastgraph_engine::ooc::{
-    long_list_reserve, MemoryPlan, OocGraph, OocOptions, ScanSpec, Weights,
+    long_list_reserve, page_sums_reserve, MemoryPlan, OocGraph, OocOptions, Reserved, ScanSpec,
+    Weights,
 };
 use vastgraph_engine::{visit_store, Adjacency, Bitmap, Graph, GraphVisitor, Vertex};
 use vastgraph_store::Store;
@@ -97,13 +98,16 @@ pub fn open_within_budget(
         return Ok(BudgetFit::InMemory { need });
     };
     let weight_files = usize::from(reads_weights(name) && manifest.weighted);
-    let long_lists = long_list_reserve(dir, &manifest, weight_files == 1)?;
+    let reserved = Reserved {
+        long_lists: long_list_reserve(dir, &manifest, weight_files == 1)?,
+        page_sums: page_sums_reserve(&manifest, weight_files == 1),
+    };
     let plan = MemoryPlan::new(
         budget,
         offsets_bytes(&manifest),
         1 + weight_files,
         state,
-        long_lists,
+        reserved,
         None,
         None,
     )

@@ -7,8 +7,8 @@ use std::path::Path;
 use vastgraph_algos::ooc;
 use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
-    BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions, ScanSpec,
-    FIRST_NEIGHBORS_MODE, MAX_CACHED_ARCS,
+    page_sums_reserve, BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions,
+    Reserved, ScanSpec, FIRST_NEIGHBORS_MODE, MAX_CACHED_ARCS,
 };
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
 
@@ -110,8 +110,19 @@ fn try_open(
     let state = ooc::state_bytes(algorithm, n, &Params::default()).unwrap();
     let files = 1 + usize::from(ooc::reads_weights(algorithm) && manifest.weighted);
     let offsets = ooc::offsets_bytes(&manifest);
-    let mut plan =
-        MemoryPlan::new(4 * MIB, offsets, files, state, 0, Some(BUFFER), Some(8)).unwrap();
+    let mut plan = MemoryPlan::new(
+        4 * MIB,
+        offsets,
+        files,
+        state,
+        Reserved {
+            page_sums: page_sums_reserve(&manifest, files == 2),
+            ..Default::default()
+        },
+        Some(BUFFER),
+        Some(8),
+    )
+    .unwrap();
     if !cache {
         plan.cache_bytes = 0;
     }
@@ -662,6 +673,8 @@ fn damaged_codes_are_an_error_not_a_crash() {
     list.extend((1..n / 3 - 40).map(|k| (0, 3 * k, 1.0)));
     let dir = tmp.path().join("g");
     build_from(&dir, &list, true, false, Codec::StreamVByte64);
+    // The decoder's own checks, all an older store gets, without the page checksums.
+    vastgraph_testkit::without_page_sums(&dir);
     let codes = dir.join(vastgraph_store::manifest::files::NEIGHBOR_CODES);
     let clean = std::fs::read(&codes).unwrap();
     let params = Params {
@@ -687,6 +700,56 @@ fn damaged_codes_are_an_error_not_a_crash() {
         }
     }
     assert!(errors > 0, "no damage was noticed");
+}
+
+/// A flipped bit in the lists ends the run with an error naming the file and the damaged page,
+/// in either mode and on either backend, whether the page came through the pool or with a list
+/// too long for it (read apart). The damage may leave every list valid: only the page checksum
+/// can tell.
+#[test]
+fn a_damaged_page_is_an_error_naming_it_in_every_mode_and_for_lists_read_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 60_000u32;
+    let mut list = edges(n, 60_000, 12);
+    // Hub 0's codes, about 25 KB, are longer than a pooled buffer (16 KiB): read apart.
+    list.extend((1..n / 3 - 40).map(|k| (0, 3 * k, 1.0)));
+    let dir = tmp.path().join("g");
+    // Weighted, for sssp: label-correcting, it reads the list of every vertex it reaches (a
+    // bfs may pull and never read its source's list).
+    build_from(&dir, &list, true, true, Codec::StreamVByte64);
+    let hub_codes = {
+        let store = Store::open(&dir).unwrap();
+        let starts = store.byte_code().unwrap().byte_offsets();
+        starts[0]..starts[1]
+    };
+    let codes = dir.join(vastgraph_store::manifest::files::NEIGHBOR_CODES);
+    let clean = std::fs::read(&codes).unwrap();
+    let params = Params {
+        source: Some(0),
+        ..Default::default()
+    };
+    let in_the_hub = (hub_codes.start + hub_codes.end) as usize / 2;
+    for at in [in_the_hub, clean.len() / 2] {
+        let mut bytes = clean.clone();
+        bytes[at] ^= 1;
+        std::fs::write(&codes, &bytes).unwrap();
+        let page = at / 4096 * 4096;
+        for mode in [IoMode::Selective, IoMode::Streaming] {
+            for backend in [BackendChoice::Auto, BackendChoice::Pread] {
+                let g = open(&dir, "sssp", mode, 5, backend);
+                assert!(g.plan().long_list_bytes > 0, "the hub is read apart");
+                let Err(e) = ooc::run("sssp", &g, &params, false) else {
+                    panic!("{mode:?}, {backend:?}: the damage at byte {at} went unnoticed");
+                };
+                let e = format!("{e:#}");
+                let want = format!("neighbors.bc64: bytes {page}..");
+                assert!(
+                    e.contains(&want) && e.contains("page checksum"),
+                    "{mode:?}, {backend:?}, byte {at}: {e}"
+                );
+            }
+        }
+    }
 }
 
 /// Damaged offsets of a compressed store are named as such before the budget is weighed: read
@@ -730,8 +793,11 @@ fn damaged_offsets_of_a_compressed_store_are_named_before_the_budget_is_weighed(
     }
 }
 
-/// Writes `id` over the neighbour id at `arc` of a raw store.
+/// Writes `id` over the neighbour id at `arc` of a raw store, which is first made to look
+/// older than page checksums: they would name the damaged page before any id is looked at, and
+/// the check of ids (all an older store gets) must hold on its own.
 fn corrupt_id(dir: &Path, arc: u64, id: u32) {
+    vastgraph_testkit::without_page_sums(dir);
     let path = dir.join("neighbors.u32");
     let mut file = std::fs::read(&path).unwrap();
     let at = 4 * arc as usize;
@@ -834,10 +900,24 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
     build(&dir, 20_000, true, false, 8);
     let n = OocGraph::manifest_of(&dir).unwrap().vertices;
     let state = ooc::state_bytes("pagerank", n, &Params::default()).unwrap();
-    let err = MemoryPlan::new(state, 8 * (n + 1), 1, state, 0, None, None).unwrap_err();
+    let reserved = Reserved {
+        page_sums: page_sums_reserve(&OocGraph::manifest_of(&dir).unwrap(), false),
+        ..Default::default()
+    };
+    assert!(reserved.page_sums > 0, "the store has page checksums");
+    let err = MemoryPlan::new(state, 8 * (n + 1), 1, state, reserved, None, None).unwrap_err();
     assert!(err.minimum_bytes > state + 8 * n);
     assert!(err.to_string().contains("minimum"), "{err}");
-    let plan = MemoryPlan::new(err.minimum_bytes, 8 * (n + 1), 1, state, 0, None, None).unwrap();
+    let plan = MemoryPlan::new(
+        err.minimum_bytes,
+        8 * (n + 1),
+        1,
+        state,
+        reserved,
+        None,
+        None,
+    )
+    .unwrap();
     let g = OocGraph::open(
         &dir,
         plan,
@@ -955,9 +1035,10 @@ fn bfs_and_cc_settle_vertices_from_the_first_neighbours() {
     }
 }
 
-/// A damaged side file ends the run with an error naming it, never a wrong answer: a value
-/// that is no vertex is caught as it is read (cc's sampling reads the damaged vertex's; bfs's
-/// pull may not, and then the checksum catches it), another vertex's id by the checksum.
+/// A damaged side file ends the run with an error naming it, never a wrong answer. Its page
+/// checksums catch any damage as the page is read. Without them (an older store), a value that
+/// is no vertex is caught as it is read (cc's sampling reads the damaged vertex's; bfs's pull
+/// may not, and then the whole file's checksum catches it), another vertex's id by that checksum.
 #[test]
 fn a_damaged_first_neighbour_file_is_an_error_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
@@ -966,33 +1047,37 @@ fn a_damaged_first_neighbour_file_is_an_error_naming_it() {
         source: Some(0),
         ..Default::default()
     };
-    for (value, needle) in [(n + 5, "first neighbour is recorded as"), (3, "checksum")] {
-        let dir = tmp.path().join(format!("g{value}"));
-        build(&dir, n, true, false, 32);
-        // A vertex with arcs far from the hubs.
-        let v = 15_000usize;
-        assert!(
-            Store::open(&dir).unwrap().offsets()[v + 1] > Store::open(&dir).unwrap().offsets()[v]
-        );
-        let path = dir.join("first_neighbors.u32");
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[4 * v..4 * v + 4].copy_from_slice(&value.to_le_bytes());
-        std::fs::write(&path, &bytes).unwrap();
-        for algorithm in ["bfs", "cc"] {
-            let g = open(&dir, algorithm, IoMode::Adaptive, 5, BackendChoice::Auto);
-            let Err(e) = ooc::run(algorithm, &g, &params, false) else {
-                panic!("{algorithm}: the damaged side file went unnoticed ({value} at {v})");
-            };
-            let e = format!("{e:#}");
-            let needle = if algorithm == "bfs" && value >= n {
-                "first_neighbors.u32"
-            } else {
-                needle
-            };
-            assert!(
-                e.contains("first_neighbors.u32") && e.contains(needle),
-                "{algorithm}: {e}"
-            );
+    for summed in [true, false] {
+        for (value, needle) in [(n + 5, "first neighbour is recorded as"), (3, "checksum")] {
+            let dir = tmp.path().join(format!("g{value}-{summed}"));
+            build(&dir, n, true, false, 32);
+            if !summed {
+                vastgraph_testkit::without_page_sums(&dir);
+            }
+            // A vertex with arcs far from the hubs.
+            let v = 15_000usize;
+            let offsets = Store::open(&dir).unwrap().offsets().to_vec();
+            assert!(offsets[v + 1] > offsets[v]);
+            let path = dir.join("first_neighbors.u32");
+            let mut bytes = std::fs::read(&path).unwrap();
+            bytes[4 * v..4 * v + 4].copy_from_slice(&value.to_le_bytes());
+            std::fs::write(&path, &bytes).unwrap();
+            for algorithm in ["bfs", "cc"] {
+                let g = open(&dir, algorithm, IoMode::Adaptive, 5, BackendChoice::Auto);
+                let Err(e) = ooc::run(algorithm, &g, &params, false) else {
+                    panic!("{algorithm}: the damaged side file went unnoticed ({value} at {v})");
+                };
+                let e = format!("{e:#}");
+                let needle = match (summed, algorithm) {
+                    (true, _) => "page checksum",
+                    (false, "bfs") if value >= n => "first_neighbors.u32",
+                    _ => needle,
+                };
+                assert!(
+                    e.contains("first_neighbors.u32") && e.contains(needle),
+                    "{algorithm}, page checksums {summed}: {e}"
+                );
+            }
         }
     }
 }

@@ -8,10 +8,11 @@
 //! lists of the vertices it does not settle are read afterwards. CC's Afforest-style sampling
 //! links each vertex to its first neighbour the same way.
 //!
-//! The file is streamed whole, in order, through the I/O pool, so that its checksum is checked
-//! on every use: the kernels take its values in place of the lists, and a damaged file must end
-//! the run with an error, not give a wrong answer. Each value is also checked to be a vertex
-//! before it is used as an index.
+//! The kernels take its values in place of the lists, so a damaged file must end the run with
+//! an error, not give a wrong answer: each page is checked against its page checksum as it
+//! arrives. A store without page checksums has the file streamed whole, in order, through the
+//! I/O pool, so that the whole file's checksum is checked on every use. Each value is also
+//! checked to be a vertex before it is used as an index.
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -78,7 +79,9 @@ impl OocGraph {
         });
         // The pool reads one file per part; the other parts' ranges stay empty.
         let parts = vec![file; self.plan.files];
-        let mut hasher = Xxh3::new();
+        // Page checksums check each page before its values are used; without them, the whole
+        // file's checksum is checked after.
+        let mut hasher = (!file.has_check()).then(Xxh3::new);
         let handed = AtomicU64::new(0);
         let compute = |offset: u64, bytes: &[u8]| -> io::Result<()> {
             let first_vertex = (offset / 4) as usize;
@@ -125,22 +128,26 @@ impl OocGraph {
         };
         let totals = engine.run(&parts, requests, true, |batch| {
             batch.iter().try_for_each(|loaded| {
-                hasher.update(loaded.parts[0]);
+                if let Some(hasher) = &mut hasher {
+                    hasher.update(loaded.parts[0]);
+                }
                 compute(loaded.payload, loaded.parts[0])
             })
         })?;
         drop(engine);
-        let expected = self
-            .manifest
-            .file(files::FIRST_NEIGHBORS)
-            .map(|entry| entry.xxh3.clone())
-            .unwrap_or_default();
-        let actual = vastgraph_store::format_xxh3(hasher.digest());
-        anyhow::ensure!(
-            actual == expected,
-            "{}: checksum {actual} is not the manifest's {expected} (the file is damaged)",
-            file.path().display()
-        );
+        if let Some(hasher) = hasher {
+            let expected = self
+                .manifest
+                .file(files::FIRST_NEIGHBORS)
+                .map(|entry| entry.xxh3.clone())
+                .unwrap_or_default();
+            let actual = vastgraph_store::format_xxh3(hasher.digest());
+            anyhow::ensure!(
+                actual == expected,
+                "{}: checksum {actual} is not the manifest's {expected} (the file is damaged)",
+                file.path().display()
+            );
+        }
         let record = IterationRecord {
             mode: FIRST_NEIGHBORS_MODE,
             active_vertices: active.count_ones() as u64,

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use vastgraph_codec::ListCodec;
@@ -12,7 +12,7 @@ use vastgraph_io::{
     ALIGN,
 };
 use vastgraph_store::manifest::files;
-use vastgraph_store::{Manifest, StoreError, WeightType};
+use vastgraph_store::{Manifest, PageSums, StoreError, WeightType};
 
 use super::cache::ListCache;
 use super::memory_plan::MemoryPlan;
@@ -106,8 +106,14 @@ impl OocGraph {
     pub fn open(dir: &Path, mut plan: MemoryPlan, options: OocOptions) -> anyhow::Result<OocGraph> {
         let manifest = Self::manifest_of(dir)?;
         let n = manifest.vertices as usize;
+        let sums_of = |name: &str| -> anyhow::Result<Option<PageSums>> {
+            match manifest.file(name) {
+                Some(entry) => Ok(PageSums::load(dir, entry)?),
+                None => Ok(None),
+            }
+        };
         let offsets_path = dir.join(files::OFFSETS);
-        let offsets = read_u64_file(&offsets_path, n + 1)?;
+        let offsets = read_u64_file(&offsets_path, n + 1, sums_of(files::OFFSETS)?)?;
         vastgraph_store::validate_offsets(&offsets_path, &offsets, manifest.arcs)?;
         let codes = match manifest.codec.list_codec() {
             None => None,
@@ -116,7 +122,9 @@ impl OocGraph {
                 let code_bytes = std::fs::metadata(dir.join(files::NEIGHBOR_CODES))
                     .with_context(|| format!("{}", dir.join(files::NEIGHBOR_CODES).display()))?
                     .len();
-                let byte_offsets = ByteOffsets::read(&path, n + 1, code_bytes)?;
+                let sums = sums_of(files::BYTE_OFFSETS)?;
+                let byte_offsets =
+                    ByteOffsets::read_checked(&path, n + 1, code_bytes, sums.as_ref())?;
                 // Plain u64s (a rare store) need more than the plan's grouped offsets.
                 let excess = byte_offsets
                     .bytes()
@@ -134,7 +142,23 @@ impl OocGraph {
         } else {
             files::NEIGHBORS
         };
-        let neighbors = DataFile::open(&dir.join(neighbors_name), options.direct)?;
+        // The page checksums of the files read in passes stay in DRAM (a 1024th of each file),
+        // taken from the cache's room; those of the offsets were needed only to read them.
+        let mut sums_bytes = 0u64;
+        let mut open_checked = |name: &str| -> anyhow::Result<DataFile> {
+            let file = DataFile::open(&dir.join(name), options.direct)?;
+            Ok(match sums_of(name)? {
+                None => file,
+                Some(sums) => {
+                    sums_bytes += sums.bytes();
+                    file.with_check(Arc::new(move |offset, bytes| {
+                        sums.check(offset, bytes)
+                            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+                    }))
+                }
+            })
+        };
+        let neighbors = open_checked(neighbors_name)?;
         let layout = Layout {
             arcs: &offsets,
             codes: codes.as_ref().map(|c| &c.byte_offsets),
@@ -156,18 +180,21 @@ impl OocGraph {
                     WeightType::I32 => files::WEIGHTS_I32,
                     WeightType::F32 => files::WEIGHTS_F32,
                 };
-                Some((DataFile::open(&dir.join(name), options.direct)?, t))
+                Some((open_checked(name)?, t))
             }
             (2, None) => anyhow::bail!("{}: the store has no weights", dir.display()),
             _ => None,
         };
         let first_neighbors = match manifest.file(files::FIRST_NEIGHBORS) {
-            Some(_) => Some(DataFile::open(
-                &dir.join(files::FIRST_NEIGHBORS),
-                options.direct,
-            )?),
+            Some(_) => Some(open_checked(files::FIRST_NEIGHBORS)?),
             None => None,
         };
+        // As for long lists: a plan made without the reserve takes it from the cache's room.
+        match sums_bytes.checked_sub(plan.page_sums_bytes) {
+            None => plan.cache_bytes += plan.page_sums_bytes - sums_bytes,
+            Some(more) => take_from_cache_room(&mut plan, more, "the page checksums")?,
+        }
+        plan.page_sums_bytes = sums_bytes;
         let mut engine = IoEngine::new(
             IoConfig {
                 buffer_bytes: plan.buffer_bytes,
@@ -185,7 +212,7 @@ impl OocGraph {
             )?,
         };
         log::info!(
-            "out-of-core: {} store, {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, long lists {} MiB, room for short lists {} MiB, budget {} MiB",
+            "out-of-core: {} store, {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, long lists {} MiB, page checksums {} KiB, room for short lists {} MiB, budget {} MiB",
             manifest.codec.name(),
             engine.backend_name(),
             if neighbors.is_direct() { "direct" } else { "page-cache" },
@@ -195,6 +222,7 @@ impl OocGraph {
             plan.offsets_bytes >> 20,
             plan.state_bytes >> 20,
             plan.long_list_bytes >> 20,
+            plan.page_sums_bytes >> 10,
             plan.cache_bytes >> 20,
             plan.budget_bytes >> 20
         );
@@ -306,6 +334,27 @@ fn take_from_cache_room(plan: &mut MemoryPlan, bytes: u64, what: &str) -> anyhow
     );
     plan.cache_bytes -= bytes;
     Ok(())
+}
+
+/// The bytes a [`MemoryPlan`] must reserve for the page checksums an open of the store in `dir`
+/// keeps in DRAM: those of the lists (ids or codes), of the weights when `weights`, and of the
+/// side file of first neighbours (0 for a store written before page checksums).
+pub fn page_sums_reserve(manifest: &Manifest, weights: bool) -> u64 {
+    let lists = match manifest.codec.list_codec() {
+        None => files::NEIGHBORS,
+        Some(_) => files::NEIGHBOR_CODES,
+    };
+    let weight_file = match manifest.weight_type {
+        Some(WeightType::I32) if weights => Some(files::WEIGHTS_I32),
+        Some(WeightType::F32) if weights => Some(files::WEIGHTS_F32),
+        _ => None,
+    };
+    [Some(lists), weight_file, Some(files::FIRST_NEIGHBORS)]
+        .into_iter()
+        .flatten()
+        .filter_map(|name| manifest.file(name)?.page_sums.as_ref())
+        .map(|sums| sums.bytes)
+        .sum()
 }
 
 /// The bytes a [`MemoryPlan`] must reserve for the compressed lists of the store in `dir` that
@@ -425,7 +474,7 @@ fn long_list_spans(layout: Layout<'_>, chunk: u64) -> (usize, usize) {
 
 /// Reads a file of exactly `count` little-endian u64 into a vector (the host is little-endian),
 /// then drops it from the page cache: it is in DRAM now, the cache copy would only use the budget.
-fn read_u64_file(path: &Path, count: usize) -> anyhow::Result<Vec<u64>> {
+fn read_u64_file(path: &Path, count: usize, sums: Option<PageSums>) -> anyhow::Result<Vec<u64>> {
     let mut file = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
     let mut values = vec![0u64; count];
     // SAFETY: any byte pattern is a valid u64; the slice covers exactly the vector's values.
@@ -433,6 +482,9 @@ fn read_u64_file(path: &Path, count: usize) -> anyhow::Result<Vec<u64>> {
         unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, count * 8) };
     file.read_exact(bytes)
         .with_context(|| format!("{}: reading {} offsets", path.display(), count))?;
+    if let Some(sums) = sums {
+        sums.check_all(bytes)?;
+    }
     drop_from_page_cache(&file);
     Ok(values)
 }

@@ -36,8 +36,21 @@ pub struct MemoryPlan {
     /// budget before the pool is sized (an upper bound from the longest list), then set to
     /// what the pool's buffers leave long when the store is opened.
     pub long_list_bytes: u64,
+    /// The page checksums of the files passes read (a 1024th of each), taken from the cache's
+    /// room when the store is opened.
+    pub page_sums_bytes: u64,
     /// The rest of the budget: room for the cache of short lists.
     pub cache_bytes: u64,
+}
+
+/// What the store needs in DRAM beside its offsets, set aside before the pool is sized.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reserved {
+    /// Buffers for compressed lists longer than a pooled buffer ([`super::long_list_reserve`];
+    /// 0 for a raw store).
+    pub long_lists: u64,
+    /// The page checksums of the files the passes read ([`super::page_sums_reserve`]).
+    pub page_sums: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -47,6 +60,7 @@ pub struct BudgetError {
     pub offsets_bytes: u64,
     pub state_bytes: u64,
     pub long_list_bytes: u64,
+    pub page_sums_bytes: u64,
     pub min_pool_bytes: u64,
 }
 
@@ -61,11 +75,16 @@ impl std::fmt::Display for BudgetError {
         } else {
             String::new()
         };
+        let page_sums = if self.page_sums_bytes > 0 {
+            format!(", page checksums {:.1} MiB,", mib(self.page_sums_bytes))
+        } else {
+            String::new()
+        };
         write!(
             f,
             "a memory budget of {:.1} MiB is too small: the offsets need {:.1} MiB and the \
-             algorithm's vertex state {:.1} MiB{long_lists} plus at least {:.1} MiB of I/O \
-             buffers; the minimum is --memory {:.1}MiB ({} bytes)",
+             algorithm's vertex state {:.1} MiB{long_lists}{page_sums} plus at least {:.1} MiB \
+             of I/O buffers; the minimum is --memory {:.1}MiB ({} bytes)",
             mib(self.budget_bytes),
             mib(self.offsets_bytes),
             mib(self.state_bytes),
@@ -81,22 +100,25 @@ impl std::error::Error for BudgetError {}
 impl MemoryPlan {
     /// Splits `budget` for a graph of `n` vertices whose offsets take `offsets_bytes` in DRAM
     /// ([`super::offsets_bytes`]) and whose algorithm keeps `state_bytes` of vertex state,
-    /// reading `files` files per request. `long_list_bytes` is reserved for compressed lists
-    /// longer than a buffer ([`super::long_list_reserve`]; 0 for a raw store). `buffer_bytes`
+    /// reading `files` files per request, with `reserved` set aside first. `buffer_bytes`
     /// / `depth` override the pool's shape (tests use small buffers to exercise splitting).
     pub fn new(
         budget: u64,
         offsets_bytes: u64,
         files: usize,
         state_bytes: u64,
-        long_list_bytes: u64,
+        reserved: Reserved,
         buffer_bytes: Option<usize>,
         depth: Option<usize>,
     ) -> Result<MemoryPlan, BudgetError> {
+        let Reserved {
+            long_lists: long_list_bytes,
+            page_sums: page_sums_bytes,
+        } = reserved;
         let files_u = files as u64;
         let min_buffer = buffer_bytes.unwrap_or(MIN_BUFFER);
         let min_pool_bytes = files_u * (depth.unwrap_or(MIN_DEPTH) * min_buffer) as u64;
-        let fixed = offsets_bytes + state_bytes + long_list_bytes;
+        let fixed = offsets_bytes + state_bytes + long_list_bytes + page_sums_bytes;
         let minimum_bytes = fixed + min_pool_bytes;
         if budget < minimum_bytes {
             return Err(BudgetError {
@@ -105,6 +127,7 @@ impl MemoryPlan {
                 offsets_bytes,
                 state_bytes,
                 long_list_bytes,
+                page_sums_bytes,
                 min_pool_bytes,
             });
         }
@@ -124,6 +147,7 @@ impl MemoryPlan {
             depth,
             files,
             long_list_bytes,
+            page_sums_bytes,
             cache_bytes: budget.saturating_sub(fixed + pool_bytes),
         })
     }
@@ -136,29 +160,72 @@ mod tests {
     #[test]
     fn pool_fits_what_is_left_and_too_small_names_the_minimum() {
         let n = 1_000_000;
-        let plan = MemoryPlan::new(1 << 30, 8 * (n + 1), 1, 16 * n, 0, None, None).unwrap();
+        let plan = MemoryPlan::new(
+            1 << 30,
+            8 * (n + 1),
+            1,
+            16 * n,
+            Reserved::default(),
+            None,
+            None,
+        )
+        .unwrap();
         assert_eq!((plan.buffer_bytes, plan.depth), (MAX_BUFFER, MAX_DEPTH));
         let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes;
         assert_eq!(used + plan.cache_bytes, 1 << 30);
         let tight = 8 * (n + 1) + 16 * n + (2 << 20);
-        let plan = MemoryPlan::new(tight, 8 * (n + 1), 2, 16 * n, 0, None, None).unwrap();
+        let plan = MemoryPlan::new(
+            tight,
+            8 * (n + 1),
+            2,
+            16 * n,
+            Reserved::default(),
+            None,
+            None,
+        )
+        .unwrap();
         assert!(plan.offsets_bytes + plan.state_bytes + plan.pool_bytes <= tight);
-        let err = MemoryPlan::new(20 * n, 8 * (n + 1), 1, 16 * n, 0, None, None).unwrap_err();
+        let err = MemoryPlan::new(
+            20 * n,
+            8 * (n + 1),
+            1,
+            16 * n,
+            Reserved::default(),
+            None,
+            None,
+        )
+        .unwrap_err();
         assert!(err.minimum_bytes > 24 * n);
         assert!(err.to_string().contains("the minimum is --memory"), "{err}");
-        assert!(MemoryPlan::new(err.minimum_bytes, 8 * (n + 1), 1, 16 * n, 0, None, None).is_ok());
-        // A reserve for long lists is part of the minimum and stays out of the pool and the
-        // cache at any budget.
+        assert!(MemoryPlan::new(
+            err.minimum_bytes,
+            8 * (n + 1),
+            1,
+            16 * n,
+            Reserved::default(),
+            None,
+            None
+        )
+        .is_ok());
+        // Reserves for long lists and page checksums are part of the minimum and stay out of
+        // the pool and the cache at any budget.
         let long = 3 << 20;
-        let err = MemoryPlan::new(20 * n, 8 * (n + 1), 1, 16 * n, long, None, None).unwrap_err();
+        let long_lists = Reserved {
+            long_lists: long,
+            page_sums: 1 << 20,
+        };
+        let err =
+            MemoryPlan::new(20 * n, 8 * (n + 1), 1, 16 * n, long_lists, None, None).unwrap_err();
         assert!(
             err.to_string().contains("longest compressed lists"),
             "{err}"
         );
         for budget in [err.minimum_bytes, 1 << 30] {
-            let plan = MemoryPlan::new(budget, 8 * (n + 1), 1, 16 * n, long, None, None).unwrap();
+            let plan =
+                MemoryPlan::new(budget, 8 * (n + 1), 1, 16 * n, long_lists, None, None).unwrap();
             assert_eq!(plan.long_list_bytes, long);
-            let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes + long;
+            assert_eq!(plan.page_sums_bytes, 1 << 20);
+            let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes + long + (1 << 20);
             assert_eq!(used + plan.cache_bytes, budget);
         }
     }

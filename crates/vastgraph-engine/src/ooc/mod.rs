@@ -27,8 +27,8 @@ mod scan;
 pub use bits::{any_in_range, take_range};
 pub use cache::MAX_CACHED_ARCS;
 pub use first_neighbors::FIRST_NEIGHBORS_MODE;
-pub use graph::{long_list_reserve, OocGraph, OocOptions};
-pub use memory_plan::{BudgetError, MemoryPlan, PROCESS_BASELINE_BYTES};
+pub use graph::{long_list_reserve, page_sums_reserve, OocGraph, OocOptions};
+pub use memory_plan::{BudgetError, MemoryPlan, Reserved, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ModeEstimate, PrefetchFn, ScanSpec, Weights};
 pub use vastgraph_io::{BackendChoice, DeviceProfile};
 

@@ -7,6 +7,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context;
+use vastgraph_store::PageSums;
 
 const GROUP_SHIFT: u32 = 6;
 
@@ -19,10 +20,21 @@ pub(crate) enum ByteOffsets {
 impl ByteOffsets {
     /// Reads `count` little-endian u64 offsets from `path` in chunks (never holding them all as
     /// u64s), checking that they start at 0, never decrease and end at `total`.
+    #[cfg(test)]
     pub fn read(path: &Path, count: usize, total: u64) -> anyhow::Result<ByteOffsets> {
-        match Self::read_as(path, count, total, true)? {
+        Self::read_checked(path, count, total, None)
+    }
+
+    /// As `read`, each chunk checked against the file's page checksums when given.
+    pub fn read_checked(
+        path: &Path,
+        count: usize,
+        total: u64,
+        sums: Option<&PageSums>,
+    ) -> anyhow::Result<ByteOffsets> {
+        match Self::read_as(path, count, total, true, sums)? {
             Some(grouped) => Ok(grouped),
-            None => Ok(Self::read_as(path, count, total, false)?.expect("plain always fits")),
+            None => Ok(Self::read_as(path, count, total, false, sums)?.expect("plain always fits")),
         }
     }
 
@@ -32,6 +44,7 @@ impl ByteOffsets {
         count: usize,
         total: u64,
         grouped: bool,
+        sums: Option<&PageSums>,
     ) -> anyhow::Result<Option<ByteOffsets>> {
         let bad = |reason: String| anyhow::anyhow!("{}: {reason}", path.display());
         let mut file = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
@@ -48,6 +61,10 @@ impl ByteOffsets {
             let take = (count - v).min(chunk.len() / 8);
             file.read_exact(&mut chunk[..8 * take])
                 .with_context(|| format!("{}: reading {count} offsets", path.display()))?;
+            // Chunks are whole pages (but the file's last), so each is checked as read.
+            if let Some(sums) = sums {
+                sums.check(8 * v as u64, &chunk[..8 * take])?;
+            }
             for word in chunk[..8 * take].chunks_exact(8) {
                 let o = u64::from_le_bytes(word.try_into().expect("8 bytes"));
                 if (v == 0 && o != 0) || o < previous {
