@@ -145,8 +145,9 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         crate::size::human(total_bytes),
         info["bytes_per_arc"].as_f64().unwrap()
     );
+    let width = files.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     for (name, bytes) in &files {
-        println!("  {name:<18} {:>12}", crate::size::human(*bytes));
+        println!("  {name:<width$} {:>12}", crate::size::human(*bytes));
     }
     if m.has_labels {
         println!("labels       yes (labels.txt maps dense ids to the input's labels)");

@@ -322,7 +322,8 @@ impl Store {
             .manifest
             .files
             .iter()
-            .map(|f| (f.name.clone(), f.bytes))
+            .flat_map(FileEntry::with_side_files)
+            .map(|(name, bytes, _)| (name.to_string(), bytes))
             .collect();
         if let Ok(meta) = fs::metadata(self.dir.join(MANIFEST_FILE)) {
             sizes.push((MANIFEST_FILE.to_string(), meta.len()));

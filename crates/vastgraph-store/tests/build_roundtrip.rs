@@ -419,5 +419,10 @@ fn manifest_records_provenance_and_files() {
         sizes.contains(&("neighbors.u32".to_string(), 4 * 4)),
         "{sizes:?}"
     );
+    // One page each: one 4-byte checksum.
+    assert!(
+        sizes.contains(&("neighbors.u32.pagesums".to_string(), 4)),
+        "{sizes:?}"
+    );
     assert!(sizes.iter().any(|(name, _)| name == "manifest.json"));
 }
