@@ -160,73 +160,38 @@ mod tests {
     #[test]
     fn pool_fits_what_is_left_and_too_small_names_the_minimum() {
         let n = 1_000_000;
-        let plan = MemoryPlan::new(
-            1 << 30,
-            8 * (n + 1),
-            1,
-            16 * n,
-            Reserved::default(),
-            None,
-            None,
-        )
-        .unwrap();
-        assert_eq!((plan.buffer_bytes, plan.depth), (MAX_BUFFER, MAX_DEPTH));
-        let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes;
-        assert_eq!(used + plan.cache_bytes, 1 << 30);
+        // A graph of n vertices whose algorithm keeps 16 bytes a vertex.
+        let plan = |budget: u64, files: usize, reserved: Reserved| {
+            MemoryPlan::new(budget, 8 * (n + 1), files, 16 * n, reserved, None, None)
+        };
+        let none = Reserved::default();
+        let full = plan(1 << 30, 1, none).unwrap();
+        assert_eq!((full.buffer_bytes, full.depth), (MAX_BUFFER, MAX_DEPTH));
+        let used = full.offsets_bytes + full.state_bytes + full.pool_bytes;
+        assert_eq!(used + full.cache_bytes, 1 << 30);
         let tight = 8 * (n + 1) + 16 * n + (2 << 20);
-        let plan = MemoryPlan::new(
-            tight,
-            8 * (n + 1),
-            2,
-            16 * n,
-            Reserved::default(),
-            None,
-            None,
-        )
-        .unwrap();
-        assert!(plan.offsets_bytes + plan.state_bytes + plan.pool_bytes <= tight);
-        let err = MemoryPlan::new(
-            20 * n,
-            8 * (n + 1),
-            1,
-            16 * n,
-            Reserved::default(),
-            None,
-            None,
-        )
-        .unwrap_err();
+        let small = plan(tight, 2, none).unwrap();
+        assert!(small.offsets_bytes + small.state_bytes + small.pool_bytes <= tight);
+        let err = plan(20 * n, 1, none).unwrap_err();
         assert!(err.minimum_bytes > 24 * n);
         assert!(err.to_string().contains("the minimum is --memory"), "{err}");
-        assert!(MemoryPlan::new(
-            err.minimum_bytes,
-            8 * (n + 1),
-            1,
-            16 * n,
-            Reserved::default(),
-            None,
-            None
-        )
-        .is_ok());
+        assert!(plan(err.minimum_bytes, 1, none).is_ok());
         // Reserves for long lists and page checksums are part of the minimum and stay out of
         // the pool and the cache at any budget.
-        let long = 3 << 20;
-        let long_lists = Reserved {
+        let (long, sums) = (3 << 20, 1 << 20);
+        let reserved = Reserved {
             long_lists: long,
-            page_sums: 1 << 20,
+            page_sums: sums,
         };
-        let err =
-            MemoryPlan::new(20 * n, 8 * (n + 1), 1, 16 * n, long_lists, None, None).unwrap_err();
-        assert!(
-            err.to_string().contains("longest compressed lists"),
-            "{err}"
-        );
+        let err = plan(20 * n, 1, reserved).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("longest compressed lists"), "{message}");
+        assert!(message.contains("page checksums 1.0 MiB"), "{message}");
         for budget in [err.minimum_bytes, 1 << 30] {
-            let plan =
-                MemoryPlan::new(budget, 8 * (n + 1), 1, 16 * n, long_lists, None, None).unwrap();
-            assert_eq!(plan.long_list_bytes, long);
-            assert_eq!(plan.page_sums_bytes, 1 << 20);
-            let used = plan.offsets_bytes + plan.state_bytes + plan.pool_bytes + long + (1 << 20);
-            assert_eq!(used + plan.cache_bytes, budget);
+            let p = plan(budget, 1, reserved).unwrap();
+            assert_eq!((p.long_list_bytes, p.page_sums_bytes), (long, sums));
+            let used = p.offsets_bytes + p.state_bytes + p.pool_bytes + long + sums;
+            assert_eq!(used + p.cache_bytes, budget);
         }
     }
 }
