@@ -272,7 +272,13 @@ impl Store {
         let path = self.dir.join(files::LABELS);
         let file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
         let mut labels = Vec::with_capacity(self.num_vertices());
-        for (line_no, line) in BufReader::new(file).lines().enumerate() {
+        // The labels are read whole, so their checksum costs no extra read: a damaged label
+        // is an error, not a wrong name in the output.
+        let mut hashed = HashingReader {
+            inner: file,
+            hasher: Xxh3::new(),
+        };
+        for (line_no, line) in BufReader::new(&mut hashed).lines().enumerate() {
             let line = line.map_err(|e| StoreError::BadLabels {
                 path: path.clone(),
                 reason: format!("line {}: {e}", line_no + 1),
@@ -287,6 +293,15 @@ impl Store {
                     labels.len(),
                     self.num_vertices()
                 ),
+            });
+        }
+        let expected = self.manifest.file(files::LABELS).map(|f| f.xxh3.as_str());
+        let actual = format_xxh3(hashed.hasher.digest());
+        if let Some(expected) = expected.filter(|&e| e != actual) {
+            return Err(StoreError::ChecksumMismatch {
+                path,
+                expected: expected.to_string(),
+                actual,
             });
         }
         Ok(Some(labels))
@@ -779,6 +794,20 @@ fn validate_neighbors(
         }
         Ok(())
     })
+}
+
+/// Hashes the bytes read through it.
+struct HashingReader<R> {
+    inner: R,
+    hasher: Xxh3,
+}
+
+impl<R: Read> Read for HashingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
 }
 
 fn checksum_file(path: &Path) -> Result<String, StoreError> {

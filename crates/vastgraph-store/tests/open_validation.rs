@@ -348,11 +348,16 @@ fn a_flipped_byte_is_caught_by_its_page_or_else_by_verify_checksums() {
                     "{start}..{end}"
                 );
             }
-            // Labels have no page checksums: they are text, read whole.
-            Ok(store) if name == "labels.txt" => assert!(matches!(
-                store.verify_checksums(),
-                Err(StoreError::ChecksumMismatch { path, .. }) if path.ends_with(name)
-            )),
+            // Labels have no page checksums: they are text, read whole, and checked whole
+            // as they are read.
+            Ok(store) if name == "labels.txt" => {
+                for result in [store.labels().map(|_| ()), store.verify_checksums()] {
+                    assert!(matches!(
+                        result,
+                        Err(StoreError::ChecksumMismatch { path, .. }) if path.ends_with(name)
+                    ));
+                }
+            }
             other => panic!(
                 "{name}: expected a damaged page, got {:?}",
                 other.map(|_| ())
