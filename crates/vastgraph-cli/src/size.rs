@@ -48,20 +48,7 @@ pub fn default_budget() -> u64 {
     total_ram_bytes().map(|r| r / 2).unwrap_or(4 << 30)
 }
 
-pub fn human(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{bytes} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
+pub use vastgraph_engine::memory::human_bytes as human;
 
 #[cfg(test)]
 mod tests {

@@ -153,6 +153,22 @@ pub fn measure_heap_peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (out, heap_peak_bytes().saturating_sub(base))
 }
 
+/// `bytes` in the largest binary unit that keeps it at 1 or more: "512 B", "1.0 KiB", "3.9 GiB".
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

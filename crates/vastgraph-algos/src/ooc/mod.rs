@@ -15,6 +15,7 @@ mod sssp;
 use std::path::Path;
 
 use rayon::prelude::*;
+use vastgraph_engine::memory::human_bytes;
 use vastgraph_engine::ooc::{
     long_list_reserve, page_sums_reserve, MemoryPlan, OocGraph, OocOptions, Reserved, ScanSpec,
     Weights,
@@ -85,14 +86,13 @@ pub fn open_within_budget(
             .map(|f| f.bytes)
             .sum();
         let need = graph_bytes + 32 * n;
-        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
         anyhow::ensure!(
             need <= budget,
-            "{name} has no out-of-core kernel, and in memory it needs about {:.1} MiB (the \
-             graph and its vertex state), more than the memory budget of {:.1} MiB; the \
-             out-of-core algorithms are {}",
-            mib(need),
-            mib(budget),
+            "{name} has no out-of-core kernel, and in memory it needs about {} (the graph and \
+             its vertex state), more than the memory budget of {}; the out-of-core algorithms \
+             are {}",
+            human_bytes(need),
+            human_bytes(budget),
             OUT_OF_CORE.join(", ")
         );
         return Ok(BudgetFit::InMemory { need });

@@ -21,6 +21,7 @@ use super::plan::{Layout, ARC_BYTES};
 use super::scan::{IterationRecord, CHECKED_PAGE};
 use super::IoMode;
 use crate::bitmap::Bitmap;
+use crate::memory::human_bytes;
 use crate::Vertex;
 
 #[derive(Clone, Debug)]
@@ -324,12 +325,12 @@ fn take_from_cache_room(plan: &mut MemoryPlan, bytes: u64, what: &str) -> anyhow
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
     anyhow::ensure!(
         bytes <= plan.cache_bytes,
-        "a memory budget of {:.1} MiB is too small: {what} need {:.1} MiB beside the {:.1} MiB \
-         I/O pool, and the budget leaves {:.1} MiB; the minimum is --memory {:.0}MiB",
-        mib(plan.budget_bytes),
-        mib(bytes),
-        mib(plan.pool_bytes),
-        mib(plan.cache_bytes),
+        "a memory budget of {} is too small: {what} need {} beside the {} I/O pool, and the \
+         budget leaves {}; the minimum is --memory {:.0}MiB",
+        human_bytes(plan.budget_bytes),
+        human_bytes(bytes),
+        human_bytes(plan.pool_bytes),
+        human_bytes(plan.cache_bytes),
         mib(plan.budget_bytes + bytes - plan.cache_bytes).ceil()
     );
     plan.cache_bytes -= bytes;

@@ -5,6 +5,8 @@
 
 use vastgraph_io::ALIGN;
 
+use crate::memory::human_bytes;
+
 /// What the process needs whatever the graph (code, thread stacks, allocator arenas): not part of
 /// the budget, which covers what scales with the graph or is a buffer or cache. A memory cgroup
 /// around a run should allow the budget plus about this much.
@@ -69,26 +71,26 @@ impl std::fmt::Display for BudgetError {
         let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
         let long_lists = if self.long_list_bytes > 0 {
             format!(
-                ", a buffer for the longest compressed lists {:.1} MiB,",
-                mib(self.long_list_bytes)
+                ", a buffer for the longest compressed lists {},",
+                human_bytes(self.long_list_bytes)
             )
         } else {
             String::new()
         };
         let page_sums = if self.page_sums_bytes > 0 {
-            format!(", page checksums {:.1} MiB,", mib(self.page_sums_bytes))
+            format!(", page checksums {},", human_bytes(self.page_sums_bytes))
         } else {
             String::new()
         };
         write!(
             f,
-            "a memory budget of {:.1} MiB is too small: the offsets need {:.1} MiB and the \
-             algorithm's vertex state {:.1} MiB{long_lists}{page_sums} plus at least {:.1} MiB \
-             of I/O buffers; the minimum is --memory {:.1}MiB ({} bytes)",
-            mib(self.budget_bytes),
-            mib(self.offsets_bytes),
-            mib(self.state_bytes),
-            mib(self.min_pool_bytes),
+            "a memory budget of {} is too small: the offsets need {} and the algorithm's \
+             vertex state {}{long_lists}{page_sums} plus at least {} of I/O buffers; the \
+             minimum is --memory {:.1}MiB ({} bytes)",
+            human_bytes(self.budget_bytes),
+            human_bytes(self.offsets_bytes),
+            human_bytes(self.state_bytes),
+            human_bytes(self.min_pool_bytes),
             mib(self.minimum_bytes).ceil(),
             self.minimum_bytes
         )
@@ -186,7 +188,7 @@ mod tests {
         let err = plan(20 * n, 1, reserved).unwrap_err();
         let message = err.to_string();
         assert!(message.contains("longest compressed lists"), "{message}");
-        assert!(message.contains("page checksums 1.0 MiB"), "{message}");
+        assert!(message.contains("page checksums 1.0 MiB,"), "{message}");
         for budget in [err.minimum_bytes, 1 << 30] {
             let p = plan(budget, 1, reserved).unwrap();
             assert_eq!((p.long_list_bytes, p.page_sums_bytes), (long, sums));
