@@ -128,3 +128,20 @@ impl HashedFileWriter {
 pub fn format_xxh3(digest: u64) -> String {
     format!("{digest:016x}")
 }
+
+/// Ok when `actual`, a file's checksum as the manifest spells it, is the `expected` one the
+/// manifest records for the file at `path`.
+pub(crate) fn expect_checksum(
+    path: &Path,
+    expected: &str,
+    actual: String,
+) -> Result<(), StoreError> {
+    if actual == expected {
+        return Ok(());
+    }
+    Err(StoreError::ChecksumMismatch {
+        path: path.to_path_buf(),
+        expected: expected.to_string(),
+        actual,
+    })
+}

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::hashed_file::format_xxh3;
+use crate::hashed_file::{expect_checksum, format_xxh3};
 use crate::manifest::{files, FileEntry, MANIFEST_FILE};
 use crate::StoreError;
 
@@ -77,14 +77,7 @@ impl PageSums {
                 actual: bytes.len() as u64,
             });
         }
-        let actual = format_xxh3(xxh3_64(&bytes));
-        if actual != side.xxh3 {
-            return Err(StoreError::ChecksumMismatch {
-                path,
-                expected: side.xxh3.clone(),
-                actual,
-            });
-        }
+        expect_checksum(&path, &side.xxh3, format_xxh3(xxh3_64(&bytes)))?;
         let sums = bytes
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))

@@ -11,7 +11,7 @@ use memmap2::Mmap;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::hashed_file::format_xxh3;
+use crate::hashed_file::{expect_checksum, format_xxh3};
 use crate::manifest::{
     files, Codec, FileEntry, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE,
     NO_NEIGHBOR,
@@ -295,14 +295,8 @@ impl Store {
                 ),
             });
         }
-        let expected = self.manifest.file(files::LABELS).map(|f| f.xxh3.as_str());
-        let actual = format_xxh3(hashed.hasher.digest());
-        if let Some(expected) = expected.filter(|&e| e != actual) {
-            return Err(StoreError::ChecksumMismatch {
-                path,
-                expected: expected.to_string(),
-                actual,
-            });
+        if let Some(entry) = self.manifest.file(files::LABELS) {
+            expect_checksum(&path, &entry.xxh3, format_xxh3(hashed.hasher.digest()))?;
         }
         Ok(Some(labels))
     }
@@ -318,16 +312,7 @@ impl Store {
             .collect();
         all.par_iter().try_for_each(|&(name, _, expected)| {
             let path = self.dir.join(name);
-            let actual = checksum_file(&path)?;
-            if actual == expected {
-                Ok(())
-            } else {
-                Err(StoreError::ChecksumMismatch {
-                    path,
-                    expected: expected.to_string(),
-                    actual,
-                })
-            }
+            expect_checksum(&path, expected, checksum_file(&path)?)
         })
     }
 
