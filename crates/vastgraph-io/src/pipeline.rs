@@ -3,14 +3,15 @@
 //! Each request names a logical byte range of every file given (any offset and length up to
 //! [`IoEngine::max_extent`]: the same range for a raw store's ids and weights, different ones for
 //! a compressed store's codes and raw weights); the pipeline widens each to whole pages for
-//! `O_DIRECT`, keeps up to `depth` requests in flight, and hands completed requests to the
-//! caller in batches. Requests still in flight keep loading while the caller computes on a batch.
+//! `O_DIRECT`, keeps up to `depth` requests in flight, and hands each completed request to the
+//! caller: in request order on the calling thread, or as it completes on the rayon pool. A
+//! buffer starts its next read as soon as its own request was consumed.
 //! A request whose ranges are all empty reads nothing and is handed over as soon as it is taken.
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{mpsc, Mutex};
 use std::time::Instant;
-
-use rayon::prelude::*;
 
 use crate::aligned::{AlignedBuf, ALIGN};
 use crate::backend::{open_backend, Backend, BackendChoice, Job};
@@ -48,9 +49,9 @@ pub struct IoTotals {
     pub bytes_read: u64,
     /// Read requests issued (one per file per range).
     pub requests: u64,
-    /// Time blocked waiting for a read to complete.
+    /// Time blocked waiting for a read to complete with no request being consumed.
     pub wait_seconds: f64,
-    /// Time in the caller's processing of loaded batches.
+    /// The rest of the run's time: consuming requests, with reads in flight.
     pub compute_seconds: f64,
 }
 
@@ -145,237 +146,354 @@ impl IoEngine {
         self.config.buffer_bytes - ALIGN
     }
 
-    /// Reads each request's ranges, the `p`-th from `files[p]`, calling `consume` with batches of
-    /// completed requests. With `ordered`, batches come in request order (at the cost of waiting
-    /// for the oldest request); otherwise in completion order. Stops at the first error (of a
-    /// read, naming the file, or of `consume`).
+    /// Reads each request's ranges, the `p`-th from `files[p]`, and calls `consume` once for
+    /// each completed request, after its pages passed their files' checks (page checksums).
+    /// With `ordered`, on this thread in request order (waiting for the oldest request);
+    /// otherwise each request as it completes, on the rayon pool, several at once, while this
+    /// thread keeps every free buffer reading. A buffer is read into again as soon as its own
+    /// request is consumed: consuming in batches left the disk idle at the end of each batch,
+    /// and the cores waiting on the batch's slowest piece (out-of-core PageRank on Kronecker 25
+    /// kept 1.5 of 2 cores busy). Stops at the first error (of a read, naming the file, of a
+    /// check, or of `consume`); requests being consumed then finish first.
     pub fn run<T, I, C>(
         &mut self,
         files: &[&DataFile],
         requests: I,
         ordered: bool,
-        mut consume: C,
+        consume: C,
     ) -> io::Result<IoTotals>
     where
+        T: Send,
         I: IntoIterator<Item = ([Extent; MAX_PARTS], T)>,
-        C: FnMut(&[Loaded<'_, T>]) -> io::Result<()>,
+        C: Fn(&Loaded<'_, T>) -> io::Result<()> + Sync,
     {
         assert_eq!(files.len(), self.parts, "one file per part");
         self.drain();
+        let started = Instant::now();
         let depth = self.config.depth;
-        let buffer_bytes = self.config.buffer_bytes;
-        let max_batch = (depth / 2).max(1);
+        let mut reads = Reads {
+            backend: &mut *self.backend,
+            outstanding: &mut self.outstanding,
+            buffers: &self.buffers,
+            parts: self.parts,
+            buffer_bytes: self.config.buffer_bytes,
+            files,
+            slots: (0..depth).map(|_| None).collect(),
+            in_flight: 0,
+            done: Vec::new(),
+            totals: IoTotals::default(),
+        };
         let mut requests = requests.into_iter();
-        let mut slots: Vec<Option<Slot<T>>> = (0..depth).map(|_| None).collect();
         let mut free: Vec<usize> = (0..depth).rev().collect();
+        // Slots whose reads all completed, not yet handed over.
         let mut ready: Vec<usize> = Vec::new();
-        let mut in_flight = 0usize;
-        let (mut submitted_seq, mut delivered_seq) = (0u64, 0u64);
-        let mut exhausted = false;
-        let mut totals = IoTotals::default();
-        let mut done = Vec::new();
-
-        loop {
-            // Keep every free buffer busy.
-            while !exhausted && !free.is_empty() {
-                let Some((extents, payload)) = requests.next() else {
-                    exhausted = true;
-                    break;
-                };
-                let slot_id = free.pop().expect("checked non-empty");
-                let mut slot = Slot {
-                    payload: Some(payload),
-                    seq: submitted_seq,
-                    aligned_offset: [0; MAX_PARTS],
-                    skip: [0; MAX_PARTS],
-                    len: [0; MAX_PARTS],
-                    needed: [0; MAX_PARTS],
-                    filled: [0; MAX_PARTS],
-                    pending: 0,
-                };
-                for (p, (file, extent)) in files.iter().zip(&extents).enumerate() {
-                    if extent.len == 0 {
-                        continue;
-                    }
-                    let aligned_offset = extent.offset / ALIGN as u64 * ALIGN as u64;
-                    let skip = (extent.offset - aligned_offset) as usize;
-                    let aligned_len = (skip + extent.len).next_multiple_of(ALIGN);
-                    if aligned_len > buffer_bytes {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidInput,
-                            format!(
-                                "a request of {} bytes at offset {} spans {aligned_len} bytes of \
-                                 whole pages, more than a {buffer_bytes}-byte buffer",
-                                extent.len, extent.offset
-                            ),
-                        ));
-                    }
-                    let end = extent.offset + extent.len as u64;
-                    if end > file.len() {
-                        return Err(io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            format!(
-                                "{}: bytes {}..{end} requested, the file has {}",
-                                file.path().display(),
-                                extent.offset,
-                                file.len()
-                            ),
-                        ));
-                    }
-                    slot.aligned_offset[p] = aligned_offset;
-                    slot.skip[p] = skip;
-                    slot.len[p] = extent.len;
-                    slot.needed[p] = ((aligned_offset + aligned_len as u64).min(file.len())
-                        - aligned_offset) as usize;
-                    self.backend.submit(Job {
-                        tag: (slot_id * MAX_PARTS + p) as u64,
-                        fd: file.fd(),
-                        buf: self.buffers[slot_id * self.parts + p].as_ptr(),
-                        len: aligned_len,
-                        offset: aligned_offset,
-                    })?;
-                    self.outstanding += 1;
-                    totals.requests += 1;
-                    slot.pending += 1;
+        let (mut next_seq, mut delivered_seq) = (0u64, 0u64);
+        // Slots whose concurrent consumption ended, sent back by the task.
+        let (finished_tx, finished_rx) = mpsc::channel::<usize>();
+        let failure: Mutex<Option<io::Error>> = Mutex::new(None);
+        let failed = || failure.lock().map_or(true, |f| f.is_some());
+        // Requests being consumed right now (for the time counted as waiting).
+        let busy = AtomicUsize::new(0);
+        let consume = &consume;
+        // On a worker of the pool (a caller inside `install`), this thread runs queued tasks
+        // before it blocks, or the pool would have a thread fewer to consume with.
+        let on_worker = rayon::current_thread_index().is_some();
+        let helped = || on_worker && rayon::yield_now() == Some(rayon::Yield::Executed);
+        rayon::in_place_scope(|scope| -> io::Result<()> {
+            // Handed to tasks and not yet sent back.
+            let mut consuming = 0usize;
+            loop {
+                for slot in finished_rx.try_iter() {
+                    reads.slots[slot] = None;
+                    free.push(slot);
+                    consuming -= 1;
                 }
-                if slot.pending == 0 {
-                    ready.push(slot_id);
-                } else {
-                    in_flight += 1;
-                }
-                slots[slot_id] = Some(slot);
-                submitted_seq += 1;
-            }
-            self.backend.flush()?;
-
-            let deliverable = |ready: &mut Vec<usize>, slots: &[Option<Slot<T>>], next: u64| {
-                if !ordered {
-                    return ready.len().min(max_batch);
-                }
-                // Newest first, so that the oldest are at the end.
-                ready.sort_unstable_by_key(|&s| std::cmp::Reverse(slots[s].as_ref().unwrap().seq));
-                ready
-                    .iter()
-                    .rev()
-                    .zip(next..)
-                    .take_while(|(&s, want)| slots[s].as_ref().unwrap().seq == *want)
-                    .count()
-                    .min(max_batch)
-            };
-            let mut count = deliverable(&mut ready, &slots, delivered_seq);
-            if count == 0 {
-                if in_flight == 0 {
-                    debug_assert!(ready.is_empty());
-                    return Ok(totals);
-                }
-                let waited = Instant::now();
-                done.clear();
-                self.backend.wait(&mut done)?;
-                self.outstanding -= done.len();
-                totals.wait_seconds += waited.elapsed().as_secs_f64();
-                for (tag, result) in done.drain(..) {
-                    let (slot_id, part) = (tag as usize / MAX_PARTS, tag as usize % MAX_PARTS);
-                    let slot = slots[slot_id]
-                        .as_mut()
-                        .expect("a completion for a busy slot");
-                    let file = files[part];
-                    let got = result.map_err(|e| {
-                        io::Error::new(
-                            e.kind(),
-                            format!("{}: read failed: {e}", file.path().display()),
-                        )
-                    })?;
-                    totals.bytes_read += got as u64;
-                    slot.filled[part] += got;
-                    let filled = slot.filled[part];
-                    if filled < slot.needed[part] {
-                        if got == 0 {
-                            return Err(io::Error::new(
-                                io::ErrorKind::UnexpectedEof,
-                                format!(
-                                    "{}: file ended at byte {} while reading",
-                                    file.path().display(),
-                                    slot.aligned_offset[part] + filled as u64
-                                ),
-                            ));
+                let stopped = failed();
+                if !stopped {
+                    // Keep every free buffer busy.
+                    while let Some(&slot) = free.last() {
+                        let Some((extents, payload)) = requests.next() else {
+                            break;
+                        };
+                        free.pop();
+                        if reads.start(slot, next_seq, extents, payload)? {
+                            ready.push(slot);
                         }
-                        // A short read: ask for the rest.
-                        self.backend.submit(Job {
-                            tag,
-                            fd: file.fd(),
-                            // SAFETY: `filled` < the buffer length.
-                            buf: unsafe {
-                                self.buffers[slot_id * self.parts + part]
-                                    .as_ptr()
-                                    .add(filled)
-                            },
-                            len: slot.needed[part].next_multiple_of(ALIGN) - filled,
-                            offset: slot.aligned_offset[part] + filled as u64,
-                        })?;
-                        self.outstanding += 1;
-                        totals.requests += 1;
+                        next_seq += 1;
+                    }
+                    reads.backend.flush()?;
+                    if ordered {
+                        let oldest = ready.iter().position(|&s| reads.seq(s) == delivered_seq);
+                        if let Some(i) = oldest {
+                            let slot = ready.swap_remove(i);
+                            reads.deliver(slot).consume(files, consume)?;
+                            reads.slots[slot] = None;
+                            free.push(slot);
+                            delivered_seq += 1;
+                            continue;
+                        }
+                    } else {
+                        for slot in ready.drain(..) {
+                            let delivery = reads.deliver(slot);
+                            let finished = Finished {
+                                tx: finished_tx.clone(),
+                                slot,
+                                busy: &busy,
+                            };
+                            busy.fetch_add(1, Relaxed);
+                            consuming += 1;
+                            let failure = &failure;
+                            scope.spawn(move |_| {
+                                // Sends the slot back when dropped, even if `consume` panics.
+                                let _finished = finished;
+                                if let Err(e) = delivery.consume(files, consume) {
+                                    if let Ok(mut first) = failure.lock() {
+                                        first.get_or_insert(e);
+                                    }
+                                }
+                            });
+                        }
+                    }
+                }
+                if reads.in_flight > 0 && !stopped {
+                    if helped() {
                         continue;
                     }
-                    slot.pending -= 1;
-                    if slot.pending == 0 {
-                        in_flight -= 1;
-                        ready.push(slot_id);
+                    // Blocked with nothing being consumed: the pass waits on the device.
+                    let starved = busy.load(Relaxed) == 0;
+                    let waited = Instant::now();
+                    reads.reap(&mut ready)?;
+                    if starved {
+                        reads.totals.wait_seconds += waited.elapsed().as_secs_f64();
                     }
-                }
-                self.backend.flush()?;
-                count = deliverable(&mut ready, &slots, delivered_seq);
-                if count == 0 {
-                    continue;
+                } else if consuming > 0 {
+                    if helped() {
+                        continue;
+                    }
+                    let slot = finished_rx.recv().expect("this thread holds a sender");
+                    reads.slots[slot] = None;
+                    free.push(slot);
+                    consuming -= 1;
+                } else {
+                    // Nothing reading or being consumed: every request was consumed, or one
+                    // failed (the reads still in flight are reaped before the next run).
+                    return match failure.lock().ok().and_then(|mut f| f.take()) {
+                        Some(e) => Err(e),
+                        None => Ok(()),
+                    };
                 }
             }
+        })?;
+        let mut totals = reads.totals;
+        totals.compute_seconds = (started.elapsed().as_secs_f64() - totals.wait_seconds).max(0.0);
+        Ok(totals)
+    }
+}
 
-            let mut batch: Vec<usize> = ready.drain(ready.len() - count..).collect();
-            if ordered {
-                // `ready` holds the oldest last.
-                batch.reverse();
+/// The state of one [`IoEngine::run`]: the slots, and the engine's parts it reads with.
+struct Reads<'e, T> {
+    backend: &'e mut dyn Backend,
+    outstanding: &'e mut usize,
+    buffers: &'e [AlignedBuf],
+    parts: usize,
+    buffer_bytes: usize,
+    files: &'e [&'e DataFile],
+    slots: Vec<Option<Slot<T>>>,
+    /// Slots with a read not yet complete.
+    in_flight: usize,
+    done: Vec<(u64, io::Result<usize>)>,
+    totals: IoTotals,
+}
+
+impl<'e, T> Reads<'e, T> {
+    /// Starts reading a request into the free `slot`; returns whether it is complete already
+    /// (it reads nothing).
+    fn start(
+        &mut self,
+        slot_id: usize,
+        seq: u64,
+        extents: [Extent; MAX_PARTS],
+        payload: T,
+    ) -> io::Result<bool> {
+        let mut slot = Slot {
+            payload: Some(payload),
+            seq,
+            aligned_offset: [0; MAX_PARTS],
+            skip: [0; MAX_PARTS],
+            len: [0; MAX_PARTS],
+            needed: [0; MAX_PARTS],
+            filled: [0; MAX_PARTS],
+            pending: 0,
+        };
+        let buffer_bytes = self.buffer_bytes;
+        for (p, (file, extent)) in self.files.iter().zip(&extents).enumerate() {
+            if extent.len == 0 {
+                continue;
             }
-            // Each file's check (its page checksums) sees every page read, in parallel, before
-            // any of the batch is handed over; it counts as computing.
-            let computing = Instant::now();
-            let reads: Vec<(&DataFile, u64, &[u8])> = batch
-                .iter()
-                .flat_map(|&slot_id| {
-                    let slot = slots[slot_id].as_ref().expect("ready slot");
-                    let buffers = &self.buffers;
-                    let parts = self.parts;
-                    (0..files.len()).filter(|&p| slot.len[p] > 0).map(move |p| {
-                        let buf = buffers[slot_id * parts + p].as_slice();
-                        (files[p], slot.aligned_offset[p], &buf[..slot.needed[p]])
-                    })
-                })
-                .collect();
-            reads
-                .par_iter()
-                .try_for_each(|&(file, offset, bytes)| file.check(offset, bytes))?;
-            let loaded: Vec<Loaded<'_, T>> = batch
-                .iter()
-                .map(|&slot_id| {
-                    let slot = slots[slot_id].as_mut().expect("ready slot");
-                    let mut parts: [&[u8]; MAX_PARTS] = [&[]; MAX_PARTS];
-                    for (p, part) in parts.iter_mut().enumerate().take(files.len()) {
-                        let buf = self.buffers[slot_id * self.parts + p].as_slice();
-                        *part = &buf[slot.skip[p]..slot.skip[p] + slot.len[p]];
-                    }
-                    Loaded {
-                        payload: slot.payload.take().expect("delivered once"),
-                        parts,
-                    }
-                })
-                .collect();
-            delivered_seq += batch.len() as u64;
-            consume(&loaded)?;
-            totals.compute_seconds += computing.elapsed().as_secs_f64();
-            drop(loaded);
-            for slot_id in batch {
-                slots[slot_id] = None;
-                free.push(slot_id);
+            let aligned_offset = extent.offset / ALIGN as u64 * ALIGN as u64;
+            let skip = (extent.offset - aligned_offset) as usize;
+            let aligned_len = (skip + extent.len).next_multiple_of(ALIGN);
+            if aligned_len > buffer_bytes {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "a request of {} bytes at offset {} spans {aligned_len} bytes of whole \
+                         pages, more than a {buffer_bytes}-byte buffer",
+                        extent.len, extent.offset
+                    ),
+                ));
+            }
+            let end = extent.offset + extent.len as u64;
+            if end > file.len() {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "{}: bytes {}..{end} requested, the file has {}",
+                        file.path().display(),
+                        extent.offset,
+                        file.len()
+                    ),
+                ));
+            }
+            slot.aligned_offset[p] = aligned_offset;
+            slot.skip[p] = skip;
+            slot.len[p] = extent.len;
+            slot.needed[p] =
+                ((aligned_offset + aligned_len as u64).min(file.len()) - aligned_offset) as usize;
+            self.backend.submit(Job {
+                tag: (slot_id * MAX_PARTS + p) as u64,
+                fd: file.fd(),
+                buf: self.buffers[slot_id * self.parts + p].as_ptr(),
+                len: aligned_len,
+                offset: aligned_offset,
+            })?;
+            *self.outstanding += 1;
+            self.totals.requests += 1;
+            slot.pending += 1;
+        }
+        let complete = slot.pending == 0;
+        if !complete {
+            self.in_flight += 1;
+        }
+        self.slots[slot_id] = Some(slot);
+        Ok(complete)
+    }
+
+    fn seq(&self, slot_id: usize) -> u64 {
+        self.slots[slot_id].as_ref().expect("a taken slot").seq
+    }
+
+    /// Waits until at least one read finished; pushes the slots whose reads all finished onto
+    /// `ready`. A short read asks for the rest.
+    fn reap(&mut self, ready: &mut Vec<usize>) -> io::Result<()> {
+        self.done.clear();
+        self.backend.wait(&mut self.done)?;
+        *self.outstanding -= self.done.len();
+        for (tag, result) in self.done.drain(..) {
+            let (slot_id, part) = (tag as usize / MAX_PARTS, tag as usize % MAX_PARTS);
+            let slot = self.slots[slot_id]
+                .as_mut()
+                .expect("a completion for a busy slot");
+            let file = self.files[part];
+            let got = result.map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("{}: read failed: {e}", file.path().display()),
+                )
+            })?;
+            self.totals.bytes_read += got as u64;
+            slot.filled[part] += got;
+            let filled = slot.filled[part];
+            if filled < slot.needed[part] {
+                if got == 0 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!(
+                            "{}: file ended at byte {} while reading",
+                            file.path().display(),
+                            slot.aligned_offset[part] + filled as u64
+                        ),
+                    ));
+                }
+                self.backend.submit(Job {
+                    tag,
+                    fd: file.fd(),
+                    // SAFETY: `filled` < the buffer length.
+                    buf: unsafe {
+                        self.buffers[slot_id * self.parts + part]
+                            .as_ptr()
+                            .add(filled)
+                    },
+                    len: slot.needed[part].next_multiple_of(ALIGN) - filled,
+                    offset: slot.aligned_offset[part] + filled as u64,
+                })?;
+                *self.outstanding += 1;
+                self.totals.requests += 1;
+                continue;
+            }
+            slot.pending -= 1;
+            if slot.pending == 0 {
+                self.in_flight -= 1;
+                ready.push(slot_id);
             }
         }
+        self.backend.flush()
+    }
+
+    /// Hands over a complete slot's request; the slot stays taken, and its buffers unread
+    /// into, until the caller frees it.
+    fn deliver(&mut self, slot_id: usize) -> Delivery<'e, T> {
+        let buffers = self.buffers;
+        let slot = self.slots[slot_id].as_mut().expect("a ready slot");
+        let mut parts: [&[u8]; MAX_PARTS] = [&[]; MAX_PARTS];
+        let mut pages: [(u64, &[u8]); MAX_PARTS] = [(0, &[]); MAX_PARTS];
+        for p in (0..self.files.len()).filter(|&p| slot.len[p] > 0) {
+            let buf = buffers[slot_id * self.parts + p].as_slice();
+            parts[p] = &buf[slot.skip[p]..slot.skip[p] + slot.len[p]];
+            pages[p] = (slot.aligned_offset[p], &buf[..slot.needed[p]]);
+        }
+        Delivery {
+            loaded: Loaded {
+                payload: slot.payload.take().expect("delivered once"),
+                parts,
+            },
+            pages,
+        }
+    }
+}
+
+/// A completed request and the whole pages read for it, which its files' checks see.
+struct Delivery<'e, T> {
+    loaded: Loaded<'e, T>,
+    pages: [(u64, &'e [u8]); MAX_PARTS],
+}
+
+impl<T> Delivery<'_, T> {
+    fn consume<C>(&self, files: &[&DataFile], consume: &C) -> io::Result<()>
+    where
+        C: Fn(&Loaded<'_, T>) -> io::Result<()>,
+    {
+        for (file, &(offset, bytes)) in files.iter().zip(&self.pages) {
+            if !bytes.is_empty() {
+                file.check(offset, bytes)?;
+            }
+        }
+        consume(&self.loaded)
+    }
+}
+
+/// Sends a consumed slot back to the reading thread when dropped.
+struct Finished<'a> {
+    tx: mpsc::Sender<usize>,
+    slot: usize,
+    busy: &'a AtomicUsize,
+}
+
+impl Drop for Finished<'_> {
+    fn drop(&mut self) {
+        self.busy.fetch_sub(1, Relaxed);
+        // The reading thread holds the receiver until every task ended.
+        let _ = self.tx.send(self.slot);
     }
 }
 

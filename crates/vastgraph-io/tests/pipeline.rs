@@ -1,10 +1,23 @@
 //! The pipeline returns exactly the requested bytes, for unaligned ranges, at the end of the
 //! file, from two files at different ranges, for requests with nothing to read, in order when
-//! asked, through both backends; bad requests are errors naming the file.
+//! asked, through both backends, called from outside the rayon pool or from one of its workers;
+//! unordered, it keeps reading while a request is being consumed; bad requests are errors
+//! naming the file.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use vastgraph_io::{BackendChoice, DataFile, Extent, IoConfig, IoEngine};
+
+/// Unordered runs consume on the global pool: give it several threads whatever the machine
+/// (the first test of this binary to call it sets it up; later calls find it set).
+fn several_threads() {
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build_global();
+}
 
 fn file_with(bytes: &[u8]) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new_in(std::env::temp_dir()).unwrap();
@@ -57,49 +70,62 @@ fn both_backends_return_the_requested_bytes() {
         .collect();
     let slice =
         |bytes: &[u8], e: Extent| bytes[e.offset as usize..e.offset as usize + e.len].to_vec();
-    for backend in [BackendChoice::Auto, BackendChoice::Pread] {
-        for ordered in [false, true] {
-            let mut engine = IoEngine::new(
-                IoConfig {
-                    buffer_bytes: 16 << 10,
-                    depth: 6,
-                    backend,
+    several_threads();
+    // A caller inside a pool of its own (as Python's `threads=` runs): its worker reads, and
+    // with one thread also consumes every request.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    for (backend, ordered, in_pool) in [BackendChoice::Auto, BackendChoice::Pread]
+        .into_iter()
+        .flat_map(|b| [(b, false), (b, true)])
+        .flat_map(|(b, o)| [(b, o, false), (b, o, true)])
+    {
+        let mut engine = IoEngine::new(
+            IoConfig {
+                buffer_bytes: 16 << 10,
+                depth: 6,
+                backend,
+            },
+            2,
+        )
+        .unwrap();
+        let seen = Mutex::new(Vec::new());
+        let mut run = || {
+            engine.run(
+                &[&file, &second],
+                requests.iter().enumerate().map(|(i, e)| (*e, i)),
+                ordered,
+                |l| {
+                    let [a, b] = requests[l.payload];
+                    assert!(
+                        l.parts[0] == slice(&data, a) && l.parts[1] == slice(&other, b),
+                        "request {} via {}",
+                        l.payload,
+                        backend_name(backend)
+                    );
+                    seen.lock().unwrap().push(l.payload);
+                    Ok(())
                 },
-                2,
             )
-            .unwrap();
-            let mut seen = Vec::new();
-            let totals = engine
-                .run(
-                    &[&file, &second],
-                    requests.iter().enumerate().map(|(i, e)| (*e, i)),
-                    ordered,
-                    |batch| {
-                        for l in batch {
-                            let [a, b] = requests[l.payload];
-                            assert!(
-                                l.parts[0] == slice(&data, a) && l.parts[1] == slice(&other, b),
-                                "request {} via {}",
-                                l.payload,
-                                backend_name(backend)
-                            );
-                            seen.push(l.payload);
-                        }
-                        Ok(())
-                    },
-                )
-                .unwrap();
-            if ordered {
-                assert_eq!(seen, (0..requests.len()).collect::<Vec<_>>());
-            } else {
-                seen.sort_unstable();
-                assert_eq!(seen, (0..requests.len()).collect::<Vec<_>>());
-            }
-            let reads = requests.iter().flatten().filter(|e| e.len > 0).count();
-            assert_eq!(totals.requests, reads as u64);
-            let wanted: u64 = requests.iter().flatten().map(|e| e.len as u64).sum();
-            assert!(totals.bytes_read >= wanted);
+        };
+        let totals = match in_pool {
+            true => pool.install(run),
+            false => run(),
         }
+        .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        if ordered {
+            assert_eq!(seen, (0..requests.len()).collect::<Vec<_>>());
+        } else {
+            seen.sort_unstable();
+            assert_eq!(seen, (0..requests.len()).collect::<Vec<_>>());
+        }
+        let reads = requests.iter().flatten().filter(|e| e.len > 0).count();
+        assert_eq!(totals.requests, reads as u64);
+        let wanted: u64 = requests.iter().flatten().map(|e| e.len as u64).sum();
+        assert!(totals.bytes_read >= wanted);
     }
 }
 
@@ -181,6 +207,7 @@ fn read_span_returns_a_long_unaligned_range_and_refuses_one_past_the_end() {
 /// the engine must wait for them (the kernel writes into its buffers).
 #[test]
 fn a_run_stopped_by_an_error_leaves_nothing_behind() {
+    several_threads();
     let data: Vec<u8> = (0..400_000u32).map(|i| (i * 5 + i / 211) as u8).collect();
     let f = file_with(&data);
     let file = DataFile::open(f.path(), true).unwrap();
@@ -212,24 +239,22 @@ fn a_run_stopped_by_an_error_leaves_nothing_behind() {
                 )
                 .unwrap_err();
             assert_eq!(err.to_string(), "stop");
-            let mut seen = 0;
+            let seen = AtomicUsize::new(0);
             engine
                 .run(
                     &[&file],
                     requests.iter().enumerate().map(|(i, e)| (*e, i)),
                     round % 2 == 0,
-                    |batch| {
-                        for l in batch {
-                            let e = requests[l.payload][0];
-                            let want = &data[e.offset as usize..e.offset as usize + e.len];
-                            assert!(l.parts[0] == want, "request {}", l.payload);
-                            seen += 1;
-                        }
+                    |l| {
+                        let e = requests[l.payload][0];
+                        let want = &data[e.offset as usize..e.offset as usize + e.len];
+                        assert!(l.parts[0] == want, "request {}", l.payload);
+                        seen.fetch_add(1, SeqCst);
                         Ok(())
                     },
                 )
                 .unwrap();
-            assert_eq!(seen, requests.len());
+            assert_eq!(seen.into_inner(), requests.len());
         }
         // Stopped again, then dropped with reads in flight.
         let _ = engine.run(
@@ -239,5 +264,63 @@ fn a_run_stopped_by_an_error_leaves_nothing_behind() {
             |_| Err(std::io::Error::other("stop")),
         );
         drop(engine);
+    }
+}
+
+/// Unordered, a request still being consumed holds only its own buffer: the others go on being
+/// read and consumed. Consuming in batches held every buffer of the batch until its slowest
+/// request ended (and a batch stalled the reads behind it), so here request 0, which waits
+/// until every other request was consumed, would wait for ever.
+#[test]
+fn a_slow_request_does_not_hold_up_the_others() {
+    several_threads();
+    let data: Vec<u8> = (0..200_000u32).map(|i| (i * 3 + i / 101) as u8).collect();
+    let f = file_with(&data);
+    let file = DataFile::open(f.path(), true).unwrap();
+    let requests: Vec<[Extent; 2]> = (0..60u64)
+        .map(|i| {
+            [Extent {
+                offset: i * 3000,
+                len: 3000,
+            }; 2]
+        })
+        .collect();
+    for backend in [BackendChoice::Auto, BackendChoice::Pread] {
+        let mut engine = IoEngine::new(
+            IoConfig {
+                buffer_bytes: 16 << 10,
+                depth: 4,
+                backend,
+            },
+            1,
+        )
+        .unwrap();
+        let others = AtomicUsize::new(0);
+        let totals = engine
+            .run(
+                &[&file],
+                requests.iter().enumerate().map(|(i, e)| (*e, i)),
+                false,
+                |l| {
+                    if l.payload != 0 {
+                        others.fetch_add(1, SeqCst);
+                        return Ok(());
+                    }
+                    let started = Instant::now();
+                    while others.load(SeqCst) < requests.len() - 1 {
+                        if started.elapsed() > Duration::from_secs(20) {
+                            return Err(std::io::Error::other(format!(
+                                "{} of the other {} requests were consumed while request 0 was",
+                                others.load(SeqCst),
+                                requests.len() - 1
+                            )));
+                        }
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert_eq!(totals.requests, requests.len() as u64);
     }
 }

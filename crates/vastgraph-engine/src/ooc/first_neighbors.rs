@@ -16,6 +16,7 @@
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -81,7 +82,7 @@ impl OocGraph {
         let parts = vec![file; self.plan.files];
         // Page checksums check each page before its values are used; without them, the whole
         // file's checksum is checked after.
-        let mut hasher = (!file.has_check()).then(Xxh3::new);
+        let hasher = (!file.has_check()).then(|| Mutex::new(Xxh3::new()));
         let handed = AtomicU64::new(0);
         let compute = |offset: u64, bytes: &[u8]| -> io::Result<()> {
             let first_vertex = (offset / 4) as usize;
@@ -126,16 +127,20 @@ impl OocGraph {
                     }
                 })
         };
-        let totals = engine.run(&parts, requests, true, |batch| {
-            batch.iter().try_for_each(|loaded| {
-                if let Some(hasher) = &mut hasher {
-                    hasher.update(loaded.parts[0]);
-                }
-                compute(loaded.payload, loaded.parts[0])
-            })
+        let totals = engine.run(&parts, requests, true, |loaded| {
+            if let Some(hasher) = &hasher {
+                hasher
+                    .lock()
+                    .map_err(|_| io::Error::other("the checksum is poisoned"))?
+                    .update(loaded.parts[0]);
+            }
+            compute(loaded.payload, loaded.parts[0])
         })?;
         drop(engine);
         if let Some(hasher) = hasher {
+            let hasher = hasher
+                .into_inner()
+                .map_err(|_| anyhow::anyhow!("the checksum is poisoned"))?;
             let expected = self
                 .manifest
                 .file(files::FIRST_NEIGHBORS)

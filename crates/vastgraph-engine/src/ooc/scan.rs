@@ -4,7 +4,6 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use rayon::prelude::*;
 use vastgraph_codec::decode_list_blocks;
 use vastgraph_io::{DataFile, Loaded, ALIGN};
 use vastgraph_store::{WeightType, WeightsRef};
@@ -196,13 +195,7 @@ impl OocGraph {
             &file_list,
             pieces.map(|p| (layout.extents(&p), p)),
             spec.ordered,
-            |batch| {
-                if spec.ordered {
-                    batch.iter().try_for_each(process)
-                } else {
-                    batch.par_iter().try_for_each(process)
-                }
-            },
+            process,
         )?;
         drop(engine);
         let record = IterationRecord {
