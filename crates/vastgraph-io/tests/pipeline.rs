@@ -19,6 +19,16 @@ fn several_threads() {
         .build_global();
 }
 
+/// An engine of 16 KiB buffers.
+fn engine(backend: BackendChoice, depth: usize, parts: usize) -> IoEngine {
+    let config = IoConfig {
+        buffer_bytes: 16 << 10,
+        depth,
+        backend,
+    };
+    IoEngine::new(config, parts).unwrap()
+}
+
 fn file_with(bytes: &[u8]) -> tempfile::NamedTempFile {
     let mut f = tempfile::NamedTempFile::new_in(std::env::temp_dir()).unwrap();
     f.write_all(bytes).unwrap();
@@ -82,15 +92,7 @@ fn both_backends_return_the_requested_bytes() {
         .flat_map(|b| [(b, false), (b, true)])
         .flat_map(|(b, o)| [(b, o, false), (b, o, true)])
     {
-        let mut engine = IoEngine::new(
-            IoConfig {
-                buffer_bytes: 16 << 10,
-                depth: 6,
-                backend,
-            },
-            2,
-        )
-        .unwrap();
+        let mut engine = engine(backend, 6, 2);
         let seen = Mutex::new(Vec::new());
         let mut run = || {
             engine.run(
@@ -140,15 +142,7 @@ fn backend_name(b: BackendChoice) -> &'static str {
 fn a_range_past_the_end_or_wider_than_a_buffer_is_an_error() {
     let f = file_with(&[1u8; 10_000]);
     let file = DataFile::open(f.path(), true).unwrap();
-    let mut engine = IoEngine::new(
-        IoConfig {
-            buffer_bytes: 16 << 10,
-            depth: 2,
-            backend: BackendChoice::Auto,
-        },
-        1,
-    )
-    .unwrap();
+    let mut engine = engine(BackendChoice::Auto, 2, 1);
     let err = engine
         .run(
             &[&file],
@@ -220,15 +214,7 @@ fn a_run_stopped_by_an_error_leaves_nothing_behind() {
         })
         .collect();
     for backend in [BackendChoice::Auto, BackendChoice::Pread] {
-        let mut engine = IoEngine::new(
-            IoConfig {
-                buffer_bytes: 16 << 10,
-                depth: 16,
-                backend,
-            },
-            1,
-        )
-        .unwrap();
+        let mut engine = engine(backend, 16, 1);
         for round in 0..20 {
             let err = engine
                 .run(
@@ -286,15 +272,7 @@ fn a_slow_request_does_not_hold_up_the_others() {
         })
         .collect();
     for backend in [BackendChoice::Auto, BackendChoice::Pread] {
-        let mut engine = IoEngine::new(
-            IoConfig {
-                buffer_bytes: 16 << 10,
-                depth: 4,
-                backend,
-            },
-            1,
-        )
-        .unwrap();
+        let mut engine = engine(backend, 4, 1);
         let others = AtomicUsize::new(0);
         let totals = engine
             .run(
