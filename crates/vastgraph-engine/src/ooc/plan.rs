@@ -8,7 +8,7 @@ use std::ops::Range;
 use vastgraph_io::{Extent, ALIGN, MAX_PARTS};
 
 use super::bits::any_in_range;
-use super::offsets::{partition_point, ByteOffsets};
+use super::offsets::{partition_point_from, ByteOffsets};
 use crate::bitmap::Bitmap;
 use crate::Vertex;
 
@@ -47,20 +47,23 @@ impl Layout<'_> {
         self.codes.is_none()
     }
 
-    /// How many lists end at or before byte `b` of the ids' file.
-    fn lists_ending_by(&self, b: u64) -> usize {
-        partition_point(self.num_vertices(), |v| self.byte(v + 1) <= b)
+    /// How many lists end at or before byte `b` of the ids' file; at least `from` of them.
+    fn lists_ending_by(&self, from: usize, b: u64) -> usize {
+        partition_point_from(from, self.num_vertices(), |v| self.byte(v + 1) <= b)
     }
 
-    /// How many lists start before byte `b` of the ids' file.
-    fn lists_starting_before(&self, b: u64) -> usize {
-        partition_point(self.num_vertices(), |v| self.byte(v) < b)
+    /// How many lists start before byte `b` of the ids' file; at least `from` of them.
+    fn lists_starting_before(&self, from: usize, b: u64) -> usize {
+        partition_point_from(from, self.num_vertices(), |v| self.byte(v) < b)
     }
 
     /// The vertices whose whole list lies in `piece`.
     pub fn whole_lists(&self, piece: &Piece) -> Range<usize> {
-        let lo = self.lists_starting_before(piece.bytes.start);
-        let hi = self.lists_ending_by(piece.bytes.end);
+        // Every list before the piece's first vertex ends by its start: both counts are at
+        // least that vertex.
+        let first = piece.verts.start as usize;
+        let lo = self.lists_starting_before(first, piece.bytes.start);
+        let hi = self.lists_ending_by(first, piece.bytes.end);
         lo.max(piece.verts.start as usize)..hi.min(piece.verts.end as usize)
     }
 
@@ -262,6 +265,8 @@ pub(crate) struct Streaming<'a> {
     chunk: u64,
     /// Raw: the next grid chunk; compressed: the next vertex.
     next: u64,
+    /// Raw: the last chunk's vertex bounds, where the next chunk's searches start.
+    bounds: (usize, usize),
 }
 
 impl<'a> Streaming<'a> {
@@ -277,6 +282,7 @@ impl<'a> Streaming<'a> {
             also,
             chunk,
             next: 0,
+            bounds: (0, 0),
         }
     }
 
@@ -292,8 +298,10 @@ impl<'a> Streaming<'a> {
             let a = self.next * self.chunk;
             let b = (a + self.chunk).min(total);
             self.next += 1;
-            let lo = self.layout.lists_ending_by(a);
-            let hi = self.layout.lists_starting_before(b);
+            // Both bounds grow with the chunk: each search starts from the last one's answer.
+            let lo = self.layout.lists_ending_by(self.bounds.0, a);
+            let hi = self.layout.lists_starting_before(self.bounds.1, b);
+            self.bounds = (lo, hi);
             if self.wanted(lo, hi) {
                 return Some(Piece {
                     bytes: a..b,
@@ -313,11 +321,13 @@ impl<'a> Streaming<'a> {
             let lo = self.next as usize;
             let a = codes.get(lo);
             // The most lists from `lo` on whose codes (and weights) fit a buffer.
-            let mut hi = layout.lists_ending_by(a_page(a) + self.chunk);
+            let mut hi = layout.lists_ending_by(lo, a_page(a) + self.chunk);
             if layout.weights {
                 let w = layout.arcs[lo] * ARC_BYTES;
                 let limit = a_page(w) + self.chunk;
-                hi = hi.min(layout.arcs[1..].partition_point(|&o| o * ARC_BYTES <= limit));
+                hi = hi.min(partition_point_from(lo, n, |v| {
+                    layout.arcs[v + 1] * ARC_BYTES <= limit
+                }));
             }
             let long = hi <= lo;
             let hi = if long { lo + 1 } else { hi };
