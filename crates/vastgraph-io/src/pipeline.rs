@@ -204,8 +204,7 @@ impl IoEngine {
             let mut consuming = 0usize;
             loop {
                 for slot in finished_rx.try_iter() {
-                    reads.slots[slot] = None;
-                    free.push(slot);
+                    reads.release(slot, &mut free);
                     consuming -= 1;
                 }
                 let stopped = failed();
@@ -227,8 +226,7 @@ impl IoEngine {
                         if let Some(i) = oldest {
                             let slot = ready.swap_remove(i);
                             reads.deliver(slot).consume(files, consume)?;
-                            reads.slots[slot] = None;
-                            free.push(slot);
+                            reads.release(slot, &mut free);
                             delivered_seq += 1;
                             continue;
                         }
@@ -271,8 +269,7 @@ impl IoEngine {
                         continue;
                     }
                     let slot = finished_rx.recv().expect("this thread holds a sender");
-                    reads.slots[slot] = None;
-                    free.push(slot);
+                    reads.release(slot, &mut free);
                     consuming -= 1;
                 } else {
                     // Nothing reading or being consumed: every request was consumed, or one
@@ -377,6 +374,12 @@ impl<'e, T> Reads<'e, T> {
         }
         self.slots[slot_id] = Some(slot);
         Ok(complete)
+    }
+
+    /// Frees a consumed slot for the next request.
+    fn release(&mut self, slot_id: usize, free: &mut Vec<usize>) {
+        self.slots[slot_id] = None;
+        free.push(slot_id);
     }
 
     fn seq(&self, slot_id: usize) -> u64 {
