@@ -9,7 +9,6 @@
 //! A request whose ranges are all empty reads nothing and is handed over as soon as it is taken.
 
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{mpsc, Mutex};
 use std::time::Instant;
 
@@ -175,7 +174,6 @@ impl IoEngine {
             backend: &mut *self.backend,
             outstanding: &mut self.outstanding,
             buffers: &self.buffers,
-            parts: self.parts,
             buffer_bytes: self.config.buffer_bytes,
             files,
             slots: (0..depth).map(|_| None).collect(),
@@ -192,8 +190,6 @@ impl IoEngine {
         let (finished_tx, finished_rx) = mpsc::channel::<usize>();
         let failure: Mutex<Option<io::Error>> = Mutex::new(None);
         let failed = || failure.lock().map_or(true, |f| f.is_some());
-        // Requests being consumed right now (for the time counted as waiting).
-        let busy = AtomicUsize::new(0);
         let consume = &consume;
         // On a worker of the pool (a caller inside `install`), this thread runs queued tasks
         // before it blocks, or the pool would have a thread fewer to consume with.
@@ -236,9 +232,7 @@ impl IoEngine {
                             let finished = Finished {
                                 tx: finished_tx.clone(),
                                 slot,
-                                busy: &busy,
                             };
-                            busy.fetch_add(1, Relaxed);
                             consuming += 1;
                             let failure = &failure;
                             scope.spawn(move |_| {
@@ -257,8 +251,8 @@ impl IoEngine {
                     if helped() {
                         continue;
                     }
-                    // Blocked with nothing being consumed: the pass waits on the device.
-                    let starved = busy.load(Relaxed) == 0;
+                    // Blocked with nothing handed to a task: the pass waits on the device.
+                    let starved = consuming == 0;
                     let waited = Instant::now();
                     reads.reap(&mut ready)?;
                     if starved {
@@ -291,8 +285,8 @@ impl IoEngine {
 struct Reads<'e, T> {
     backend: &'e mut dyn Backend,
     outstanding: &'e mut usize,
+    /// `depth * files.len()` buffers (see [`buffer`]).
     buffers: &'e [AlignedBuf],
-    parts: usize,
     buffer_bytes: usize,
     files: &'e [&'e DataFile],
     slots: Vec<Option<Slot<T>>>,
@@ -360,7 +354,7 @@ impl<'e, T> Reads<'e, T> {
             self.backend.submit(Job {
                 tag: (slot_id * MAX_PARTS + p) as u64,
                 fd: file.fd(),
-                buf: self.buffers[slot_id * self.parts + p].as_ptr(),
+                buf: buffer(self.buffers, self.files, slot_id, p).as_ptr(),
                 len: aligned_len,
                 offset: aligned_offset,
             })?;
@@ -423,7 +417,7 @@ impl<'e, T> Reads<'e, T> {
                     fd: file.fd(),
                     // SAFETY: `filled` < the buffer length.
                     buf: unsafe {
-                        self.buffers[slot_id * self.parts + part]
+                        buffer(self.buffers, self.files, slot_id, part)
                             .as_ptr()
                             .add(filled)
                     },
@@ -446,23 +440,31 @@ impl<'e, T> Reads<'e, T> {
     /// Hands over a complete slot's request; the slot stays taken, and its buffers unread
     /// into, until the caller frees it.
     fn deliver(&mut self, slot_id: usize) -> Delivery<'e, T> {
-        let buffers = self.buffers;
         let slot = self.slots[slot_id].as_mut().expect("a ready slot");
+        let payload = slot.payload.take().expect("delivered once");
+        let slot = self.slots[slot_id].as_ref().expect("a ready slot");
         let mut parts: [&[u8]; MAX_PARTS] = [&[]; MAX_PARTS];
         let mut pages: [(u64, &[u8]); MAX_PARTS] = [(0, &[]); MAX_PARTS];
         for p in (0..self.files.len()).filter(|&p| slot.len[p] > 0) {
-            let buf = buffers[slot_id * self.parts + p].as_slice();
+            let buf = buffer(self.buffers, self.files, slot_id, p).as_slice();
             parts[p] = &buf[slot.skip[p]..slot.skip[p] + slot.len[p]];
             pages[p] = (slot.aligned_offset[p], &buf[..slot.needed[p]]);
         }
         Delivery {
-            loaded: Loaded {
-                payload: slot.payload.take().expect("delivered once"),
-                parts,
-            },
+            loaded: Loaded { payload, parts },
             pages,
         }
     }
+}
+
+/// Slot `slot_id`'s buffer for `files[part]`: a slot owns `files.len()` consecutive buffers.
+fn buffer<'e>(
+    buffers: &'e [AlignedBuf],
+    files: &[&DataFile],
+    slot_id: usize,
+    part: usize,
+) -> &'e AlignedBuf {
+    &buffers[slot_id * files.len() + part]
 }
 
 /// A completed request and the whole pages read for it, which its files' checks see.
@@ -486,15 +488,13 @@ impl<T> Delivery<'_, T> {
 }
 
 /// Sends a consumed slot back to the reading thread when dropped.
-struct Finished<'a> {
+struct Finished {
     tx: mpsc::Sender<usize>,
     slot: usize,
-    busy: &'a AtomicUsize,
 }
 
-impl Drop for Finished<'_> {
+impl Drop for Finished {
     fn drop(&mut self) {
-        self.busy.fetch_sub(1, Relaxed);
         // The reading thread holds the receiver until every task ended.
         let _ = self.tx.send(self.slot);
     }

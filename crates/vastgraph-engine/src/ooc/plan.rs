@@ -60,11 +60,11 @@ impl Layout<'_> {
     /// The vertices whose whole list lies in `piece`.
     pub fn whole_lists(&self, piece: &Piece) -> Range<usize> {
         // Every list before the piece's first vertex ends by its start: both counts are at
-        // least that vertex.
+        // least that vertex (and the searches answer no less).
         let first = piece.verts.start as usize;
         let lo = self.lists_starting_before(first, piece.bytes.start);
         let hi = self.lists_ending_by(first, piece.bytes.end);
-        lo.max(piece.verts.start as usize)..hi.min(piece.verts.end as usize)
+        lo..hi.min(piece.verts.end as usize)
     }
 
     /// The bytes of the weight file a piece needs: a raw piece's arcs, a compressed piece's
