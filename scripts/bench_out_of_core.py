@@ -121,8 +121,8 @@ def fio(path: Path, seconds: int) -> dict:
 
 
 def run_vastgraph(binary: Path, algorithm: str, store: Path, mode: str, budget: int, extra: list[str],
-                  cgroup: Cgroup, cold: bool, out_dir: Path) -> dict:
-    stats_path = out_dir / f"{algorithm}-{mode}.json"
+                  cgroup: Cgroup, cold: bool, out_dir: Path, round_: int) -> dict:
+    stats_path = out_dir / f"{algorithm}-{mode}-{round_}.json"
     argv = [str(binary), "--quiet", "run", algorithm, str(store), "--memory", str(budget),
             "--io-mode", mode, "--stats", str(stats_path), *extra]
     dropped = drop_caches() if cold else False
@@ -131,7 +131,7 @@ def run_vastgraph(binary: Path, algorithm: str, store: Path, mode: str, budget: 
     started = time.monotonic()
     r = subprocess.run(cgroup.wrap(argv), capture_output=True, text=True)
     elapsed = time.monotonic() - started
-    (out_dir / f"{algorithm}-{mode}.stderr").write_text(r.stderr)
+    (out_dir / f"{algorithm}-{mode}-{round_}.stderr").write_text(r.stderr)
     row = {"algorithm": algorithm, "mode": mode, "command": " ".join(argv), "cold_cache": dropped,
            "process_seconds": elapsed, "exit": r.returncode, "cgroup_peak_bytes": cgroup.peak(),
            "oom_kills": cgroup.oom_kills()}
@@ -198,6 +198,50 @@ def run_peer(template: str, algorithm: str, store: Path, cold: bool, out_dir: Pa
 
 def ratio(a, b):
     return None if a is None or not b else a / b
+
+
+def median(xs: list[float]) -> float | None:
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
+def medians(runs: list[dict]) -> dict:
+    """(algorithm, mode) -> median kernel seconds over the rounds that succeeded."""
+    times: dict = {}
+    for r in runs:
+        if not r.get("exit"):
+            times.setdefault((r["algorithm"], r["mode"]), []).append(r.get("wall_seconds"))
+    return {k: median(v) for k, v in times.items()}
+
+
+def adaptive_against_fixed(results: dict) -> list[str]:
+    """Adaptive's median kernel time over each fixed mode's, per algorithm (below 1: adaptive
+    was faster), with the rounds behind each median."""
+    m = medians(results["runs"])
+    rounds = {}
+    for r in results["runs"]:
+        if not r.get("exit"):
+            rounds[(r["algorithm"], r["mode"])] = rounds.get((r["algorithm"], r["mode"]), 0) + 1
+    out = []
+    for algorithm in dict.fromkeys(r["algorithm"] for r in results["runs"]):
+        a = m.get((algorithm, "adaptive"))
+        fixed = [(mode, m.get((algorithm, mode))) for mode in ("selective", "streaming")]
+        if a is None or any(t is None for _, t in fixed):
+            continue
+        parts = ", ".join(f"{a / t:.2f}× {mode} ({t:.2f} s)" for mode, t in fixed)
+        n = rounds[(algorithm, "adaptive")]
+        # Where every mode ran the same passes (cc's scans always stream), the times differ
+        # only by the host's noise.
+        plans = {tuple(r.get("iteration_modes") or []) for r in results["runs"]
+                 if r["algorithm"] == algorithm and r["mode"] in ("adaptive", "selective", "streaming")
+                 and not r.get("exit")}
+        verdict = (" (the same passes in every mode)" if len(plans) == 1
+                   else " (beats both)" if all(a < t for _, t in fixed) else "")
+        out.append(f"{algorithm} adaptive, median of {n}: {a:.2f} s = {parts}{verdict}")
+    return out
 
 
 def targets(results: dict, edge_bytes: int) -> list[str]:
@@ -274,6 +318,9 @@ def main() -> int:
     ap.add_argument("--in-memory-trials", type=int, default=3,
                     help="trials of the in-memory reference run (warm page cache, no budget); 0 skips it")
     ap.add_argument("--modes", default="selective,streaming,adaptive")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run every mode this many times, the modes alternating within each round; "
+                         "adaptive is compared with each fixed mode by the medians")
     ap.add_argument("--pagerank-iters", type=int, default=10)
     ap.add_argument("--warm", action="store_true", help="do not drop the page cache before each run")
     ap.add_argument("--fio-seconds", type=int, default=10, help="0 skips fio")
@@ -296,11 +343,13 @@ def main() -> int:
     try:
         for algorithm in args.algorithms.split(","):
             extra = ["--max-iters", str(args.pagerank_iters), "--tolerance", "0"] if algorithm == "pagerank" else []
-            for mode in args.modes.split(","):
-                row = run_vastgraph(args.binary, algorithm, args.store, mode, budget, extra, cgroup,
-                                    not args.warm, args.out)
-                results["runs"].append(row)
-                (args.out / "results.json").write_text(json.dumps(results, indent=2))
+            for round_ in range(args.rounds):
+                for mode in args.modes.split(","):
+                    row = run_vastgraph(args.binary, algorithm, args.store, mode, budget, extra, cgroup,
+                                        not args.warm, args.out, round_)
+                    row["round"] = round_
+                    results["runs"].append(row)
+                    (args.out / "results.json").write_text(json.dumps(results, indent=2))
             if args.in_memory_trials > 0:
                 results["runs"].append(run_in_memory(args.binary, algorithm, args.store, extra,
                                                      args.in_memory_trials, args.out))
@@ -317,7 +366,7 @@ def main() -> int:
         for name, f in results[key].items():
             print(f"fio {name}, {when} the runs: {f['MB_per_s']:,.0f} MB/s, {f['iops']:,.0f} IOPS")
     print(table(results["runs"]))
-    for line in targets(results, lists.stat().st_size):
+    for line in targets(results, lists.stat().st_size) + adaptive_against_fixed(results):
         print(line)
     return 0
 

@@ -87,8 +87,9 @@ pub struct RunArgs {
     /// the page cache is used freely.
     #[arg(long, value_parser = crate::size::parse_size)]
     pub memory: Option<u64>,
-    /// Out of core: how each iteration reads the graph: adaptive (the cheaper of the two by the
-    /// device's measured bandwidth and IOPS), selective (only the active vertices' pages) or
+    /// Out of core: how each iteration reads the graph: adaptive (by the device's measured
+    /// bandwidth and IOPS, the active lists with every gap cheaper to read than to skip, or the
+    /// sequential chunks, whichever costs less), selective (only the active vertices' pages) or
     /// streaming (sequential chunks, skipping inactive ones).
     #[arg(long, default_value = "adaptive", requires = "memory")]
     pub io_mode: vastgraph_engine::ooc::IoMode,

@@ -47,9 +47,13 @@ pub fn offsets_bytes(n: u64, compressed: bool) -> u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum IoMode {
-    /// Per iteration, whichever of the two the cost model finds cheaper.
+    /// Per iteration, by the cost model: the active lists merged across every gap the device
+    /// reads faster than it serves one more request, or the streamed chunks, whichever costs
+    /// less.
     Adaptive,
+    /// The pages holding active lists, each once (PartitionedVC, FlashGraph).
     Selective,
+    /// The chunks holding active lists, in file order (GridGraph, CLIP).
     Streaming,
 }
 

@@ -134,15 +134,25 @@ impl Piece {
     }
 }
 
+/// Whether a range ending at byte `end` and one starting at byte `start` (not before it) lie in
+/// the same page or in adjacent pages: reading both in one request reads no other page.
+fn pages_touch(end: u64, start: u64) -> bool {
+    let a = ALIGN as u64;
+    start / a <= end.div_ceil(a)
+}
+
 /// Bytes the device delivers for a range: whole pages.
 fn aligned_width(bytes: &Range<u64>) -> u64 {
     let a = ALIGN as u64;
     bytes.end.next_multiple_of(a) - bytes.start / a * a
 }
 
-/// Selective mode: the lists of the active vertices in ascending order, merged while the gap
-/// between two lists is at most `gap` bytes and the merged range fits a buffer; a raw list
-/// longer than a buffer is cut at buffer boundaries, a compressed one comes as a long piece.
+/// Selective mode: the lists of the active vertices in ascending order, merged while the merged
+/// range fits a buffer and the two lists' pages touch (no whole page lies between them), or
+/// the gap between them is at most `gap` bytes; a raw list longer than a buffer is cut at
+/// buffer boundaries, a compressed one comes as a long piece. With `gap` 0 a plan reads each
+/// page holding an active list once and no other page (PartitionedVC's and FlashGraph's
+/// selective reads); the adaptive mode passes the device's break-even gap.
 pub(crate) struct Selective<'a> {
     layout: Layout<'a>,
     active: &'a Bitmap,
@@ -220,7 +230,7 @@ impl Iterator for Selective<'_> {
                 continue;
             }
             if let Some(open) = &mut self.open {
-                if a - open.bytes.end <= self.gap
+                if (pages_touch(open.bytes.end, a) || a - open.bytes.end <= self.gap)
                     && self
                         .layout
                         .fits(open.bytes.start..b, open.verts.start..v + 1, self.chunk)
@@ -409,6 +419,7 @@ mod tests {
         let active = bitmap(5, &[0, 3, 4]);
         let pieces: Vec<Piece> = Selective::new(raw(&offsets), &active, 16384, 4096).collect();
         assert_eq!(pieces, vec![piece(0..10, 0..1), piece(6010..6030, 3..5)]);
+
         // A large gap allowance merges everything that fits one buffer.
         let pieces: Vec<Piece> = Selective::new(raw(&offsets), &active, 32768, 32768).collect();
         assert_eq!(pieces, vec![piece(0..6030, 0..5)]);
@@ -423,6 +434,27 @@ mod tests {
         assert!(pieces
             .windows(2)
             .all(|w| w[0].bytes.end == w[1].bytes.start));
+    }
+
+    #[test]
+    fn without_a_gap_allowance_selective_reads_each_active_page_once() {
+        // Bytes: v0 0..40, v1 40..4040, v2 4040..4080, v3 4080..12080, v4 12080..12120.
+        let offsets = prefix_sums(&[10, 1000, 10, 2000, 10]);
+        let active = bitmap(5, &[0, 2, 4]);
+        // v0 and v2 share page 0 and merge across v1's 4000 bytes; page 1 lies whole between
+        // v2 and v4 (page 2), so they are two requests.
+        let pieces: Vec<Piece> = Selective::new(raw(&offsets), &active, 16384, 0).collect();
+        assert_eq!(pieces, vec![piece(0..1020, 0..3), piece(3020..3030, 4..5)]);
+        // Lists on adjacent pages (v0 on page 0, v2 at 4120..4160 on page 1) are one request:
+        // it reads no page more.
+        let adjacent = prefix_sums(&[10, 1020, 10]);
+        let active = bitmap(3, &[0, 2]);
+        let pieces: Vec<Piece> = Selective::new(raw(&adjacent), &active, 16384, 0).collect();
+        assert_eq!(pieces, vec![piece(0..1040, 0..3)]);
+        // An allowance of the 8000-byte gap merges v2 and v4 too.
+        let active = bitmap(5, &[0, 2, 4]);
+        let pieces: Vec<Piece> = Selective::new(raw(&offsets), &active, 16384, 8000).collect();
+        assert_eq!(pieces, vec![piece(0..3030, 0..5)]);
     }
 
     #[test]

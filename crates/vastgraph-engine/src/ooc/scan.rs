@@ -127,10 +127,15 @@ impl OocGraph {
             .lock()
             .map_err(|_| anyhow::anyhow!("the I/O engine is poisoned"))?;
         let chunk = engine.config().buffer_bytes as u64;
-        let gap = self
-            .profile
-            .break_even_gap_bytes()
-            .clamp(ALIGN as u64, chunk / 2);
+        // The adaptive mode merges every gap the device reads faster than it serves another
+        // request; the fixed selective mode reads only the active lists' pages.
+        let gap = match spec.mode.unwrap_or(self.options.mode) {
+            IoMode::Selective => 0,
+            _ => self
+                .profile
+                .break_even_gap_bytes()
+                .clamp(ALIGN as u64, chunk / 2),
+        };
         let layout = self.layout();
         // Cached lists are served from memory; the rest are read. An ordered pass reads every
         // list in order instead.
