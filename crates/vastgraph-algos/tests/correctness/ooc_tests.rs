@@ -949,6 +949,47 @@ fn without_first_neighbors(dir: &Path) {
     std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
 }
 
+/// With page checksums the side file of first neighbours is read only where a chunk holds an
+/// active vertex, and each active vertex with arcs gets its smallest neighbour; without them
+/// the whole file is read (its checksum covers the whole file).
+#[test]
+fn the_first_neighbours_are_read_only_around_active_vertices_when_pages_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    for summed in [true, false] {
+        let dir = tmp.path().join(format!("g{summed}"));
+        build(&dir, 20_000, true, false, 33);
+        if !summed {
+            vastgraph_testkit::without_page_sums(&dir);
+        }
+        let store = Store::open(&dir).unwrap();
+        let (offsets, neighbors) = (store.offsets(), store.neighbors());
+        let n = offsets.len() - 1;
+        // The first 100 vertices, and 100 in the file's fourth buffer of 4096 ids.
+        let chosen: Vec<usize> = (0..100).chain(13_000..13_100).collect();
+        let mut active = vastgraph_engine::Bitmap::new(n);
+        for &v in &chosen {
+            active.set(v);
+        }
+        let seen = std::sync::Mutex::new(Vec::new());
+        let g = open(&dir, "bfs", IoMode::Adaptive, 5, BackendChoice::Auto);
+        let record = g
+            .scan_first_neighbors(&active, |v, first| seen.lock().unwrap().push((v, first)))
+            .unwrap();
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        let want: Vec<(u32, u32)> = chosen
+            .iter()
+            .filter(|&&v| offsets[v + 1] > offsets[v])
+            .map(|&v| (v as u32, neighbors[offsets[v] as usize]))
+            .collect();
+        assert_eq!(seen, want, "page checksums {summed}");
+        // Reads end with the file, inside its last page.
+        let file = std::fs::metadata(dir.join("first_neighbors.u32")).unwrap().len();
+        let read = if summed { 2 * BUFFER as u64 } else { file };
+        assert_eq!(record.bytes_read, read, "page checksums {summed}");
+    }
+}
+
 /// BFS's first pull and CC's sampling read the side file of first neighbours and give the
 /// in-memory results, with fewer list bytes read than the same runs on a store without it
 /// (which still work, reading the lists). Raw and compressed stores alike.
