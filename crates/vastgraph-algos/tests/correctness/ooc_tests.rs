@@ -984,7 +984,9 @@ fn the_first_neighbours_are_read_only_around_active_vertices_when_pages_are_chec
             .collect();
         assert_eq!(seen, want, "page checksums {summed}");
         // Reads end with the file, inside its last page.
-        let file = std::fs::metadata(dir.join("first_neighbors.u32")).unwrap().len();
+        let file = std::fs::metadata(dir.join("first_neighbors.u32"))
+            .unwrap()
+            .len();
         let read = if summed { 2 * BUFFER as u64 } else { file };
         assert_eq!(record.bytes_read, read, "page checksums {summed}");
     }
