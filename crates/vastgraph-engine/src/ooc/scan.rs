@@ -127,10 +127,14 @@ impl OocGraph {
             .lock()
             .map_err(|_| anyhow::anyhow!("the I/O engine is poisoned"))?;
         let chunk = engine.config().buffer_bytes as u64;
+        let fixed = match spec.mode.unwrap_or(self.options.mode) {
+            IoMode::Adaptive => None,
+            mode => Some(mode),
+        };
         // The adaptive mode merges every gap the device reads faster than it serves another
         // request; the fixed selective mode reads only the active lists' pages.
-        let gap = match spec.mode.unwrap_or(self.options.mode) {
-            IoMode::Selective => 0,
+        let gap = match fixed {
+            Some(IoMode::Selective) => 0,
             _ => self
                 .profile
                 .break_even_gap_bytes()
@@ -142,10 +146,6 @@ impl OocGraph {
         let use_cache = !spec.ordered && self.cache.holds_any();
         let uncached = use_cache.then(|| self.cache.uncached(spec.active));
         let to_read = uncached.as_ref().unwrap_or(spec.active);
-        let fixed = match spec.mode.unwrap_or(self.options.mode) {
-            IoMode::Adaptive => None,
-            mode => Some(mode),
-        };
         // Each mode's plan walks the active vertices' offsets on this thread before the first
         // read (0.4 s a pass on Kronecker scale 25): only a mode that may run is estimated.
         let estimate = |mode: IoMode| -> Option<ModeEstimate> {
