@@ -500,9 +500,8 @@ fn selective_reads_only_pages_of_active_vertices() {
 /// The fixed selective mode reads only the active lists' pages; adaptive also merges the gaps
 /// the cost model finds cheaper to read than to skip. Level for level (a symmetric bfs is
 /// level-synchronous, so both modes read the same sets; no cache), every selective plan of
-/// adaptive's issues
-/// no more requests and reads no fewer bytes, some strictly fewer requests, and the answers
-/// are the same.
+/// adaptive's issues no more requests and reads no fewer bytes, some strictly fewer
+/// requests, and the answers are the same.
 #[test]
 fn adaptive_merges_gaps_the_fixed_selective_mode_leaves() {
     let tmp = tempfile::tempdir().unwrap();
