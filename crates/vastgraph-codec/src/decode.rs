@@ -238,7 +238,9 @@ fn decode_ids_with<D: GroupDecoder, F: FnMut(u32) -> bool>(
         // first parent, mostly the first or second neighbour) decodes no more than it reads.
         // One that reads on gets the rest of the block decoded whole and handed over from a
         // slice, as `decode_blocks` does: a step that scans whole lists (bottom-up BFS on a
-        // web graph) decodes them faster that way: 8% on cnr-2000. The closure must be
+        // web graph) decodes them faster that way: 8% on cnr-2000. (The whole block's decoder
+        // starts again from the block's first id, decoding the first group twice: one group,
+        // against a second decoder that would start mid-block.) The closure must be
         // inlined: compiled on its own it loses the SSSE3 target feature and calls every
         // intrinsic (BFS on cnr-2000 then took 1.8 times as long).
         ListCodec::StreamVByte => {
