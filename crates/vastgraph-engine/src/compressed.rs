@@ -101,7 +101,7 @@ impl Adjacency for CompressedAdjacency<'_> {
     fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, mut f: F) {
         // A list of one neighbour is all in the side file: one cache miss there instead of
         // two (its byte offset, then its codes), as many as the raw CSR takes. Top-down BFS
-        // levels of mostly such vertices (Kronecker's fringe) ran 1.5-2x faster.
+        // levels of mostly such vertices (Kronecker's fringe) ran 1.3-1.7x faster.
         match self.first_neighbors {
             Some(firsts) if self.lists.degree(v) == 1 => f(firsts[v as usize]),
             _ => self.lists.for_each(v, f),
