@@ -46,6 +46,16 @@ impl<'a> CompressedAdjacency<'a> {
         self.lists
     }
 
+    /// The side file's entry of `v` when it is `v`'s whole list (one neighbour): one cache
+    /// miss there instead of two (the list's byte offset, then its codes), as many as the raw
+    /// CSR takes. Top-down BFS levels of mostly such vertices (Kronecker's fringe) ran
+    /// 1.3-1.7x faster reading them there.
+    #[inline(always)]
+    fn whole_list_in_side(&self, v: Vertex) -> Option<&'a Vertex> {
+        let firsts = self.first_neighbors?;
+        (self.lists.degree(v) == 1).then(|| &firsts[v as usize])
+    }
+
     /// Weights of `v`'s list positions `lo..hi`, clamped to the list.
     #[inline]
     fn weights_of<T>(&self, w: &'a [T], v: Vertex, lo: usize, hi: usize) -> &'a [T] {
@@ -99,12 +109,9 @@ impl Adjacency for CompressedAdjacency<'_> {
     }
     #[inline]
     fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, mut f: F) {
-        // A list of one neighbour is all in the side file: one cache miss there instead of
-        // two (its byte offset, then its codes), as many as the raw CSR takes. Top-down BFS
-        // levels of mostly such vertices (Kronecker's fringe) ran 1.3-1.7x faster.
-        match self.first_neighbors {
-            Some(firsts) if self.lists.degree(v) == 1 => f(firsts[v as usize]),
-            _ => self.lists.for_each(v, f),
+        match self.whole_list_in_side(v) {
+            Some(&u) => f(u),
+            None => self.lists.for_each(v, f),
         }
     }
     #[inline]
@@ -156,11 +163,9 @@ impl Adjacency for CompressedAdjacency<'_> {
     }
     #[inline]
     fn prefetch_list(&self, v: Vertex) {
-        if let Some(firsts) = self.first_neighbors {
-            if self.lists.degree(v) == 1 {
-                crate::memory::prefetch(firsts.as_ptr().wrapping_add(v as usize));
-                return;
-            }
+        if let Some(entry) = self.whole_list_in_side(v) {
+            crate::memory::prefetch(entry);
+            return;
         }
         // The codes begin with the first id and the block index: the decoder's first reads.
         // (Asking for a second cache line where the codes run into it gained 3% of BFS on
