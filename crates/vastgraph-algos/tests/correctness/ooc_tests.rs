@@ -199,6 +199,18 @@ fn bfs_matches_in_memory_in_every_mode_with_and_without_reentry() {
                             "bfs sym={symmetric} src={source} parents={parents} {mode:?} mrt={mrt}"
                         );
                         assert_same(&want, &got, &what);
+                        // The search counts what it reaches (and, without parents, how deep)
+                        // as the values show it.
+                        let Values::I64(values) = &want else {
+                            panic!("{what}: bfs gives integers")
+                        };
+                        let extra = &out.output.stats.extra;
+                        let reached = values.iter().filter(|&&x| x >= 0).count() as u64;
+                        assert_eq!(extra["reached"].as_u64(), Some(reached), "{what}");
+                        if !parents {
+                            let deepest = values.iter().copied().max();
+                            assert_eq!(extra["max_depth"].as_i64(), deepest, "{what}");
+                        }
                         // From the hub, the dense levels of a symmetric graph are pulled.
                         let pulls = out.output.stats.extra.get("pull_steps");
                         let pulls = pulls.and_then(|p| p.as_u64()).unwrap_or(0);

@@ -40,6 +40,16 @@ pub fn any_in_range(bits: &Bitmap, lo: Vertex, hi: Vertex) -> bool {
     any
 }
 
+/// How many vertices of `lo..hi` are set.
+pub fn count_in_range(bits: &Bitmap, lo: Vertex, hi: Vertex) -> usize {
+    let mut count = 0;
+    for_each_word(lo as usize, hi as usize, |w, m| {
+        count += (bits.words()[w].load(Relaxed) & m).count_ones() as usize;
+        true
+    });
+    count
+}
+
 /// Whether every vertex in `lo..hi` is set.
 pub fn all_in_range(bits: &Bitmap, lo: Vertex, hi: Vertex) -> bool {
     let mut all = true;
@@ -91,6 +101,9 @@ mod tests {
         assert!(any_in_range(&b, 60, 64));
         assert!(!any_in_range(&b, 65, 130));
         assert!(any_in_range(&b, 65, 131));
+        assert_eq!(count_in_range(&b, 3, 300), 5);
+        assert_eq!(count_in_range(&b, 4, 299), 3);
+        assert_eq!(count_in_range(&b, 65, 130), 0);
         let mut seen = vec![];
         for_each_in_range(&b, 4, 300, |v| seen.push(v));
         assert_eq!(seen, vec![63, 64, 130, 299]);

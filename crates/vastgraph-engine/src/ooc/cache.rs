@@ -22,6 +22,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use vastgraph_store::{WeightType, WeightsRef};
 
+use super::bits::{count_in_range, for_each_in_range};
 use super::scan::Weights;
 use crate::bitmap::Bitmap;
 use crate::Vertex;
@@ -29,6 +30,11 @@ use crate::Vertex;
 /// Lists up to this many arcs (1 KiB of ids) are cached: shorter than a quarter of the 4 KiB
 /// page a direct read fetches for them, so reading them costs at least 4× their size.
 pub const MAX_CACHED_ARCS: usize = 256;
+
+/// A batch whose range holds fewer active vertices than its own count over this serves them
+/// by binary search: about the cost of a search (log2 of a batch's thousands of lists) against
+/// a bit test a cached list.
+const SPARSE_LOOKUP: usize = 16;
 
 /// Below this much room, the cache is not worth its two bitmaps.
 const MIN_CACHE_BYTES: u64 = 1 << 20;
@@ -144,19 +150,37 @@ impl ListCache {
             .par_iter()
             .map(|b| {
                 let (mut vertices, mut arcs) = (0u64, 0u64);
-                let mut start = 0usize;
-                for (&v, &end) in b.vertices.iter().zip(&b.ends) {
-                    let end = end as usize;
-                    if active.get(v as usize) {
-                        let weights = self.weight_type.map(|t| match t {
-                            WeightType::I32 => WeightsRef::I32(as_i32(&b.weights[start..end])),
-                            WeightType::F32 => WeightsRef::F32(as_f32(&b.weights[start..end])),
-                        });
-                        visit(v, &b.arcs[start..end], weights);
-                        vertices += 1;
-                        arcs += (end - start) as u64;
+                let mut serve = |i: usize| {
+                    let start = if i == 0 { 0 } else { b.ends[i - 1] as usize };
+                    let end = b.ends[i] as usize;
+                    let weights = self.weight_type.map(|t| match t {
+                        WeightType::I32 => WeightsRef::I32(as_i32(&b.weights[start..end])),
+                        WeightType::F32 => WeightsRef::F32(as_f32(&b.weights[start..end])),
+                    });
+                    visit(b.vertices[i], &b.arcs[start..end], weights);
+                    vertices += 1;
+                    arcs += (end - start) as u64;
+                };
+                let (Some(&lo), Some(&hi)) = (b.vertices.first(), b.vertices.last()) else {
+                    return (0, 0);
+                };
+                // A batch's vertices ascend (one loaded piece's lists, in order). When few of
+                // its range are active (BFS's last levels: thousands of 1.8M cached vertices),
+                // each active one is looked up rather than every cached one tested.
+                let in_range = count_in_range(active, lo, hi + 1);
+                if in_range == 0 {
+                } else if in_range * SPARSE_LOOKUP < b.vertices.len() {
+                    for_each_in_range(active, lo, hi + 1, |v| {
+                        if let Ok(i) = b.vertices.binary_search(&v) {
+                            serve(i);
+                        }
+                    });
+                } else {
+                    for (i, &v) in b.vertices.iter().enumerate() {
+                        if active.get(v as usize) {
+                            serve(i);
+                        }
                     }
-                    start = end;
                 }
                 (vertices, arcs)
             })
@@ -274,6 +298,49 @@ mod tests {
         cache.clear();
         assert!(!cache.holds_any());
         assert!(!cache.admits(7, 3, |_| false), "cleared: first sight again");
+    }
+
+    #[test]
+    fn a_few_active_vertices_among_many_cached_are_served_by_lookup_all_of_them_by_walk() {
+        let n = 10_000;
+        let cache = ListCache::new(n, 1 << 24, None);
+        // Two batches: the even vertices below 8000 (list [v, v + 1]), and 9000..9010.
+        let mut evens = Batch::default();
+        for v in (0..8000).step_by(2) {
+            evens.push(v, &[v, v + 1], None);
+        }
+        let mut high = Batch::default();
+        for v in 9000..9010 {
+            high.push(v, &[v], None);
+        }
+        assert!(cache.insert(evens) && cache.insert(high));
+        let serve = |active: &Bitmap| {
+            let got = Mutex::new(Vec::new());
+            let served = cache.visit_active(active, &|v, arcs: &[Vertex], _: Weights<'_>| {
+                got.lock().unwrap().push((v, arcs.to_vec()));
+            });
+            let mut got = got.into_inner().unwrap();
+            got.sort();
+            (served, got)
+        };
+        // Sparse: 3 active vertices in the evens' range (one odd, so not cached), none in the
+        // other batch's.
+        let mut sparse = Bitmap::new(n);
+        for v in [10, 4001, 7998, 9500] {
+            sparse.set(v);
+        }
+        let (served, got) = serve(&sparse);
+        assert_eq!(served, (2, 4));
+        assert_eq!(got, vec![(10, vec![10, 11]), (7998, vec![7998, 7999])]);
+        // Dense: every vertex active; every cached list once.
+        let mut all = Bitmap::new(n);
+        for v in 0..n {
+            all.set(v);
+        }
+        let (served, got) = serve(&all);
+        assert_eq!(served, (4010, 8010));
+        assert_eq!(got.len(), 4010);
+        assert_eq!(got[4000], (9000, vec![9000]));
     }
 
     #[test]
