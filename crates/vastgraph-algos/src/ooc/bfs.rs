@@ -25,7 +25,7 @@ use vastgraph_engine::memory::huge_page_vec;
 use vastgraph_engine::ooc::{OocGraph, ScanSpec, Weights};
 use vastgraph_engine::{Bitmap, Vertex};
 
-use super::{check_source, frontier_passes, frontier_passes_from, io_error, vertices_where};
+use super::{check_source, frontier_passes, frontier_passes_from, io_error, vertices_with_arcs};
 use crate::bfs::{pack, BfsParams, BfsResult, ALPHA, BETA, NO_PARENT};
 use crate::common::{AlgoError, RunStats};
 
@@ -73,8 +73,7 @@ fn direction_optimising(g: &OocGraph, source: Vertex, parents: bool) -> Result<O
     let mut next = Bitmap::new(n);
     // A vertex without arcs is never reached (bar the source) and has no list to pull: leaving
     // the isolated ones out (half of Kronecker 25's) spares each pull's plan a walk over them.
-    let offsets = g.offsets();
-    let unvisited = vertices_where(n, 0..n, |v| offsets[v + 1] > offsets[v]);
+    let unvisited = vertices_with_arcs(g.offsets());
     front.set(source as usize);
     remove(&unvisited, &front);
 
