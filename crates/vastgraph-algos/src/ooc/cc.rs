@@ -146,7 +146,7 @@ fn highest_degrees(offsets: &[u64], target: u64) -> Bitmap {
         .all(|v| degree(v) >= degree(v + 1));
     if by_degree {
         let prefix = offsets[1..].partition_point(|&o| o < target) + 1;
-        return super::vertex_range(n, 0..prefix.min(n));
+        return vertex_range(n, 0..prefix.min(n));
     }
     // Bucket k holds degrees 2^(k-1)..2^k (bucket 0, degree 0).
     let by_power = arcs_by_degree(offsets, 65, |d| Some(64 - d.leading_zeros() as usize));
