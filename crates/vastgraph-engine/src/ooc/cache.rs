@@ -150,6 +150,13 @@ impl ListCache {
             .par_iter()
             .map(|b| {
                 let (mut vertices, mut arcs) = (0u64, 0u64);
+                let (Some(&lo), Some(&hi)) = (b.vertices.first(), b.vertices.last()) else {
+                    return (0, 0);
+                };
+                let in_range = count_in_range(active, lo, hi + 1);
+                if in_range == 0 {
+                    return (0, 0);
+                }
                 let mut serve = |i: usize| {
                     let start = if i == 0 { 0 } else { b.ends[i - 1] as usize };
                     let end = b.ends[i] as usize;
@@ -161,15 +168,10 @@ impl ListCache {
                     vertices += 1;
                     arcs += (end - start) as u64;
                 };
-                let (Some(&lo), Some(&hi)) = (b.vertices.first(), b.vertices.last()) else {
-                    return (0, 0);
-                };
                 // A batch's vertices ascend (one loaded piece's lists, in order). When few of
                 // its range are active (BFS's last levels: thousands of 1.8M cached vertices),
                 // each active one is looked up rather than every cached one tested.
-                let in_range = count_in_range(active, lo, hi + 1);
-                if in_range == 0 {
-                } else if in_range * SPARSE_LOOKUP < b.vertices.len() {
+                if in_range * SPARSE_LOOKUP < b.vertices.len() {
                     for_each_in_range(active, lo, hi + 1, |v| {
                         if let Ok(i) = b.vertices.binary_search(&v) {
                             serve(i);
