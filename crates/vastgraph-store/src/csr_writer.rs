@@ -1,12 +1,12 @@
 //! Streams sorted, duplicate-free arcs into the CSR files of a store: offsets (n+1 u64),
 //! neighbours (m u32), when weighted, weights (m i32 or f32) and, for the out-edges, each
-//! vertex's first (smallest) neighbour (n u32). Offsets are emitted as the source id advances,
+//! vertex's first (smallest) neighbour (n u32) and the head of its list (`files::LIST_HEADS`). Offsets are emitted as the source id advances,
 //! so nothing of size O(n) or O(m) is held in memory.
 
 use std::path::Path;
 
 use crate::hashed_file::HashedFileWriter;
-use crate::manifest::{files, FileEntry, WeightType, NO_NEIGHBOR};
+use crate::manifest::{files, FileEntry, WeightType, LIST_HEAD_IDS, NO_NEIGHBOR};
 use crate::record::{source_of, target_of, SortRecord};
 use crate::StoreError;
 
@@ -19,8 +19,8 @@ pub(crate) struct CsrFileNames {
     pub neighbors: &'static str,
     pub weights_i32: &'static str,
     pub weights_f32: &'static str,
-    /// The side file of first neighbours, if this direction has one.
-    pub first_neighbors: Option<&'static str>,
+    /// The side files of first neighbours and list heads, if this direction has them.
+    pub first_neighbors: Option<(&'static str, &'static str)>,
 }
 
 pub(crate) const OUT_EDGES: CsrFileNames = CsrFileNames {
@@ -28,7 +28,7 @@ pub(crate) const OUT_EDGES: CsrFileNames = CsrFileNames {
     neighbors: files::NEIGHBORS,
     weights_i32: files::WEIGHTS_I32,
     weights_f32: files::WEIGHTS_F32,
-    first_neighbors: Some(files::FIRST_NEIGHBORS),
+    first_neighbors: Some((files::FIRST_NEIGHBORS, files::LIST_HEADS)),
 };
 
 pub(crate) const IN_EDGES: CsrFileNames = CsrFileNames {
@@ -56,10 +56,14 @@ pub(crate) struct CsrWriter {
     offsets: HashedFileWriter,
     neighbors: HashedFileWriter,
     weights: WeightColumn,
-    first_neighbors: Option<HashedFileWriter>,
+    /// The files of first neighbours and of list heads.
+    first_neighbors: Option<(HashedFileWriter, HashedFileWriter)>,
+    /// Where the list of the vertex whose arcs are arriving starts.
+    list_start: u64,
     offset_buf: Vec<u64>,
     neighbor_buf: Vec<u32>,
     first_buf: Vec<u32>,
+    head_buf: Vec<u32>,
 }
 
 impl CsrWriter {
@@ -89,11 +93,18 @@ impl CsrWriter {
             weights,
             first_neighbors: names
                 .first_neighbors
-                .map(|name| HashedFileWriter::create(dir, name))
+                .map(|(first, heads)| {
+                    Ok::<_, StoreError>((
+                        HashedFileWriter::create(dir, first)?,
+                        HashedFileWriter::create(dir, heads)?,
+                    ))
+                })
                 .transpose()?,
+            list_start: 0,
             offset_buf: Vec::with_capacity(FLUSH_ENTRIES),
             neighbor_buf: Vec::with_capacity(FLUSH_ENTRIES),
             first_buf: Vec::new(),
+            head_buf: Vec::new(),
         })
     }
 
@@ -121,6 +132,10 @@ impl CsrWriter {
                 self.start_list(first)?;
             }
             self.neighbor_buf.push(target_of(key));
+            let position = self.arcs - self.list_start;
+            if self.first_neighbors.is_some() && position < LIST_HEAD_IDS {
+                self.head_buf.push(target_of(key));
+            }
             match &mut self.weights {
                 WeightColumn::None => {}
                 WeightColumn::I32(_, buf) => buf.push(record.weight() as i32),
@@ -137,6 +152,7 @@ impl CsrWriter {
     /// Emits the offset of vertex `next_vertex` (where its list starts) and its first neighbour.
     fn start_list(&mut self, first: u32) -> Result<(), StoreError> {
         self.offset_buf.push(self.arcs);
+        self.list_start = self.arcs;
         if self.first_neighbors.is_some() && self.next_vertex < self.vertices {
             self.first_buf.push(first);
         }
@@ -150,7 +166,7 @@ impl CsrWriter {
     fn flush_offsets(&mut self) -> Result<(), StoreError> {
         self.offsets.write_values(&self.offset_buf)?;
         self.offset_buf.clear();
-        if let Some(file) = &mut self.first_neighbors {
+        if let Some((file, _)) = &mut self.first_neighbors {
             file.write_values(&self.first_buf)?;
             self.first_buf.clear();
         }
@@ -160,6 +176,10 @@ impl CsrWriter {
     fn flush_arcs(&mut self) -> Result<(), StoreError> {
         self.neighbors.write_values(&self.neighbor_buf)?;
         self.neighbor_buf.clear();
+        if let Some((_, file)) = &mut self.first_neighbors {
+            file.write_values(&self.head_buf)?;
+            self.head_buf.clear();
+        }
         match &mut self.weights {
             WeightColumn::None => {}
             WeightColumn::I32(file, buf) => {
@@ -186,8 +206,9 @@ impl CsrWriter {
             WeightColumn::None => {}
             WeightColumn::I32(file, _) | WeightColumn::F32(file, _) => entries.push(file.finish()?),
         }
-        if let Some(file) = self.first_neighbors {
-            entries.push(file.finish()?);
+        if let Some((first, heads)) = self.first_neighbors {
+            entries.push(first.finish()?);
+            entries.push(heads.finish()?);
         }
         Ok((entries, self.arcs))
     }

@@ -13,8 +13,8 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::hashed_file::{expect_checksum, format_xxh3};
 use crate::manifest::{
-    files, Codec, FileEntry, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE,
-    NO_NEIGHBOR,
+    files, list_head_len, Codec, FileEntry, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION,
+    MANIFEST_FILE, NO_NEIGHBOR,
 };
 use crate::page_sums::PageSums;
 use crate::pod::{try_cast, Pod};
@@ -164,6 +164,8 @@ pub struct Store {
     in_edges: Option<Adjacency>,
     /// The side file of each vertex's first out-neighbour, when the store has one.
     first_neighbors: Option<MappedArray<u32>>,
+    /// The side file of the heads of the out-lists, when the store has one.
+    list_heads: Option<MappedArray<u32>>,
 }
 
 impl Store {
@@ -178,16 +180,21 @@ impl Store {
         } else {
             None
         };
-        let first_neighbors = manifest
-            .file(files::FIRST_NEIGHBORS)
-            .map(|entry| MappedArray::open(&dir.join(files::FIRST_NEIGHBORS), entry.bytes))
-            .transpose()?;
+        let side_file = |name: &str| {
+            manifest
+                .file(name)
+                .map(|entry| MappedArray::open(&dir.join(name), entry.bytes))
+                .transpose()
+        };
+        let first_neighbors = side_file(files::FIRST_NEIGHBORS)?;
+        let list_heads = side_file(files::LIST_HEADS)?;
         let store = Store {
             dir: dir.to_path_buf(),
             manifest,
             out_edges,
             in_edges,
             first_neighbors,
+            list_heads,
         };
         store.validate()?;
         Ok(store)
@@ -394,7 +401,8 @@ impl Store {
                 }
             }
         }
-        self.validate_first_neighbors()
+        self.validate_first_neighbors()?;
+        self.validate_list_heads()
     }
 
     /// The side file of first neighbours, when the store has one, must agree with the lists:
@@ -438,6 +446,79 @@ impl Store {
                     ),
                 }),
             }
+        })
+    }
+}
+
+impl Store {
+    /// The side file of list heads, when the store has one, must hold exactly each list's first
+    /// `LIST_HEAD_IDS` ids, in vertex order: the out-of-core kernels take them in place of the
+    /// lists.
+    fn validate_list_heads(&self) -> Result<(), StoreError> {
+        let Some(values) = self.list_heads.as_ref().map(MappedArray::values) else {
+            return Ok(());
+        };
+        let path = self.dir.join(files::LIST_HEADS);
+        let offsets = self.offsets();
+        let n = self.num_vertices();
+        let count = |v: usize| list_head_len(offsets[v + 1] - offsets[v]) as usize;
+        let block_of = |b: usize| b * VALIDATION_BLOCK..((b + 1) * VALIDATION_BLOCK).min(n);
+        let blocks = n.div_ceil(VALIDATION_BLOCK);
+        let sizes: Vec<usize> = (0..blocks)
+            .into_par_iter()
+            .map(|b| block_of(b).map(count).sum())
+            .collect();
+        let total: usize = sizes.iter().sum();
+        if total != values.len() {
+            return Err(StoreError::FileLength {
+                path,
+                expected: 4 * total as u64,
+                actual: 4 * values.len() as u64,
+            });
+        }
+        let starts: Vec<usize> = sizes
+            .iter()
+            .scan(0, |at, &size| {
+                let start = *at;
+                *at += size;
+                Some(start)
+            })
+            .collect();
+        let lists = self.byte_code();
+        (0..blocks).into_par_iter().try_for_each(|b| {
+            let mut at = starts[b];
+            let mut ids = Vec::new();
+            for v in block_of(b) {
+                let k = count(v);
+                if k == 0 {
+                    continue;
+                }
+                ids.clear();
+                match &lists {
+                    None => {
+                        let first = offsets[v] as usize;
+                        ids.extend_from_slice(&self.neighbors()[first..first + k]);
+                    }
+                    Some(lists) => {
+                        lists.for_each_in(v as u32, 0, k, |w| {
+                            ids.push(w);
+                            true
+                        });
+                    }
+                }
+                if values[at..at + k] != ids[..] {
+                    return Err(StoreError::BadNeighbors {
+                        path: path.clone(),
+                        vertex: v as u64,
+                        reason: format!(
+                            "list head recorded as {:?}, but the list starts with {ids:?}",
+                            &values[at..at + k]
+                        ),
+                    });
+                }
+                at += k;
+            }
+            Ok(())
         })
     }
 }
@@ -504,7 +585,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
 }
 
 /// Files a manifest may list or not: side files that older stores lack.
-const OPTIONAL_FILES: &[&str] = &[files::FIRST_NEIGHBORS];
+const OPTIONAL_FILES: &[&str] = &[files::FIRST_NEIGHBORS, files::LIST_HEADS];
 
 /// The files a manifest must list, given its flags.
 fn required_files(manifest: &Manifest) -> Vec<&'static str> {

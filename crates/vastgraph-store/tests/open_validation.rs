@@ -113,7 +113,7 @@ fn the_pristine_store_opens_and_verifies() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&full_store(dir.path())).unwrap();
     store.verify_checksums().unwrap();
-    assert_eq!(store.manifest().files.len(), 8);
+    assert_eq!(store.manifest().files.len(), 9);
     assert!(store.labels().unwrap().is_some());
 }
 
@@ -451,6 +451,83 @@ fn first_neighbours_must_agree_with_the_lists_and_may_be_absent() {
                 .as_array_mut()
                 .unwrap()
                 .retain(|f| f["name"] != "first_neighbors.u32")
+        });
+        Store::open(&older).unwrap().verify_checksums().unwrap();
+    }
+}
+
+#[test]
+fn list_heads_must_agree_with_the_lists_and_may_be_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let pristine = full_store(dir.path());
+    let compressed = dir.path().join("compressed");
+    compress_store(&pristine, &compressed, &CompressOptions::default()).unwrap();
+    let offsets = read_u64s(&pristine.join("offsets.u64"));
+    let ids = read_u32s(&pristine.join("neighbors.u32"));
+    let head = |v: usize| {
+        let (a, b) = (offsets[v] as usize, offsets[v + 1] as usize);
+        &ids[a..b.min(a + 8)]
+    };
+    // Written by the builder and copied by compress: each list's first 8 ids (a shorter list
+    // whole), one vertex after the other.
+    let n = offsets.len() - 1;
+    let expected: Vec<u32> = (0..n).flat_map(|v| head(v).to_vec()).collect();
+    assert!(
+        expected.len() < ids.len(),
+        "some list is longer than its head"
+    );
+    // A vertex with 3 arcs or more, and where its head starts.
+    let v = (0..n).find(|&v| offsets[v + 1] >= offsets[v] + 3).unwrap();
+    let at: usize = (0..v).map(|u| head(u).len()).sum();
+    let heads_bytes = |m: &mut serde_json::Value, bytes: usize| {
+        for f in m["files"].as_array_mut().unwrap() {
+            if f["name"] == "list_heads.u32" {
+                f["bytes"] = bytes.into();
+            }
+        }
+    };
+    for store in [&pristine, &compressed] {
+        assert_eq!(read_u32s(&store.join("list_heads.u32")), expected);
+        let name = store.file_name().unwrap().to_str().unwrap();
+
+        // A head whose second id is the list's third.
+        let wrong = unsummed_copy_of(store, &format!("wrong-head-{name}"));
+        let mut heads = expected.clone();
+        heads[at + 1] = ids[offsets[v] as usize + 2];
+        write_u32s(&wrong.join("list_heads.u32"), &heads);
+        match open_err(&wrong) {
+            StoreError::BadNeighbors { path, vertex, .. } => {
+                assert!(path.ends_with("list_heads.u32"));
+                assert_eq!(vertex, v as u64);
+            }
+            other => panic!("unexpected error {other}"),
+        }
+
+        // One id short (and the manifest agreeing): the length the lists need is named.
+        let short = unsummed_copy_of(store, &format!("short-heads-{name}"));
+        write_u32s(&short.join("list_heads.u32"), &expected[1..]);
+        edit_manifest(&short, |m| heads_bytes(m, 4 * (expected.len() - 1)));
+        match open_err(&short) {
+            StoreError::FileLength {
+                path,
+                expected: needed,
+                actual,
+            } => {
+                assert!(path.ends_with("list_heads.u32"));
+                assert_eq!(needed, 4 * expected.len() as u64);
+                assert_eq!(actual, 4 * (expected.len() - 1) as u64);
+            }
+            other => panic!("unexpected error {other}"),
+        }
+
+        // A store written before the side file existed opens without it.
+        let older = copy_of(store, &format!("older-heads-{name}"));
+        fs::remove_file(older.join("list_heads.u32")).unwrap();
+        edit_manifest(&older, |m| {
+            m["files"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|f| f["name"] != "list_heads.u32")
         });
         Store::open(&older).unwrap().verify_checksums().unwrap();
     }

@@ -8,7 +8,7 @@ use vastgraph_algos::ooc;
 use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
     page_sums_reserve, BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions,
-    Reserved, ScanSpec, FIRST_NEIGHBORS_MODE, MAX_CACHED_ARCS,
+    Reserved, ScanSpec, FIRST_NEIGHBORS_MODE, LIST_HEADS_MODE, MAX_CACHED_ARCS,
 };
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
 
@@ -995,14 +995,19 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
 /// Removes the side file of first neighbours from a store, as if it had been written before
 /// the file existed.
 fn without_first_neighbors(dir: &Path) {
-    std::fs::remove_file(dir.join("first_neighbors.u32")).unwrap();
+    without_side_file(dir, "first_neighbors.u32");
+}
+
+/// Removes the side file `name` from a store, as if it had been written before it existed.
+fn without_side_file(dir: &Path, name: &str) {
+    std::fs::remove_file(dir.join(name)).unwrap();
     let path = dir.join("manifest.json");
     let mut manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     manifest["files"]
         .as_array_mut()
         .unwrap()
-        .retain(|f| f["name"] != "first_neighbors.u32");
+        .retain(|f| f["name"] != name);
     std::fs::write(&path, serde_json::to_vec(&manifest).unwrap()).unwrap();
 }
 
@@ -1177,6 +1182,179 @@ fn a_damaged_first_neighbour_file_is_an_error_naming_it() {
                     e.contains("first_neighbors.u32") && e.contains(needle),
                     "{algorithm}, page checksums {summed}: {e}"
                 );
+            }
+        }
+    }
+}
+
+/// A vertex of [`hub_edges`]'s hubs.
+const HUB: u32 = 1_000;
+
+/// A graph whose hubs have ids scattered among the others', as on a power-law graph in no
+/// degree order: 200 hubs (every 100th id), and every vertex linked to 6 hubs and 6 other
+/// vertices at random, so that its list of about 18 ids has hubs anywhere in it. A BFS from a
+/// hub reaches every hub by its second level, and the first ids of most lists then hold one.
+fn hub_edges(n: u32, seed: u64) -> Vec<(u32, u32, f64)> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move |below: u32| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % below as u64) as u32
+    };
+    (0..n)
+        .flat_map(|v| (0..12).map(move |i| (v, i)))
+        .map(|(v, i)| match i < 6 {
+            true => (v, next(n / 100) * 100, 1.0),
+            false => (v, next(n), 1.0),
+        })
+        .collect()
+}
+
+/// Each active vertex with arcs gets the first 8 ids of its list (all of a shorter one), heads
+/// that straddle the reads' boundaries included (16 KiB buffers, 60k heads); a whole list whose
+/// visit asks for it is cached, and the next pass serves it without reading.
+#[test]
+fn the_list_heads_give_each_active_vertex_its_first_ids_and_cache_whole_lists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 20_000, true, false, 35);
+    let store = Store::open(&dir).unwrap();
+    let (offsets, neighbors) = (store.offsets(), store.neighbors());
+    let n = offsets.len() - 1;
+    let head = |v: usize| {
+        let (a, b) = (offsets[v] as usize, offsets[v + 1] as usize);
+        &neighbors[a..b.min(a + 8)]
+    };
+    assert!((0..n).any(|v| head(v).len() < offsets[v + 1] as usize - offsets[v] as usize));
+    let mut active = vastgraph_engine::Bitmap::new(n);
+    (0..n).step_by(3).for_each(|v| active.set(v));
+    let g = open(&dir, "bfs", IoMode::Adaptive, 5, BackendChoice::Auto);
+    assert!(g.has_list_heads());
+    let seen = std::sync::Mutex::new(Vec::new());
+    // Even vertices will be active again.
+    let record = g
+        .scan_list_heads(&active, |v, head| {
+            seen.lock().unwrap().push((v, head.to_vec()));
+            v % 2 == 0
+        })
+        .unwrap();
+    assert_eq!(record.mode, LIST_HEADS_MODE);
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort_unstable();
+    let want: Vec<(u32, Vec<u32>)> = (0..n)
+        .step_by(3)
+        .filter(|&v| offsets[v + 1] > offsets[v])
+        .map(|v| (v as u32, head(v).to_vec()))
+        .collect();
+    assert_eq!(seen, want);
+    let mut again = vastgraph_engine::Bitmap::new(n);
+    (0..n).step_by(6).for_each(|v| again.set(v));
+    let whole = (0..n)
+        .step_by(6)
+        .filter(|&v| (1..=8).contains(&(offsets[v + 1] - offsets[v])))
+        .count() as u64;
+    let record = g.scan(&ScanSpec::new(&again), |_, _, _| {}).unwrap();
+    assert_eq!(record.cached_vertices, whole);
+}
+
+/// On a graph whose lists are long and whose ids follow no degree order, BFS's first pull reads
+/// the list heads of the vertices the first neighbours left, and reads fewer bytes than on the
+/// same store without them, with the in-memory distances and parents in every mode.
+#[test]
+fn bfs_settles_vertices_from_the_list_heads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    let list = hub_edges(20_000, 5);
+    build_from(&dir, &list, true, false, Codec::Raw);
+    let runs = |parents: bool| -> Vec<(Values, serde_json::Value)> {
+        let params = Params {
+            source: Some(HUB.into()),
+            parents,
+            ..Default::default()
+        };
+        MODES
+            .iter()
+            .map(|&mode| {
+                let g = open(&dir, "bfs", mode, 5, BackendChoice::Auto);
+                out_of_core(&g, "bfs", &params)
+            })
+            .collect()
+    };
+    let wants: Vec<Values> = [false, true]
+        .iter()
+        .map(|&parents| {
+            let params = Params {
+                source: Some(HUB.into()),
+                parents,
+                ..Default::default()
+            };
+            in_memory(&dir, "bfs", &params)
+        })
+        .collect();
+    let with: Vec<_> = [false, true].map(runs).into_iter().collect();
+    without_side_file(&dir, "list_heads.u32");
+    let without: Vec<_> = [false, true].map(runs).into_iter().collect();
+    let read = |io: &serde_json::Value| io["bytes_read"].as_u64().unwrap();
+    for (p, want) in wants.iter().enumerate() {
+        for (m, mode) in MODES.iter().enumerate() {
+            let what = format!("bfs parents={} {mode:?}", p == 1);
+            let ((got, io), (got_without, io_without)) = (&with[p][m], &without[p][m]);
+            assert_same(want, got, &what);
+            assert_same(want, got_without, &format!("{what} without list heads"));
+            let heads = |io: &serde_json::Value| {
+                let modes = io["iteration_modes"].as_array().unwrap();
+                modes.iter().filter(|&m| m == LIST_HEADS_MODE).count()
+            };
+            assert_eq!((heads(io), heads(io_without)), (1, 0), "{what}");
+            assert!(
+                read(io) < read(io_without),
+                "{what}: {} bytes, {} without",
+                read(io),
+                read(io_without)
+            );
+        }
+    }
+}
+
+/// A damaged list heads file ends the run with an error naming it (its page checksums catch
+/// the damage as the page arrives); a store whose heads have no page checksums does not use
+/// them, and gives the in-memory result.
+#[test]
+fn a_damaged_list_heads_file_is_an_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 20_000u32;
+    let list = hub_edges(n, 6);
+    let params = Params {
+        source: Some(HUB.into()),
+        ..Default::default()
+    };
+    for summed in [true, false] {
+        let dir = tmp.path().join(format!("g{summed}"));
+        build_from(&dir, &list, true, false, Codec::Raw);
+        let want = in_memory(&dir, "bfs", &params);
+        if !summed {
+            vastgraph_testkit::without_page_sums(&dir);
+        }
+        let path = dir.join("list_heads.u32");
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2 / 4 * 4;
+        bytes[middle..middle + 4].copy_from_slice(&(n + 5).to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let g = open(&dir, "bfs", IoMode::Adaptive, 5, BackendChoice::Auto);
+        assert_eq!(g.has_list_heads(), summed);
+        match ooc::run("bfs", &g, &params, false) {
+            Err(e) => {
+                let e = format!("{e:#}");
+                assert!(summed, "without page checksums the heads are not read: {e}");
+                assert!(
+                    e.contains("list_heads.u32") && e.contains("page checksum"),
+                    "{e}"
+                );
+            }
+            Ok(out) => {
+                assert!(!summed, "the damaged list heads went unnoticed");
+                assert_same(&want, &out.output.values.unwrap(), "bfs without the heads");
             }
         }
     }

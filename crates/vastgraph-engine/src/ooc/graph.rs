@@ -19,6 +19,7 @@ use super::memory_plan::MemoryPlan;
 use super::offsets::ByteOffsets;
 use super::plan::{Layout, ARC_BYTES};
 use super::scan::{IterationRecord, CHECKED_PAGE};
+use super::side_files::{HeadIndex, ListHeads};
 use super::IoMode;
 use crate::bitmap::Bitmap;
 use crate::memory::human_bytes;
@@ -76,8 +77,10 @@ pub struct OocGraph {
     pub(crate) long_spans: (usize, usize),
     pub(crate) long_buffers: Mutex<LongListBuffers>,
     pub(crate) weights: Option<(DataFile, WeightType)>,
-    /// The side file of first neighbours, when the store has one (see `first_neighbors.rs`).
+    /// The side files of first neighbours and of list heads, when the store has them (see
+    /// `side_files.rs`).
     pub(crate) first_neighbors: Option<DataFile>,
+    pub(crate) list_heads: Option<ListHeads>,
     pub(crate) io: Mutex<IoEngine>,
     pub(crate) profile: DeviceProfile,
     pub(crate) options: OocOptions,
@@ -190,12 +193,39 @@ impl OocGraph {
             Some(_) => Some(open_checked(files::FIRST_NEIGHBORS)?),
             None => None,
         };
+        // The list heads are read only page by page, each page checked as it arrives.
+        let list_heads = match manifest.file(files::LIST_HEADS) {
+            Some(entry) if entry.page_sums.is_some() => {
+                let file = open_checked(files::LIST_HEADS)?;
+                let index = HeadIndex::build(&offsets);
+                anyhow::ensure!(
+                    4 * index.total() == file.len(),
+                    "{}: {} bytes, but the heads of the lists (up to {} ids each) take {}",
+                    file.path().display(),
+                    file.len(),
+                    vastgraph_store::manifest::LIST_HEAD_IDS,
+                    4 * index.total()
+                );
+                Some(ListHeads { file, index })
+            }
+            _ => None,
+        };
         // As for long lists: a plan made without the reserve takes it from the cache's room.
         match sums_bytes.checked_sub(plan.page_sums_bytes) {
             None => plan.cache_bytes += plan.page_sums_bytes - sums_bytes,
             Some(more) => take_from_cache_room(&mut plan, more, "the page checksums")?,
         }
         plan.page_sums_bytes = sums_bytes;
+        // The heads' index comes from the cache's room; a budget without that room reads lists.
+        let list_heads = list_heads.filter(|heads| {
+            let bytes = heads.index.bytes();
+            let fits = bytes <= plan.cache_bytes;
+            if fits {
+                plan.cache_bytes -= bytes;
+                plan.offsets_bytes += bytes;
+            }
+            fits
+        });
         let mut engine = IoEngine::new(
             IoConfig {
                 buffer_bytes: plan.buffer_bytes,
@@ -244,6 +274,7 @@ impl OocGraph {
             long_buffers: Mutex::new(LongListBuffers::default()),
             weights,
             first_neighbors,
+            list_heads,
             io: Mutex::new(engine),
             profile,
             options,
@@ -339,7 +370,7 @@ fn take_from_cache_room(plan: &mut MemoryPlan, bytes: u64, what: &str) -> anyhow
 
 /// The bytes a [`MemoryPlan`] must reserve for the page checksums an open of the store in `dir`
 /// keeps in DRAM: those of the lists (ids or codes), of the weights when `weights`, and of the
-/// side file of first neighbours (0 for a store written before page checksums).
+/// side files of first neighbours and list heads (0 for a store written before page checksums).
 pub fn page_sums_reserve(manifest: &Manifest, weights: bool) -> u64 {
     let lists = match manifest.codec.list_codec() {
         None => files::NEIGHBORS,
@@ -350,12 +381,17 @@ pub fn page_sums_reserve(manifest: &Manifest, weights: bool) -> u64 {
         Some(WeightType::F32) if weights => Some(files::WEIGHTS_F32),
         _ => None,
     };
-    [Some(lists), weight_file, Some(files::FIRST_NEIGHBORS)]
-        .into_iter()
-        .flatten()
-        .filter_map(|name| manifest.file(name)?.page_sums.as_ref())
-        .map(|sums| sums.bytes)
-        .sum()
+    [
+        Some(lists),
+        weight_file,
+        Some(files::FIRST_NEIGHBORS),
+        Some(files::LIST_HEADS),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|name| manifest.file(name)?.page_sums.as_ref())
+    .map(|sums| sums.bytes)
+    .sum()
 }
 
 /// The bytes a [`MemoryPlan`] must reserve for the compressed lists of the store in `dir` that

@@ -17,19 +17,19 @@
 
 mod bits;
 mod cache;
-mod first_neighbors;
 mod graph;
 mod memory_plan;
 mod offsets;
 mod plan;
 mod scan;
+mod side_files;
 
 pub use bits::{any_in_range, take_range};
 pub use cache::MAX_CACHED_ARCS;
-pub use first_neighbors::FIRST_NEIGHBORS_MODE;
 pub use graph::{long_list_reserve, page_sums_reserve, OocGraph, OocOptions};
 pub use memory_plan::{BudgetError, MemoryPlan, Reserved, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ModeEstimate, PrefetchFn, ScanSpec, Weights};
+pub use side_files::{FIRST_NEIGHBORS_MODE, LIST_HEADS_MODE};
 pub use vastgraph_io::{BackendChoice, DeviceProfile};
 
 /// Bytes of offsets an out-of-core run holds in DRAM for `n` vertices: the CSR's edge offsets,
