@@ -21,15 +21,16 @@
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::bitmap::WORDS_PER_TASK;
 use vastgraph_engine::memory::huge_page_vec;
 use vastgraph_engine::ooc::{OocGraph, ScanSpec, Weights};
 use vastgraph_engine::{Bitmap, Vertex};
 
-use super::{check_source, frontier_passes, frontier_passes_from, io_error, vertices_with_arcs};
+use super::{
+    check_source, frontier_passes, frontier_passes_from, heads_spare_reads, io_error,
+    vertices_with_arcs,
+};
 use crate::bfs::{pack, BfsParams, BfsResult, ALPHA, BETA, NO_PARENT};
 use crate::common::{AlgoError, RunStats};
-use vastgraph_store::manifest::LIST_HEAD_IDS;
 
 const ALGORITHM: &str = "bfs";
 const UNREACHED: i64 = i64::MAX;
@@ -257,7 +258,7 @@ fn push(
 /// graph and the store has the side file of first neighbours, that file is read first: a
 /// vertex whose first (smallest) neighbour is in the frontier takes it as its parent, as the
 /// in-memory pull would. When the store has list heads and they cost less than the lists of the
-/// vertices left ([`heads_cost_less`]), the first 8 ids of those lists settle most of the rest
+/// vertices left ([`heads_spare_reads`]), the first 8 ids of those lists settle most of the rest
 /// the same way. Only the lists of the others are read.
 /// On a degree-ordered Kronecker 25 the first pull reads the file's 134 MB and 127 MB of lists
 /// instead of 2.2 GB of lists. Returns the arcs processed.
@@ -289,7 +290,7 @@ fn pull(
         arcs += record.arcs_processed;
         let hit_rate = next.count_ones() as f64 / record.arcs_processed.max(1) as f64;
         rest = unsettled(unvisited, next);
-        if heads_cost_less(g, &rest, hit_rate)? {
+        if heads_spare_reads(g, &rest, hit_rate).map_err(|e| io_error(ALGORITHM, e))? {
             // The heads hold the smallest ids of each list: the first of them in the frontier
             // is the parent a whole list would give. A vertex whose head is its whole list is
             // done with either way; the others' lists are read after.
@@ -341,69 +342,6 @@ fn pull(
     })
     .map(|record| arcs + record.arcs_processed)
     .map_err(|e| io_error(ALGORITHM, e))
-}
-
-/// Whether to read the list heads of `rest`, the vertices the first neighbours left unsettled
-/// (a fraction `hit_rate` of those they were read for settled), rather than their lists: when
-/// the heads' bytes are fewer than what they would spare of the pages of the lists. (Bytes
-/// alone, at the sequential rate on both sides: planning a selective pass over 5.8M scattered
-/// vertices would cost tens of milliseconds.)
-///
-/// What the heads spare: each of their further 7 ids is taken to hit the frontier as often as
-/// the first ids did, so they leave a fraction `(1 - hit_rate)^7` of these vertices whose lists
-/// must still be read. Lists share pages, so the pages left are up to that fraction times the
-/// lists a page holds. On Kronecker 25 in its original order the first neighbours settle 64%,
-/// the heads are 313 MiB against 2.4 GiB of pages of lists, and leave 1,883 lists to read. On a
-/// degree-ordered store the lists left are few and short (127 MiB). On a uniform random graph
-/// the frontier of the first pull is a twelfth of the vertices, and the heads would leave half
-/// the lists, on every page.
-fn heads_cost_less(g: &OocGraph, rest: &Bitmap, hit_rate: f64) -> Result<bool, AlgoError> {
-    let Some(heads) = g
-        .list_heads_bytes(rest)
-        .map_err(|e| io_error(ALGORITHM, e))?
-    else {
-        return Ok(false);
-    };
-    let (lists, pages) = lists_and_pages(g, rest);
-    if pages == 0 {
-        return Ok(false);
-    }
-    let left = (1.0 - hit_rate).powi(LIST_HEAD_IDS as i32 - 1);
-    let pages_left = (left * lists as f64 / pages as f64).min(1.0);
-    Ok((heads as f64) < (PAGE * pages) as f64 * (1.0 - pages_left))
-}
-
-const PAGE: u64 = 4096;
-
-/// The lists of `set` that are not empty, and the pages of the neighbour file that hold them
-/// (counted once even when several share one, but for a page shared across two tasks).
-fn lists_and_pages(g: &OocGraph, set: &Bitmap) -> (u64, u64) {
-    let offsets = g.offsets();
-    set.words()
-        .par_chunks(WORDS_PER_TASK)
-        .enumerate()
-        .map(|(t, words)| {
-            let (mut lists, mut pages) = (0u64, 0u64);
-            let mut counted = None::<u64>;
-            for (i, word) in words.iter().enumerate() {
-                let mut bits = word.load(Relaxed);
-                while bits != 0 {
-                    let v = (t * WORDS_PER_TASK + i) * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let (a, b) = (offsets[v], offsets[v + 1]);
-                    if a == b {
-                        continue;
-                    }
-                    let (first, last) = (4 * a / PAGE, (4 * b - 1) / PAGE);
-                    let from = counted.map_or(first, |c| first.max(c + 1));
-                    pages += (last + 1).saturating_sub(from);
-                    counted = Some(last);
-                    lists += 1;
-                }
-            }
-            (lists, pages)
-        })
-        .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
 /// Arcs a vertex of the graph that the unvisited vertices' lists must hold before a pull reads

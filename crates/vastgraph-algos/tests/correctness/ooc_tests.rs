@@ -1191,9 +1191,10 @@ fn a_damaged_first_neighbour_file_is_an_error_naming_it() {
 const HUB: u32 = 1_000;
 
 /// A graph whose hubs have ids scattered among the others', as on a power-law graph in no
-/// degree order: 200 hubs (every 100th id), and every vertex linked to 6 hubs and 6 other
-/// vertices at random, so that its list of about 18 ids has hubs anywhere in it. A BFS from a
-/// hub reaches every hub by its second level, and the first ids of most lists then hold one.
+/// degree order: 200 hubs (every 100th id) linked with each other, and every vertex linked to
+/// 40 hubs and 4 other vertices at random, so that its list of about 48 ids has hubs anywhere
+/// in it. A BFS from a hub reaches every hub at its first level, and at the second the first
+/// ids of most lists hold one.
 fn hub_edges(n: u32, seed: u64) -> Vec<(u32, u32, f64)> {
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut next = move |below: u32| {
@@ -1202,13 +1203,16 @@ fn hub_edges(n: u32, seed: u64) -> Vec<(u32, u32, f64)> {
         x ^= x << 17;
         (x % below as u64) as u32
     };
-    (0..n)
-        .flat_map(|v| (0..12).map(move |i| (v, i)))
-        .map(|(v, i)| match i < 6 {
-            true => (v, next(n / 100) * 100, 1.0),
+    let hubs = n / 100;
+    let core = (0..hubs).flat_map(|a| (0..a).map(move |b| (a * 100, b * 100, 1.0)));
+    let spokes = (0..n)
+        .flat_map(|v| (0..44).map(move |i| (v, i)))
+        .map(|(v, i)| match i < 40 {
+            true => (v, next(hubs) * 100, 1.0),
             false => (v, next(n), 1.0),
         })
-        .collect()
+        .collect::<Vec<_>>();
+    core.chain(spokes).collect()
 }
 
 /// Each active vertex with arcs gets the first 8 ids of its list (all of a shorter one), heads

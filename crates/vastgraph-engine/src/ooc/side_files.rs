@@ -226,14 +226,16 @@ impl OocGraph {
         )
     }
 
-    /// The bytes [`OocGraph::scan_list_heads`] over `active` would read: the chunks of the file
-    /// holding an active vertex's head. None when the store has no list heads.
-    pub fn list_heads_bytes(&self, active: &Bitmap) -> anyhow::Result<Option<u64>> {
+    /// What the cost model expects [`OocGraph::scan_list_heads`] over `active` to take: the
+    /// chunks of the file holding an active vertex's head, at the device's rates. None when
+    /// the store has no list heads.
+    pub fn list_heads_seconds(&self, active: &Bitmap) -> anyhow::Result<Option<f64>> {
         let Some(heads) = &self.list_heads else {
             return Ok(None);
         };
         let reads = self.list_head_reads(heads, active)?;
-        Ok(Some(reads.iter().map(|r| r.len).sum()))
+        let bytes = reads.iter().map(|r| r.len).sum();
+        Ok(Some(self.profile.cost_seconds(bytes, reads.len() as u64)))
     }
 
     /// The reads of a pass over the heads of `active`: chunks of one buffer, each starting a
