@@ -11,7 +11,11 @@
 //!    vertex links its first arc, read from that file: on a skewed graph, and most of all on a
 //!    degree-ordered one, that hangs most vertices under the hubs' tree (Afforest's sampling).
 //! 3. Pointer jumping, then 1024 sampled vertices name that giant tree and its root.
-//! 4. The rest of the lists, each read once, of the vertices outside the giant tree only: the
+//! 4. When the store has list heads (the first 8 ids of each list) and they cost less than
+//!    half of what they spare ([`super::heads_spare_reads`]), the vertices outside the giant
+//!    tree link their first 8 arcs from them: all of a list that short, and many of the others
+//!    reach the giant tree that way.
+//! 5. The rest of the lists, each read once, of the vertices outside the giant tree only: the
 //!    others are left out of the scan's active set, so their bytes are not even looked at (and
 //!    a stretch of the file holding only their lists, a hub's say, is not read). A vertex links
 //!    its arcs in order and stops as soon as it hangs straight under the giant root; on a
@@ -20,7 +24,8 @@
 //! Sound because every edge is stored from both ends, and every vertex either links all its
 //! arcs or ends in the giant tree (which only grows): of an edge's two ends, either both end
 //! in the giant tree, or one of them linked the edge. A hub linked all its
-//! arcs in step 1, and a vertex with one arc in step 2, so step 4 leaves both out.
+//! arcs in step 1, a vertex with one arc in step 2 and one with at most 8 in step 4, so step 5
+//! leaves them out.
 //!
 //! The two scans of the lists read disjoint ranges of the file, so together they are at most
 //! one pass. A
@@ -103,11 +108,11 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
                 && offsets[v + 1] - offsets[v] > linked_arcs
                 && comp[v].load(Relaxed) != giant
         });
-        // Their list heads, when they spare more pages of lists than they cost: each links its
+        // Their list heads, when they cost less than half of what they spare: each links its
         // first 8 arcs, all of a list that short, and the others' lists are read only if they
-        // stay outside the giant tree. (Sound as step 4 is: a vertex links all its arcs or ends
+        // stay outside the giant tree. (Sound as step 5 is: a vertex links all its arcs or ends
         // in the giant tree.) On Kronecker 25 in its original order the 74k vertices outside
-        // have 0.6 GB of lists on 32k pages.
+        // have lists the planner reads as 0.6 GB in 32k requests.
         let hit_rate = 1.0 - outside.count_ones() as f64 / sampled_vertices.max(1) as f64;
         let heads = sampled
             && heads_spare_reads(g, &outside, hit_rate).map_err(|e| io_error(ALGORITHM, e))?;
