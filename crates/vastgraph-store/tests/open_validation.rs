@@ -98,6 +98,20 @@ fn edit_manifest(store: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
     fs::write(&path, serde_json::to_vec(&value).unwrap()).unwrap();
 }
 
+/// A copy of `store` named `copy` without its side file `file`, as a store written before that
+/// file existed, opens and verifies.
+fn opens_without_side_file(store: &Path, copy: &str, file: &str) {
+    let older = copy_of(store, copy);
+    fs::remove_file(older.join(file)).unwrap();
+    edit_manifest(&older, |m| {
+        m["files"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|f| f["name"] != file)
+    });
+    Store::open(&older).unwrap().verify_checksums().unwrap();
+}
+
 /// A change to an offsets array.
 type Damage = Box<dyn Fn(&mut [u64])>;
 
@@ -443,16 +457,7 @@ fn first_neighbours_must_agree_with_the_lists_and_may_be_absent() {
             other => panic!("unexpected error {other}"),
         }
 
-        // A store written before the side file existed opens without it.
-        let older = copy_of(store, &format!("older-{name}"));
-        fs::remove_file(older.join("first_neighbors.u32")).unwrap();
-        edit_manifest(&older, |m| {
-            m["files"]
-                .as_array_mut()
-                .unwrap()
-                .retain(|f| f["name"] != "first_neighbors.u32")
-        });
-        Store::open(&older).unwrap().verify_checksums().unwrap();
+        opens_without_side_file(store, &format!("older-{name}"), "first_neighbors.u32");
     }
 }
 
@@ -520,15 +525,6 @@ fn list_heads_must_agree_with_the_lists_and_may_be_absent() {
             other => panic!("unexpected error {other}"),
         }
 
-        // A store written before the side file existed opens without it.
-        let older = copy_of(store, &format!("older-heads-{name}"));
-        fs::remove_file(older.join("list_heads.u32")).unwrap();
-        edit_manifest(&older, |m| {
-            m["files"]
-                .as_array_mut()
-                .unwrap()
-                .retain(|f| f["name"] != "list_heads.u32")
-        });
-        Store::open(&older).unwrap().verify_checksums().unwrap();
+        opens_without_side_file(store, &format!("older-heads-{name}"), "list_heads.u32");
     }
 }
