@@ -26,8 +26,8 @@ use vastgraph_engine::ooc::{OocGraph, ScanSpec, Weights};
 use vastgraph_engine::{Bitmap, Vertex};
 
 use super::{
-    check_source, frontier_passes, frontier_passes_from, heads_spare_reads, io_error,
-    vertices_with_arcs,
+    check_source, frontier_passes, frontier_passes_from, heads_first_pays, heads_spare_reads,
+    io_error, vertices_with_arcs,
 };
 use crate::bfs::{pack, BfsParams, BfsResult, ALPHA, BETA, NO_PARENT};
 use crate::common::{AlgoError, RunStats};
@@ -278,46 +278,34 @@ fn pull(
     // reached): its short list is cached now rather than read again.
     let unreached = |v: Vertex| reached[v as usize].load(Relaxed) == NO_PARENT;
     let to_read = if g.has_first_neighbors() && unvisited_arcs > SETTLE_FIRST_ARCS * n {
-        let record = g
-            .scan_first_neighbors(unvisited, |v, first| {
-                if front.get(first as usize) {
-                    // Only this call writes v's slot in this level.
-                    reached[v as usize].store(pack(depth, first), Relaxed);
-                    next.set_atomic(v as usize);
-                }
-            })
-            .map_err(|e| io_error(ALGORITHM, e))?;
-        arcs += record.arcs_processed;
-        let hit_rate = next.count_ones() as f64 / record.arcs_processed.max(1) as f64;
-        rest = unsettled(unvisited, next);
-        if heads_spare_reads(g, &rest, hit_rate).map_err(|e| io_error(ALGORITHM, e))? {
-            // The heads hold the smallest ids of each list: the first of them in the frontier
-            // is the parent a whole list would give. A vertex whose head is its whole list is
-            // done with either way; the others' lists are read after.
-            let longer = Bitmap::new(g.num_vertices());
+        let in_front = |u: Vertex| front.get(u as usize);
+        if heads_first_pays(g, unvisited, in_front).map_err(|e| io_error(ALGORITHM, e))? {
+            let (longer, read) = settle_from_heads(g, reached, unvisited, front, next, depth, 0)?;
+            arcs += read;
+            unsettled_by_heads = longer;
+            &unsettled_by_heads
+        } else {
             let record = g
-                .scan_list_heads(&rest, |v, head| {
-                    // Its first id is not in the frontier: the first neighbours left v.
-                    match head[1..].iter().find(|&&u| front.get(u as usize)) {
-                        Some(&u) => {
-                            reached[v as usize].store(pack(depth, u), Relaxed);
-                            next.set_atomic(v as usize);
-                            false
-                        }
-                        // Unvisited after this level: pulled again at the next, from the cache.
-                        None if head.len() == g.degree(v) => true,
-                        None => {
-                            longer.set_atomic(v as usize);
-                            false
-                        }
+                .scan_first_neighbors(unvisited, |v, first| {
+                    if front.get(first as usize) {
+                        // Only this call writes v's slot in this level.
+                        reached[v as usize].store(pack(depth, first), Relaxed);
+                        next.set_atomic(v as usize);
                     }
                 })
                 .map_err(|e| io_error(ALGORITHM, e))?;
             arcs += record.arcs_processed;
-            unsettled_by_heads = longer;
-            &unsettled_by_heads
-        } else {
-            &rest
+            let hit_rate = next.count_ones() as f64 / record.arcs_processed.max(1) as f64;
+            rest = unsettled(unvisited, next);
+            if heads_spare_reads(g, &rest, hit_rate).map_err(|e| io_error(ALGORITHM, e))? {
+                // Their first ids are not in the frontier: the first neighbours left them.
+                let (longer, read) = settle_from_heads(g, reached, &rest, front, next, depth, 1)?;
+                arcs += read;
+                unsettled_by_heads = longer;
+                &unsettled_by_heads
+            } else {
+                &rest
+            }
         }
     } else {
         unvisited
@@ -342,6 +330,48 @@ fn pull(
     })
     .map(|record| arcs + record.arcs_processed)
     .map_err(|e| io_error(ALGORITHM, e))
+}
+
+/// Settles the vertices of `set` whose list heads, from id `skip` on, hold a frontier vertex:
+/// the heads hold the smallest ids of each list, so the first of them in the frontier is the
+/// parent a whole list would give. A vertex whose head is its whole list is done with either
+/// way (it is pulled again at the next level, and its list goes to the cache for it). Returns
+/// the others, whose lists are still to read, and the ids visited.
+fn settle_from_heads(
+    g: &OocGraph,
+    reached: &[AtomicU64],
+    set: &Bitmap,
+    front: &Bitmap,
+    next: &Bitmap,
+    depth: i64,
+    skip: usize,
+) -> Result<(Bitmap, u64), AlgoError> {
+    let longer = Bitmap::new(g.num_vertices());
+    let record = g
+        .scan_list_heads(set, |v, head| {
+            // Every id is looked up, not each until the first hit: the frontier (n/8 bytes)
+            // is not in the core's cache, and lookups that do not wait on each other's
+            // branch overlap their misses.
+            let hits = head[skip..].iter().enumerate().fold(0u32, |hits, (i, &u)| {
+                hits | u32::from(front.get(u as usize)) << i
+            });
+            match head.get(skip + hits.trailing_zeros() as usize) {
+                Some(&u) if hits != 0 => {
+                    // Only this call writes v's slot in this level.
+                    reached[v as usize].store(pack(depth, u), Relaxed);
+                    next.set_atomic(v as usize);
+                    false
+                }
+                // Unvisited after this level: pulled again at the next, from the cache.
+                _ if head.len() == g.degree(v) => true,
+                _ => {
+                    longer.set_atomic(v as usize);
+                    false
+                }
+            }
+        })
+        .map_err(|e| io_error(ALGORITHM, e))?;
+    Ok((longer, record.arcs_processed))
 }
 
 /// Arcs a vertex of the graph that the unvisited vertices' lists must hold before a pull reads

@@ -45,9 +45,9 @@ pub fn state_bytes(name: &str, n: u64, p: &Params) -> Option<u64> {
     let bitmap = n.div_ceil(64) * 8;
     Some(match name {
         // Distances (with the parents packed in, symmetric), frontier, next and unvisited
-        // bitmaps, and the pull's vertices left after the first neighbours; the parents
-        // output adds a word per vertex.
-        "bfs" => 8 * n + 4 * bitmap + if p.parents { 8 * n } else { 0 },
+        // bitmaps, and the pull's vertices left after the first neighbours and after their
+        // heads; the parents output adds a word per vertex.
+        "bfs" => 8 * n + 5 * bitmap + if p.parents { 8 * n } else { 0 },
         "sssp" => 8 * n + 2 * bitmap,
         // One union-find word per vertex (becomes the labels), the all-vertices bitmap.
         "cc" => 4 * n + bitmap,
@@ -242,11 +242,99 @@ pub(crate) fn heads_spare_reads(
     if pages == 0 {
         return Ok(false);
     }
-    let left = (1.0 - hit_rate).powi(LIST_HEAD_IDS as i32 - 1);
-    let pages_left = (left * lists as f64 / pages as f64).min(1.0);
     let lists_seconds = profile.cost_seconds(PAGE * pages, runs);
+    let pages_left = heads_leave(hit_rate, LIST_HEAD_IDS - 1, lists, pages);
     Ok(heads < HEADS_MARGIN * lists_seconds * (1.0 - pages_left))
 }
+
+/// The share of the pages of `lists` lists that must still be read after `ids` ids of each,
+/// each id taken to settle a vertex as often as the first did (`hit_rate`). Lists share pages,
+/// so the pages left are up to that share of the vertices times the lists a page holds.
+fn heads_leave(hit_rate: f64, ids: u64, lists: u64, pages: u64) -> f64 {
+    let left = (1.0 - hit_rate).powi(ids as i32);
+    (left * lists as f64 / pages as f64).min(1.0)
+}
+
+/// Whether a pass that needs the first ids of the lists of `set`, and that is done with a
+/// vertex when one of them `settles`, should read the list heads of all of `set` rather than
+/// the first neighbours, then the heads (or the lists) of the vertices they leave.
+///
+/// Both ways leave the same vertices whose lists must be read. The first costs the first
+/// neighbours and, after them, the smaller of the lists left or their heads; and where the
+/// first ids settle too few vertices, those left lie in every chunk of the heads, so that the
+/// heads cost as much as for all of `set`. A sample of the first neighbours
+/// ([`OocGraph::sample_first_neighbors`], a page in 256) tells which: the share they settle,
+/// and the pages of the lists they leave, scaled up from the sampled pages' vertices. On
+/// Kronecker 25 in its original order the first ids settle 64% of BFS's first pull and the
+/// lists left lie on 2.4 GiB of pages: the heads (313 MiB) are read at once, and the first
+/// neighbours' 134 MB are spared. On a degree-ordered store the lists left are 127 MiB, and
+/// the first neighbours are read first. The same margin as [`heads_spare_reads`] keeps the
+/// first way where the model cannot tell them apart.
+pub(crate) fn heads_first_pays(
+    g: &OocGraph,
+    set: &Bitmap,
+    settles: impl Fn(Vertex) -> bool + Sync,
+) -> anyhow::Result<bool> {
+    if !g.has_list_heads() {
+        return Ok(false);
+    }
+    let (Some(heads), Some(firsts)) = (g.list_heads_seconds(set)?, g.first_neighbors_seconds(set)?)
+    else {
+        return Ok(false);
+    };
+    let left = Bitmap::new(g.num_vertices());
+    let sample = g.sample_first_neighbors(set, |v, first| {
+        if !settles(first) {
+            left.set_atomic(v as usize);
+        }
+    })?;
+    // Each vertex of `set` in the sampled pages is visited once.
+    let sampled = sample.arcs_processed as f64;
+    if sampled == 0.0 {
+        return Ok(false);
+    }
+    let hit_rate = 1.0 - left.count_ones() as f64 / sampled;
+    let scale = set.count_ones() as f64 / sampled;
+    let profile = g.profile();
+    let (lists, pages, runs) = lists_and_pages(g, &left, profile.break_even_gap_bytes() / PAGE);
+    let runs = scaled_runs(&left, lists, runs, scale);
+    let lists_seconds = profile.cost_seconds(PAGE * (pages as f64 * scale) as u64, runs);
+    let pages_left = match pages {
+        0 => 0.0,
+        _ => heads_leave(hit_rate, LIST_HEAD_IDS - 1, lists, pages),
+    };
+    let spared = firsts + lists_seconds * (1.0 - pages_left);
+    log::info!(
+        "first ids settle {:.1}% of a sample of {sampled} vertices; heads {heads:.3} s, \
+         first neighbours {firsts:.3} s, lists left {lists_seconds:.3} s (modelled)",
+        100.0 * hit_rate
+    );
+    Ok(heads < HEADS_MARGIN * spared)
+}
+
+/// The runs a pass over the lists of a whole set would read in, from those of a sample of it
+/// (`left`: `lists` lists in `runs` runs) taken in pages of the first neighbours' file, each
+/// [`SAMPLE_WINDOW`] consecutive vertices, `scale` times fewer than the set. Each sampled page
+/// starts a run of its own, where in the whole pass its first list may go on from the page
+/// before's last: scaling those up would count a request for every 1,024 vertices (on a
+/// degree-ordered Kronecker 25, 0.16 s of requests for lists read in a few hundred). So a
+/// page's first run is taken to be a new one as often as a list in a page started one.
+fn scaled_runs(left: &Bitmap, lists: u64, runs: u64, scale: f64) -> u64 {
+    let windows = left
+        .words()
+        .par_chunks(SAMPLE_WINDOW / 64)
+        .filter(|words| words.iter().any(|w| w.load(Relaxed) != 0))
+        .count() as u64;
+    let within = runs.saturating_sub(windows);
+    let starts = match lists.saturating_sub(windows) {
+        0 => 1.0,
+        later => within as f64 / later as f64,
+    };
+    ((within as f64 + windows as f64 * starts) * scale).max(1.0) as u64
+}
+
+/// Vertices whose first neighbours share a page: a sample's unit.
+const SAMPLE_WINDOW: usize = PAGE as usize / 4;
 
 /// The share of the lists' modelled reads the heads must stay below. The model is coarse: on
 /// the degree-ordered Kronecker 25 it put BFS's lists at 0.10 s where the planner put 0.065 s,

@@ -8,7 +8,8 @@ use vastgraph_algos::ooc;
 use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
     page_sums_reserve, BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions,
-    Reserved, ScanSpec, FIRST_NEIGHBORS_MODE, LIST_HEADS_MODE, MAX_CACHED_ARCS,
+    Reserved, ScanSpec, FIRST_NEIGHBORS_MODE, FIRST_NEIGHBORS_SAMPLE_MODE, LIST_HEADS_MODE,
+    MAX_CACHED_ARCS, SIDE_FILE_MODES,
 };
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
 
@@ -219,13 +220,15 @@ fn bfs_matches_in_memory_in_every_mode_with_and_without_reentry() {
                         // The side file of first neighbours is read by the first pull only.
                         let firsts = modes.iter().filter(|&m| m == FIRST_NEIGHBORS_MODE).count();
                         assert_eq!(firsts, usize::from(pulls > 0), "{what}: {modes:?}");
-                        let lists = modes.iter().filter(|&m| m != FIRST_NEIGHBORS_MODE);
+                        let lists = modes
+                            .iter()
+                            .filter(|&m| !SIDE_FILE_MODES.iter().any(|&s| m == s));
                         if mode != IoMode::Adaptive {
                             assert!(lists.clone().all(|m| m == mode.name()), "{what}: {modes:?}");
                         }
                         // The cost model estimates a mode only where it may run.
                         for record in io["iterations"].as_array().unwrap() {
-                            if record["mode"] == FIRST_NEIGHBORS_MODE {
+                            if SIDE_FILE_MODES.iter().any(|&m| record["mode"] == m) {
                                 continue;
                             }
                             for m in [IoMode::Selective, IoMode::Streaming] {
@@ -1081,10 +1084,16 @@ fn bfs_and_cc_settle_vertices_from_the_first_neighbours() {
         };
         // The bytes of lists read by the pass that the side file makes smaller (bfs's first
         // pull, cc's scan outside the giant tree): the one after the side file's, or the
-        // pass in its place on a store without it.
+        // pass in its place on a store without it, which reads no other side file before it
+        // (bfs samples the side file first).
         let pass = |io: &serde_json::Value, firsts_at: usize, with: bool, what: &str| -> u64 {
             let pass = if with { firsts_at + 1 } else { firsts_at };
             io["iterations"][pass][what].as_u64().unwrap()
+        };
+        let before_side_files = |io: &serde_json::Value, at: usize| -> usize {
+            let modes = io["iteration_modes"].as_array().unwrap();
+            let side = |m: &serde_json::Value| SIDE_FILE_MODES.iter().any(|&s| m == s);
+            at - modes[..at].iter().filter(|&m| side(m)).count()
         };
         let algorithms = ["bfs", "cc"];
         let wants: Vec<Values> = algorithms
@@ -1115,8 +1124,9 @@ fn bfs_and_cc_settle_vertices_from_the_first_neighbours() {
                     .iter()
                     .position(|m| m == FIRST_NEIGHBORS_MODE)
                     .unwrap();
+                let at_without = before_side_files(io, at);
                 let active = pass(io, at, true, "active_vertices");
-                let active_without = pass(&io_without, at, false, "active_vertices");
+                let active_without = pass(&io_without, at_without, false, "active_vertices");
                 assert!(
                     active < active_without,
                     "{what}: {active} lists to read, {active_without} without"
@@ -1125,7 +1135,7 @@ fn bfs_and_cc_settle_vertices_from_the_first_neighbours() {
                 // pull). A stream skips only chunks without any (cc's scan always streams),
                 // and the adaptive choice may stream.
                 let read = pass(io, at, true, "bytes_read");
-                let read_without = pass(&io_without, at, false, "bytes_read");
+                let read_without = pass(&io_without, at_without, false, "bytes_read");
                 let fewer = match mode {
                     IoMode::Selective if *algorithm == "bfs" => read < read_without,
                     IoMode::Adaptive => true,
@@ -1263,8 +1273,9 @@ fn the_list_heads_give_each_active_vertex_its_first_ids_and_cache_whole_lists() 
 }
 
 /// On a graph whose lists are long and whose ids follow no degree order, BFS's first pull reads
-/// the list heads of the vertices the first neighbours left, and reads fewer bytes than on the
-/// same store without them, with the in-memory distances and parents in every mode.
+/// list heads (here those of every unvisited vertex: the vertices their first ids leave have
+/// heads in every chunk), and reads fewer bytes than on the same store without them, with the
+/// in-memory distances and parents in every mode.
 #[test]
 fn bfs_settles_vertices_from_the_list_heads() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1311,6 +1322,89 @@ fn bfs_settles_vertices_from_the_list_heads() {
                 modes.iter().filter(|&m| m == LIST_HEADS_MODE).count()
             };
             assert_eq!((heads(io), heads(io_without)), (1, 0), "{what}");
+            assert!(
+                read(io) < read(io_without),
+                "{what}: {} bytes, {} without",
+                read(io),
+                read(io_without)
+            );
+        }
+    }
+}
+
+/// Where the first ids settle only half the vertices of BFS's first pull and the rest have long
+/// lists on every page, the pull reads the list heads of all of them at once, after a sample
+/// of the first neighbours and without reading those whole: fewer bytes than the first
+/// neighbours and the lists on the same store without heads, and the in-memory distances and
+/// parents in every mode.
+#[test]
+fn bfs_reads_the_list_heads_first_where_first_ids_settle_few() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    // The source reaches the even vertices; each odd one has 60 random neighbours, so its
+    // smallest is in the frontier half the time, and one of its 8 smallest nearly always.
+    let n = 20_000u32;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n as u64) as u32
+    };
+    let mut list: Vec<(u32, u32, f64)> = (2..n).step_by(2).map(|v| (0, v, 1.0)).collect();
+    for v in (1..n).step_by(2) {
+        list.extend((0..60).map(|_| (v, next(), 1.0)));
+    }
+    build_from(&dir, &list, true, false, Codec::Raw);
+    let runs = |parents: bool| -> Vec<(Values, serde_json::Value)> {
+        let params = Params {
+            source: Some(0),
+            parents,
+            ..Default::default()
+        };
+        MODES
+            .iter()
+            .map(|&mode| {
+                out_of_core(
+                    &open(&dir, "bfs", mode, 5, BackendChoice::Auto),
+                    "bfs",
+                    &params,
+                )
+            })
+            .collect()
+    };
+    let wants: Vec<Values> = [false, true]
+        .map(|parents| {
+            let params = Params {
+                source: Some(0),
+                parents,
+                ..Default::default()
+            };
+            in_memory(&dir, "bfs", &params)
+        })
+        .into();
+    let with: Vec<_> = [false, true].map(runs).into();
+    without_side_file(&dir, "list_heads.u32");
+    let without: Vec<_> = [false, true].map(runs).into();
+    let read = |io: &serde_json::Value| io["bytes_read"].as_u64().unwrap();
+    for (p, want) in wants.iter().enumerate() {
+        for (m, mode) in MODES.iter().enumerate() {
+            let what = format!("bfs parents={} {mode:?}", p == 1);
+            let ((got, io), (got_without, io_without)) = (&with[p][m], &without[p][m]);
+            assert_same(want, got, &what);
+            assert_same(want, got_without, &format!("{what} without list heads"));
+            let modes = io["iteration_modes"].as_array().unwrap();
+            let count = |mode: &str| modes.iter().filter(|&m| m == mode).count();
+            assert_eq!(
+                [
+                    FIRST_NEIGHBORS_SAMPLE_MODE,
+                    FIRST_NEIGHBORS_MODE,
+                    LIST_HEADS_MODE
+                ]
+                .map(count),
+                [1, 0, 1],
+                "{what}: {modes:?}"
+            );
             assert!(
                 read(io) < read(io_without),
                 "{what}: {} bytes, {} without",

@@ -196,17 +196,7 @@ impl OocGraph {
         // The list heads are read only page by page, each page checked as it arrives.
         let list_heads = match manifest.file(files::LIST_HEADS) {
             Some(entry) if entry.page_sums.is_some() => {
-                let file = open_checked(files::LIST_HEADS)?;
-                let index = HeadIndex::build(&offsets);
-                anyhow::ensure!(
-                    4 * index.total() == file.len(),
-                    "{}: {} bytes, but the heads of the lists (up to {} ids each) take {}",
-                    file.path().display(),
-                    file.len(),
-                    vastgraph_store::manifest::LIST_HEAD_IDS,
-                    4 * index.total()
-                );
-                Some(ListHeads { file, index })
+                Some(ListHeads::new(open_checked(files::LIST_HEADS)?))
             }
             _ => None,
         };
@@ -217,8 +207,8 @@ impl OocGraph {
         }
         plan.page_sums_bytes = sums_bytes;
         // The heads' index comes from the cache's room; a budget without that room reads lists.
-        let list_heads = list_heads.filter(|heads| {
-            let bytes = heads.index.bytes();
+        let list_heads = list_heads.filter(|_| {
+            let bytes = HeadIndex::bytes_for(n);
             let fits = bytes <= plan.cache_bytes;
             if fits {
                 plan.cache_bytes -= bytes;

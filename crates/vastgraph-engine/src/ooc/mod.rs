@@ -29,7 +29,10 @@ pub use cache::MAX_CACHED_ARCS;
 pub use graph::{long_list_reserve, page_sums_reserve, OocGraph, OocOptions};
 pub use memory_plan::{BudgetError, MemoryPlan, Reserved, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ModeEstimate, PrefetchFn, ScanSpec, Weights};
-pub use side_files::{FIRST_NEIGHBORS_MODE, LIST_HEADS_MODE};
+pub use side_files::{
+    FIRST_NEIGHBORS_MODE, FIRST_NEIGHBORS_SAMPLE_MODE, LIST_HEADS_MODE, SAMPLE_EVERY_PAGES,
+    SIDE_FILE_MODES,
+};
 pub use vastgraph_io::{BackendChoice, DeviceProfile};
 
 /// Bytes of offsets an out-of-core run holds in DRAM for `n` vertices: the CSR's edge offsets,

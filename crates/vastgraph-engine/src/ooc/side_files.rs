@@ -22,7 +22,7 @@
 
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -39,6 +39,18 @@ use crate::Vertex;
 
 /// What [`IterationRecord::mode`] says of a pass over the first neighbours.
 pub const FIRST_NEIGHBORS_MODE: &str = "first-neighbours";
+/// What [`IterationRecord::mode`] says of a pass over a sample of the first neighbours
+/// ([`OocGraph::sample_first_neighbors`]).
+pub const FIRST_NEIGHBORS_SAMPLE_MODE: &str = "first-neighbours-sample";
+/// The modes of the passes over side files, beside the passes over the lists.
+pub const SIDE_FILE_MODES: [&str; 3] = [
+    FIRST_NEIGHBORS_MODE,
+    FIRST_NEIGHBORS_SAMPLE_MODE,
+    LIST_HEADS_MODE,
+];
+/// Pages of the first neighbours' file a sample takes one of: on Kronecker 25, 128 pages (512
+/// KiB, 131k vertices) of 32,768.
+pub const SAMPLE_EVERY_PAGES: u64 = 256;
 /// What [`IterationRecord::mode`] says of a pass over the list heads.
 pub const LIST_HEADS_MODE: &str = "list-heads";
 
@@ -72,9 +84,9 @@ impl HeadIndex {
         HeadIndex { group_starts }
     }
 
-    /// DRAM bytes held.
-    pub fn bytes(&self) -> u64 {
-        8 * self.group_starts.len() as u64
+    /// DRAM bytes held for `n` vertices.
+    pub fn bytes_for(n: usize) -> u64 {
+        8 * (n.div_ceil(GROUP) as u64 + 1)
     }
 
     /// Ids in all the heads.
@@ -114,10 +126,36 @@ fn head_ids(offsets: &[u64], lo: usize, hi: usize) -> u64 {
         .sum()
 }
 
-/// The opened side file of list heads and its index.
+/// The opened side file of list heads and its index, built on first use: pagerank, sssp and
+/// mis never read heads, and on Kronecker 25 the index is a walk over 268 MB of offsets. Its
+/// bytes are reserved when the store is opened.
 pub(crate) struct ListHeads {
     pub file: DataFile,
-    pub index: HeadIndex,
+    index: OnceLock<HeadIndex>,
+}
+
+impl ListHeads {
+    pub fn new(file: DataFile) -> ListHeads {
+        ListHeads {
+            file,
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The index, built now if it was not; fails if the file's length is not what the lists'
+    /// degrees make the heads.
+    fn index(&self, offsets: &[u64]) -> anyhow::Result<&HeadIndex> {
+        let index = self.index.get_or_init(|| HeadIndex::build(offsets));
+        anyhow::ensure!(
+            4 * index.total() == self.file.len(),
+            "{}: {} bytes, but the heads of the lists (up to {} ids each) take {}",
+            self.file.path().display(),
+            self.file.len(),
+            vastgraph_store::manifest::LIST_HEAD_IDS,
+            4 * index.total()
+        );
+        Ok(index)
+    }
 }
 
 /// One read of a side file: where it starts, how many bytes are read, and the vertices whose
@@ -158,19 +196,70 @@ impl OocGraph {
     where
         V: Fn(Vertex, Vertex) + Sync,
     {
-        let file = self.first_neighbors.as_ref().ok_or_else(|| {
-            anyhow::anyhow!(
-                "{}: the store has no {}",
-                self.dir.display(),
-                files::FIRST_NEIGHBORS
-            )
-        })?;
-        let n = self.num_vertices();
-        let chunk = self.buffer_bytes()?;
+        self.first_neighbors_pass(active, None, visit)
+    }
+
+    /// [`OocGraph::scan_first_neighbors`] over a sample of the file: one page in every
+    /// [`SAMPLE_EVERY_PAGES`] (at least one), evenly spaced, read at depth; only the active
+    /// vertices in those pages are visited. It tells a kernel, for a few milliseconds of reads,
+    /// what a whole pass would find, and where (a page is 1,024 consecutive vertices, whose
+    /// lists lie together). Recorded as [`FIRST_NEIGHBORS_SAMPLE_MODE`]. Fails as a whole pass
+    /// does, and if the file has no page checksums (a sample cannot check the whole file's).
+    pub fn sample_first_neighbors<V>(
+        &self,
+        active: &Bitmap,
+        visit: V,
+    ) -> anyhow::Result<IterationRecord>
+    where
+        V: Fn(Vertex, Vertex) + Sync,
+    {
+        self.first_neighbors_pass(active, Some(SAMPLE_EVERY_PAGES), visit)
+    }
+
+    /// What the cost model expects [`OocGraph::scan_first_neighbors`] over `active` to take.
+    /// None when the store has no first neighbours.
+    pub fn first_neighbors_seconds(&self, active: &Bitmap) -> anyhow::Result<Option<f64>> {
+        let Some(file) = &self.first_neighbors else {
+            return Ok(None);
+        };
+        let reads = self.first_neighbor_reads(file, active, None)?;
+        Ok(Some(self.side_reads_seconds(&reads)))
+    }
+
+    /// The reads of a pass over the first neighbours of `active`: whole buffers, so that the
+    /// chunks stay page-aligned and no page is read twice; with page checksums only those
+    /// holding an active vertex. With `sample_every`, single pages instead, one in that many.
+    fn first_neighbor_reads(
+        &self,
+        file: &DataFile,
+        active: &Bitmap,
+        sample_every: Option<u64>,
+    ) -> anyhow::Result<Vec<SideRead>> {
         let checked_by_page = file.has_check();
+        anyhow::ensure!(
+            checked_by_page || sample_every.is_none(),
+            "{}: a sample of {} needs page checksums",
+            self.dir.display(),
+            files::FIRST_NEIGHBORS
+        );
+        let chunk = match sample_every {
+            Some(_) => ALIGN as u64,
+            None => self.buffer_bytes()?,
+        };
         let len = file.len();
-        // Whole buffers: the chunks stay page-aligned, so no page is read twice.
-        let reads: Vec<SideRead> = (0..len.div_ceil(chunk))
+        let chunks = len.div_ceil(chunk);
+        let picked: Vec<u64> = match sample_every {
+            None => (0..chunks).collect(),
+            // The middle chunk of each of `picks` equal stretches of the file.
+            Some(every) => {
+                let picks = (chunks / every).max(1);
+                (0..picks)
+                    .map(|k| (2 * k + 1) * chunks / (2 * picks))
+                    .collect()
+            }
+        };
+        Ok(picked
+            .into_iter()
             .map(|i| {
                 let (offset, len) = (i * chunk, chunk.min(len - i * chunk));
                 let vertices = ((offset / 4) as usize, ((offset + len) / 4) as usize);
@@ -184,7 +273,27 @@ impl OocGraph {
                 !checked_by_page
                     || any_in_range(active, r.vertices.0 as Vertex, r.vertices.1 as Vertex)
             })
-            .collect();
+            .collect())
+    }
+
+    fn first_neighbors_pass<V>(
+        &self,
+        active: &Bitmap,
+        sample_every: Option<u64>,
+        visit: V,
+    ) -> anyhow::Result<IterationRecord>
+    where
+        V: Fn(Vertex, Vertex) + Sync,
+    {
+        let file = self.first_neighbors.as_ref().ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: the store has no {}",
+                self.dir.display(),
+                files::FIRST_NEIGHBORS
+            )
+        })?;
+        let n = self.num_vertices();
+        let reads = self.first_neighbor_reads(file, active, sample_every)?;
         let compute = |read: &SideRead, bytes: &[u8]| -> io::Result<u64> {
             let firsts: &[u32] = cast(bytes);
             for_each_task(read.vertices, |lo, hi| {
@@ -215,15 +324,18 @@ impl OocGraph {
                 }
             })
         };
-        let whole_checksum = (!checked_by_page).then_some(files::FIRST_NEIGHBORS);
-        self.scan_side_file(
-            file,
-            FIRST_NEIGHBORS_MODE,
-            active,
-            &reads,
-            whole_checksum,
-            compute,
-        )
+        let whole_checksum = (!file.has_check()).then_some(files::FIRST_NEIGHBORS);
+        let mode = match sample_every {
+            Some(_) => FIRST_NEIGHBORS_SAMPLE_MODE,
+            None => FIRST_NEIGHBORS_MODE,
+        };
+        self.scan_side_file(file, mode, active, &reads, whole_checksum, compute)
+    }
+
+    /// The modelled seconds of a side file's reads, at the device's rates.
+    fn side_reads_seconds(&self, reads: &[SideRead]) -> f64 {
+        let bytes = reads.iter().map(|r| r.len).sum();
+        self.profile.cost_seconds(bytes, reads.len() as u64)
     }
 
     /// What the cost model expects [`OocGraph::scan_list_heads`] over `active` to take: the
@@ -234,8 +346,7 @@ impl OocGraph {
             return Ok(None);
         };
         let reads = self.list_head_reads(heads, active)?;
-        let bytes = reads.iter().map(|r| r.len).sum();
-        Ok(Some(self.profile.cost_seconds(bytes, reads.len() as u64)))
+        Ok(Some(self.side_reads_seconds(&reads)))
     }
 
     /// The reads of a pass over the heads of `active`: chunks of one buffer, each starting a
@@ -246,15 +357,14 @@ impl OocGraph {
         let stride = chunk - ALIGN as u64;
         let len = heads.file.len();
         let offsets = self.offsets();
+        let index = heads.index(offsets)?;
         Ok((0..len.div_ceil(stride))
             .into_par_iter()
             .map(|i| {
                 let offset = i * stride;
                 let vertices = (
-                    heads.index.vertex_at(offsets, offset / 4),
-                    heads
-                        .index
-                        .vertex_at(offsets, ((offset + stride) / 4).min(len / 4)),
+                    index.vertex_at(offsets, offset / 4),
+                    index.vertex_at(offsets, ((offset + stride) / 4).min(len / 4)),
                 );
                 SideRead {
                     offset,
@@ -287,13 +397,14 @@ impl OocGraph {
         let n = self.num_vertices();
         let offsets = self.offsets();
         let reads = self.list_head_reads(heads, active)?;
+        let index = heads.index(offsets)?;
         let caching = self.cache.is_enabled() && self.weights.is_none();
         let compute = |read: &SideRead, bytes: &[u8]| -> io::Result<u64> {
             let ids: &[u32] = cast(bytes);
             let first_entry = read.offset / 4;
             for_each_task(read.vertices, |lo, hi| {
                 let mut batch = Batch::default();
-                let (mut at, mut cursor) = (heads.index.start(offsets, lo), lo);
+                let (mut at, mut cursor) = (index.start(offsets, lo), lo);
                 let mut visited = 0;
                 let mut bad = None;
                 for_each_in_range(active, lo as Vertex, hi as Vertex, |v| {
