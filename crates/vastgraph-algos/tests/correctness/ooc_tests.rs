@@ -106,13 +106,26 @@ fn try_open(
     backend: BackendChoice,
     cache: bool,
 ) -> anyhow::Result<OocGraph> {
+    try_open_within(dir, algorithm, mode, mrt, backend, cache, 4 * MIB)
+}
+
+/// [`try_open`] within `budget` bytes.
+fn try_open_within(
+    dir: &Path,
+    algorithm: &str,
+    mode: IoMode,
+    mrt: u32,
+    backend: BackendChoice,
+    cache: bool,
+    budget: u64,
+) -> anyhow::Result<OocGraph> {
     let manifest = OocGraph::manifest_of(dir).unwrap();
     let n = manifest.vertices;
     let state = ooc::state_bytes(algorithm, n, &Params::default()).unwrap();
     let files = 1 + usize::from(ooc::reads_weights(algorithm) && manifest.weighted);
     let offsets = ooc::offsets_bytes(&manifest);
     let mut plan = MemoryPlan::new(
-        4 * MIB,
+        budget,
         offsets,
         files,
         state,
@@ -1054,6 +1067,62 @@ fn the_first_neighbours_are_read_only_around_active_vertices_when_pages_are_chec
             .len();
         let read = if summed { 2 * BUFFER as u64 } else { file };
         assert_eq!(record.bytes_read, read, "page checksums {summed}");
+    }
+}
+
+/// A sample of the first neighbours reads one page in 256, evenly spread (here 2 of 586 pages,
+/// one in each half of the file), and gives each active vertex with arcs in those pages, and
+/// no other, its smallest neighbour; a store without page checksums cannot be sampled.
+#[test]
+fn a_sample_of_the_first_neighbours_reads_evenly_spread_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    for summed in [true, false] {
+        let dir = tmp.path().join(format!("g{summed}"));
+        let n = 600_000u32;
+        build_from(&dir, &edges(n, 300_000, 7), true, false, Codec::Raw);
+        if !summed {
+            vastgraph_testkit::without_page_sums(&dir);
+        }
+        let store = Store::open(&dir).unwrap();
+        let (offsets, neighbors) = (store.offsets(), store.neighbors());
+        let mut active = vastgraph_engine::Bitmap::new(n as usize);
+        (0..n as usize)
+            .filter(|v| v % 3 != 0)
+            .for_each(|v| active.set(v));
+        let seen = std::sync::Mutex::new(Vec::new());
+        // 600k vertices: offsets and state take more than the other tests' 4 MiB.
+        let (mode, backend) = (IoMode::Adaptive, BackendChoice::Auto);
+        let g = try_open_within(&dir, "bfs", mode, 5, backend, true, 32 * MIB).unwrap();
+        let sampled =
+            g.sample_first_neighbors(&active, |v, first| seen.lock().unwrap().push((v, first)));
+        if !summed {
+            let e = sampled
+                .err()
+                .expect("a sample needs page checksums")
+                .to_string();
+            assert!(e.contains("needs page checksums"), "{e}");
+            continue;
+        }
+        let record = sampled.unwrap();
+        assert_eq!(record.mode, FIRST_NEIGHBORS_SAMPLE_MODE);
+        assert_eq!(record.bytes_read, 2 * 4096);
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        // The pages sampled: 1,024 vertices each, starting on a page boundary.
+        let mut pages: Vec<u32> = seen.iter().map(|&(v, _)| v / 1024).collect();
+        pages.dedup();
+        assert_eq!(pages.len(), 2, "{pages:?}");
+        let half = n.div_ceil(1024) / 2;
+        assert!(pages[0] < half && pages[1] >= half, "{pages:?}");
+        let want: Vec<(u32, u32)> = pages
+            .iter()
+            .flat_map(|&p| p * 1024..(p + 1) * 1024)
+            .map(|v| v as usize)
+            .filter(|&v| active.get(v) && offsets[v + 1] > offsets[v])
+            .map(|v| (v as u32, neighbors[offsets[v] as usize]))
+            .collect();
+        assert_eq!(seen, want);
+        assert_eq!(record.arcs_processed, want.len() as u64);
     }
 }
 
