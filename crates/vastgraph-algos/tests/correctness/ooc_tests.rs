@@ -1351,54 +1351,59 @@ fn bfs_settles_vertices_from_the_list_heads() {
     let dir = tmp.path().join("g");
     let list = hub_edges(20_000, 5);
     build_from(&dir, &list, true, false, Codec::Raw);
+    let heads = |io: &serde_json::Value| {
+        let modes = io["iteration_modes"].as_array().unwrap();
+        modes.iter().filter(|&m| m == LIST_HEADS_MODE).count()
+    };
+    for (what, io, io_without) in bfs_with_and_without_list_heads(&dir, HUB.into()) {
+        assert_eq!((heads(&io), heads(&io_without)), (1, 0), "{what}");
+    }
+}
+
+/// Runs BFS from `source` on the store at `dir`, with parents and without, in every mode, then
+/// again with the store's list heads removed: every run must give the in-memory result, and
+/// read fewer bytes with the heads. Returns each case's name and its I/O records, with the
+/// heads and without.
+fn bfs_with_and_without_list_heads(
+    dir: &Path,
+    source: u64,
+) -> Vec<(String, serde_json::Value, serde_json::Value)> {
+    let params = |parents: bool| Params {
+        source: Some(source),
+        parents,
+        ..Default::default()
+    };
     let runs = |parents: bool| -> Vec<(Values, serde_json::Value)> {
-        let params = Params {
-            source: Some(HUB.into()),
-            parents,
-            ..Default::default()
-        };
         MODES
             .iter()
             .map(|&mode| {
-                let g = open(&dir, "bfs", mode, 5, BackendChoice::Auto);
-                out_of_core(&g, "bfs", &params)
+                let g = open(dir, "bfs", mode, 5, BackendChoice::Auto);
+                out_of_core(&g, "bfs", &params(parents))
             })
             .collect()
     };
-    let wants: Vec<Values> = [false, true]
-        .iter()
-        .map(|&parents| {
-            let params = Params {
-                source: Some(HUB.into()),
-                parents,
-                ..Default::default()
-            };
-            in_memory(&dir, "bfs", &params)
-        })
-        .collect();
-    let with: Vec<_> = [false, true].map(runs).into_iter().collect();
-    without_side_file(&dir, "list_heads.u32");
-    let without: Vec<_> = [false, true].map(runs).into_iter().collect();
+    let wants = [false, true].map(|parents| in_memory(dir, "bfs", &params(parents)));
+    let with = [false, true].map(runs);
+    without_side_file(dir, "list_heads.u32");
+    let without = [false, true].map(runs);
     let read = |io: &serde_json::Value| io["bytes_read"].as_u64().unwrap();
+    let mut cases = Vec::new();
     for (p, want) in wants.iter().enumerate() {
         for (m, mode) in MODES.iter().enumerate() {
             let what = format!("bfs parents={} {mode:?}", p == 1);
             let ((got, io), (got_without, io_without)) = (&with[p][m], &without[p][m]);
             assert_same(want, got, &what);
             assert_same(want, got_without, &format!("{what} without list heads"));
-            let heads = |io: &serde_json::Value| {
-                let modes = io["iteration_modes"].as_array().unwrap();
-                modes.iter().filter(|&m| m == LIST_HEADS_MODE).count()
-            };
-            assert_eq!((heads(io), heads(io_without)), (1, 0), "{what}");
             assert!(
                 read(io) < read(io_without),
                 "{what}: {} bytes, {} without",
                 read(io),
                 read(io_without)
             );
+            cases.push((what, io.clone(), io_without.clone()));
         }
     }
+    cases
 }
 
 /// Where the first ids settle only half the vertices of BFS's first pull and the rest have long
@@ -1425,62 +1430,19 @@ fn bfs_reads_the_list_heads_first_where_first_ids_settle_few() {
         list.extend((0..60).map(|_| (v, next(), 1.0)));
     }
     build_from(&dir, &list, true, false, Codec::Raw);
-    let runs = |parents: bool| -> Vec<(Values, serde_json::Value)> {
-        let params = Params {
-            source: Some(0),
-            parents,
-            ..Default::default()
-        };
-        MODES
-            .iter()
-            .map(|&mode| {
-                out_of_core(
-                    &open(&dir, "bfs", mode, 5, BackendChoice::Auto),
-                    "bfs",
-                    &params,
-                )
-            })
-            .collect()
-    };
-    let wants: Vec<Values> = [false, true]
-        .map(|parents| {
-            let params = Params {
-                source: Some(0),
-                parents,
-                ..Default::default()
-            };
-            in_memory(&dir, "bfs", &params)
-        })
-        .into();
-    let with: Vec<_> = [false, true].map(runs).into();
-    without_side_file(&dir, "list_heads.u32");
-    let without: Vec<_> = [false, true].map(runs).into();
-    let read = |io: &serde_json::Value| io["bytes_read"].as_u64().unwrap();
-    for (p, want) in wants.iter().enumerate() {
-        for (m, mode) in MODES.iter().enumerate() {
-            let what = format!("bfs parents={} {mode:?}", p == 1);
-            let ((got, io), (got_without, io_without)) = (&with[p][m], &without[p][m]);
-            assert_same(want, got, &what);
-            assert_same(want, got_without, &format!("{what} without list heads"));
-            let modes = io["iteration_modes"].as_array().unwrap();
-            let count = |mode: &str| modes.iter().filter(|&m| m == mode).count();
-            assert_eq!(
-                [
-                    FIRST_NEIGHBORS_SAMPLE_MODE,
-                    FIRST_NEIGHBORS_MODE,
-                    LIST_HEADS_MODE
-                ]
-                .map(count),
-                [1, 0, 1],
-                "{what}: {modes:?}"
-            );
-            assert!(
-                read(io) < read(io_without),
-                "{what}: {} bytes, {} without",
-                read(io),
-                read(io_without)
-            );
-        }
+    for (what, io, _) in bfs_with_and_without_list_heads(&dir, 0) {
+        let modes = io["iteration_modes"].as_array().unwrap();
+        let count = |mode: &str| modes.iter().filter(|&m| m == mode).count();
+        assert_eq!(
+            [
+                FIRST_NEIGHBORS_SAMPLE_MODE,
+                FIRST_NEIGHBORS_MODE,
+                LIST_HEADS_MODE
+            ]
+            .map(count),
+            [1, 0, 1],
+            "{what}: {modes:?}"
+        );
     }
 }
 
