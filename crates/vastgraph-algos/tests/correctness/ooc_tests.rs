@@ -1097,8 +1097,7 @@ fn a_sample_of_the_first_neighbours_reads_evenly_spread_pages() {
             g.sample_first_neighbors(&active, |v, first| seen.lock().unwrap().push((v, first)));
         if !summed {
             let e = sampled
-                .err()
-                .expect("a sample needs page checksums")
+                .expect_err("a sample needs page checksums")
                 .to_string();
             assert!(e.contains("needs page checksums"), "{e}");
             continue;

@@ -192,6 +192,49 @@ fn verifier_rejects_wrong_answers() {
 }
 
 #[test]
+fn verifier_holds_a_run_stopped_by_max_iters_to_its_last_change() {
+    let edges = [
+        (0, 1),
+        (1, 2),
+        (2, 0),
+        (3, 0),
+        (4, 3),
+        (5, 4),
+        (0, 5),
+        (1, 4),
+    ];
+    let g = InMemoryGraph::from_edges(6, &edges, false);
+    let params = fixed_iterations(3);
+    let stopped = run_verified(&g.view(), &params);
+    // Far from the fixed point, which an earlier checker demanded of every run.
+    let converged = run_verified(&g.view(), &PageRankParams::default());
+    assert!(l1(&stopped.scores, &converged.scores) > 1e-3);
+    let claim = |scores: Vec<f64>, delta: f64, iterations: u64| PageRankResult {
+        scores,
+        delta,
+        stats: vastgraph_algos::RunStats {
+            iterations,
+            ..Default::default()
+        },
+    };
+    let check = |r: &PageRankResult| verify_pagerank(&g.view(), &params, r);
+    check(&claim(stopped.scores.clone(), stopped.delta, 3)).unwrap();
+    // The same scores claiming a smaller last change than they had.
+    assert!(check(&claim(stopped.scores.clone(), stopped.delta / 10.0, 3)).is_err());
+    // Two scores swapped.
+    let mut swapped = stopped.scores.clone();
+    swapped.swap(0, 3);
+    assert!(check(&claim(swapped, stopped.delta, 3)).is_err());
+    // Uniform scores pass the residual test with a δ of ‖T(p) − p‖₁ / d (one step from the
+    // uniform start moves them by ‖T(p) − p‖₁), but no run of 30 steps ends with that δ.
+    let first_step = pagerank(&g.view(), &fixed_iterations(1)).unwrap().delta;
+    let needed = first_step / PageRankParams::default().damping * 1.01;
+    let uniform = vec![1.0 / 6.0; 6];
+    check(&claim(uniform.clone(), needed, 0)).unwrap();
+    assert!(check(&claim(uniform, needed, 30)).is_err());
+}
+
+#[test]
 fn real_graphs() {
     for (name, directed) in [
         ("web-cnr-2000", true),
