@@ -275,11 +275,10 @@ pub(crate) fn heads_first_pays(
     set: &Bitmap,
     settles: impl Fn(Vertex) -> bool + Sync,
 ) -> anyhow::Result<bool> {
-    if !g.has_list_heads() {
+    let Some(heads) = g.list_heads_seconds(set)? else {
         return Ok(false);
-    }
-    let (Some(heads), Some(firsts)) = (g.list_heads_seconds(set)?, g.first_neighbors_seconds(set)?)
-    else {
+    };
+    let Some(firsts) = g.first_neighbors_seconds(set)? else {
         return Ok(false);
     };
     let left = Bitmap::new(g.num_vertices());
