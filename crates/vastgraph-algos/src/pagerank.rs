@@ -25,8 +25,8 @@
 
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
-use vastgraph_engine::memory::{advise_huge_pages, prefetch};
-use vastgraph_engine::{Adjacency, Graph, ListVisitor, Vertex};
+use vastgraph_engine::memory::advise_huge_pages;
+use vastgraph_engine::{Adjacency, Graph, Vertex};
 
 use crate::common::{AlgoError, RunStats, VerifyError};
 
@@ -92,7 +92,9 @@ pub fn pagerank<A: Adjacency>(
     let mut scores: Vec<f64> = (0..n).into_par_iter().map(|_| 1.0 / n as f64).collect();
     // Contributions (pull) or incoming sums (push): read or updated at random once per arc.
     // Zeroed, so still unmapped: the advice applies from the first touch.
-    let mut work: Vec<f64> = vec![0.0; n];
+    // One more than n: a pull sums through `Adjacency::sum_lists`, which wants a 0.0 after
+    // the contributions.
+    let mut work: Vec<f64> = vec![0.0; n + 1];
     advise_huge_pages(&mut work);
     let mut iterations = 0;
     let mut delta = f64::INFINITY;
@@ -102,7 +104,12 @@ pub fn pagerank<A: Adjacency>(
             Some(incoming) => {
                 pull_iteration(g.out(), incoming, params.damping, &mut scores, &mut work)
             }
-            None => push_iteration(g.out(), params.damping, &mut scores, as_atomic(&mut work)),
+            None => push_iteration(
+                g.out(),
+                params.damping,
+                &mut scores,
+                as_atomic(&mut work[..n]),
+            ),
         };
         if delta < params.tolerance {
             break;
@@ -145,7 +152,8 @@ fn ordered_sum(partials: impl IndexedParallelIterator<Item = f64>) -> f64 {
     partials.collect::<Vec<f64>>().iter().sum()
 }
 
-/// p'[v] = base + d·Σ_{u→v} c[u] with c = `contrib`; returns δ.
+/// p'[v] = base + d·Σ_{u→v} c[u] with c = `contrib`; returns δ. `contrib` has n + 1 entries,
+/// the last 0.0 (for `Adjacency::sum_lists`).
 fn pull_iteration<A: Adjacency>(
     out: &A,
     incoming: &A,
@@ -155,7 +163,7 @@ fn pull_iteration<A: Adjacency>(
 ) -> f64 {
     let n = scores.len();
     let dangling = ordered_sum(
-        contrib
+        contrib[..n]
             .par_chunks_mut(BLOCK)
             .zip(scores.par_chunks(BLOCK))
             .enumerate()
@@ -182,108 +190,17 @@ fn pull_iteration<A: Adjacency>(
             .enumerate()
             .map(|(block, scores)| {
                 let first = block * BLOCK;
-                let mut pull = Pull {
-                    lanes: [0.0; 4],
-                    contrib,
-                    scores,
-                    first,
-                    base,
-                    d,
-                    delta: 0.0,
-                };
-                let vertices = first as Vertex..(first + pull.scores.len()) as Vertex;
-                incoming.visit_lists(vertices, &mut pull);
-                pull.delta
+                let vertices = first as Vertex..(first + scores.len()) as Vertex;
+                let mut delta = 0.0;
+                incoming.sum_lists(vertices, contrib, |v, sum| {
+                    let new = base + d * sum;
+                    let p = &mut scores[v as usize - first];
+                    delta += (new - *p).abs();
+                    *p = new;
+                });
+                delta
             }),
     )
-}
-
-/// One task's part of a pull iteration, visiting its vertices' in-lists in order: each list's
-/// Σ contrib[u] in four lanes (neighbour position mod 4) added as (l0 + l1) + (l2 + l3), then
-/// the vertex's new score. Independent lanes keep several cache misses in flight instead of
-/// waiting on one chain of additions. The order is fixed, so the sum is deterministic; and as
-/// every block of neighbours but the last holds a multiple of 4, the lanes and so the sum are
-/// the same for the raw and the compressed graph.
-struct Pull<'a> {
-    lanes: [f64; 4],
-    contrib: &'a [f64],
-    /// The scores of vertices `first..`.
-    scores: &'a mut [f64],
-    first: usize,
-    base: f64,
-    d: f64,
-    /// Σ |new − old| so far.
-    delta: f64,
-}
-
-impl ListVisitor for Pull<'_> {
-    #[inline(always)]
-    fn block(&mut self, neighbors: &[Vertex]) {
-        add_to_lanes(&mut self.lanes, neighbors, self.contrib);
-    }
-
-    fn wants_prefetch(&self) -> bool {
-        gather_misses_cache(self.contrib)
-    }
-
-    #[inline(always)]
-    fn prefetch(&mut self, neighbors: &[Vertex]) {
-        prefetch_gather(self.contrib, neighbors);
-    }
-
-    #[inline(always)]
-    fn end_list(&mut self, v: Vertex) {
-        let [l0, l1, l2, l3] = std::mem::take(&mut self.lanes);
-        let new = self.base + self.d * ((l0 + l1) + (l2 + l3));
-        let p = &mut self.scores[v as usize - self.first];
-        self.delta += (new - *p).abs();
-        *p = new;
-    }
-}
-
-/// Whether a gather of `values` is worth prefetching, in memory and out of core. It pays only
-/// when the values miss the cache: measured with 20 iterations, Kronecker 20 (8 MiB of them)
-/// compressed went from 1.23 s to 1.01 s, while cnr-2000 (2.6 MiB) went from 0.125 s to
-/// 0.17 s.
-pub(crate) fn gather_misses_cache(values: &[f64]) -> bool {
-    std::mem::size_of_val(values) >= 4 << 20
-}
-
-/// Starts loading `values[u]` into the cache for each of `ids`.
-#[inline(always)]
-pub(crate) fn prefetch_gather(values: &[f64], ids: &[Vertex]) {
-    for &u in ids {
-        prefetch(values.as_ptr().wrapping_add(u as usize));
-    }
-}
-
-/// Σ values[u] over `neighbors`, in the lanes of [`Pull`].
-#[inline]
-pub(crate) fn lane_sum(neighbors: &[Vertex], values: &[f64]) -> f64 {
-    let mut lanes = [0.0f64; 4];
-    add_to_lanes(&mut lanes, neighbors, values);
-    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
-}
-
-// Always inlined, so that a compressed graph's decoder (compiled apart, for SSSE3) sums each
-// block it decodes in place rather than calling out per block.
-#[inline(always)]
-fn add_to_lanes(lanes: &mut [f64; 4], neighbors: &[Vertex], values: &[f64]) {
-    // Summed in locals: once inlined into a decoder that also stores ids, the compiler no
-    // longer keeps `*lanes` in registers, and each addition would wait on the last one's
-    // store.
-    let mut sums = *lanes;
-    let mut quads = neighbors.chunks_exact(4);
-    for q in &mut quads {
-        sums[0] += values[q[0] as usize];
-        sums[1] += values[q[1] as usize];
-        sums[2] += values[q[2] as usize];
-        sums[3] += values[q[3] as usize];
-    }
-    for (lane, &u) in quads.remainder().iter().enumerate() {
-        sums[lane] += values[u as usize];
-    }
-    *lanes = sums;
 }
 
 /// The same iteration over out-edges only: `incoming_sum[v]` (zero on entry, zero again on

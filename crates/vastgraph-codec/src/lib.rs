@@ -30,6 +30,7 @@
 
 mod decode;
 mod encode;
+mod list_sums;
 mod stream_vbyte;
 mod varint;
 

@@ -24,7 +24,7 @@ fn code_of(gap: u32) -> u8 {
 }
 
 /// Data bytes of a group of four by its control byte.
-static GROUP_BYTES: [u8; 256] = group_bytes();
+pub(crate) static GROUP_BYTES: [u8; 256] = group_bytes();
 
 const fn group_bytes() -> [u8; 256] {
     let mut table = [0u8; 256];
@@ -43,7 +43,7 @@ const fn group_bytes() -> [u8; 256] {
 /// Per control byte, the byte shuffle that puts each gap's bytes into its own 32-bit lane,
 /// little-endian, and zeroes the rest (an index with the high bit set selects zero).
 #[cfg(target_arch = "x86_64")]
-static SHUFFLES: [[u8; 16]; 256] = shuffles();
+pub(crate) static SHUFFLES: [[u8; 16]; 256] = shuffles();
 
 #[cfg(target_arch = "x86_64")]
 const fn shuffles() -> [[u8; 16]; 256] {
@@ -242,22 +242,42 @@ impl GroupDecoder for Ssse3 {
     #[inline(always)]
     fn group(self, previous: &mut Self::Running, bytes: &[u8; 16], control: u8) -> [u32; 4] {
         use std::arch::x86_64::*;
-        // SAFETY: `self` exists only where the CPU has SSSE3; both loads read 16-byte arrays
-        // and the store writes one.
+        // SAFETY: `self` exists only where the CPU has SSSE3; `bytes` is 16 bytes long, and
+        // the store writes a 16-byte array.
         unsafe {
-            let loaded = _mm_loadu_si128(bytes.as_ptr() as *const __m128i);
-            let mask = _mm_loadu_si128(SHUFFLES[control as usize].as_ptr() as *const __m128i);
-            let mut x = _mm_add_epi32(_mm_shuffle_epi8(loaded, mask), _mm_set1_epi32(1));
-            // Prefix sum of the four lanes, then add the previous id to each.
-            x = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
-            x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
-            x = _mm_add_epi32(x, *previous);
-            *previous = _mm_shuffle_epi32::<0xff>(x);
+            let x = group_lanes(bytes.as_ptr(), control, previous);
             let mut ids = [0u32; 4];
             _mm_storeu_si128(ids.as_mut_ptr() as *mut __m128i, x);
             ids
         }
     }
+}
+
+/// A group's four ids in the lanes of a vector: its 16 bytes at `bytes` (its data bytes
+/// first) moved into lanes by one byte shuffle, then a prefix sum, running on from the last id
+/// of the group before, which `previous` holds in every lane (and is left holding the last id
+/// of this group).
+///
+/// # Safety
+/// The CPU has SSSE3, and 16 bytes are readable at `bytes`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) unsafe fn group_lanes(
+    bytes: *const u8,
+    control: u8,
+    previous: &mut std::arch::x86_64::__m128i,
+) -> std::arch::x86_64::__m128i {
+    use std::arch::x86_64::*;
+    let loaded = _mm_loadu_si128(bytes as *const __m128i);
+    let mask = _mm_loadu_si128(SHUFFLES[control as usize].as_ptr() as *const __m128i);
+    // Gaps are stored minus one.
+    let mut x = _mm_add_epi32(_mm_shuffle_epi8(loaded, mask), _mm_set1_epi32(1));
+    // Prefix sum of the four lanes, then add the previous id to each.
+    x = _mm_add_epi32(x, _mm_slli_si128::<4>(x));
+    x = _mm_add_epi32(x, _mm_slli_si128::<8>(x));
+    x = _mm_add_epi32(x, *previous);
+    *previous = _mm_shuffle_epi32::<0xff>(x);
+    x
 }
 
 /// Decodes the gaps of a block whose first id is `first`: `gaps` of them, with their control

@@ -365,3 +365,124 @@ fn names_what_is_wrong(codec: ListCodec) {
         .unwrap_err()
         .contains("overlong"));
 }
+
+/// Σ values[u] over `list` as the raw view sums it: four lanes by position mod 4, each in list
+/// order, then (l0 + l1) + (l2 + l3).
+fn lane_sum(list: &[u32], values: &[f64]) -> f64 {
+    let mut lanes = [0.0f64; 4];
+    for (position, &u) in list.iter().enumerate() {
+        lanes[position % 4] += values[u as usize];
+    }
+    (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+}
+
+/// A value per vertex (any sign, so that a lane that wrongly took an unused lane's value or
+/// lost one would show), then the 0.0 `sum_lists` wants after them.
+fn values_for(n: usize, seed: u64) -> Vec<f64> {
+    let mut values: Vec<f64> = (0..n as u64)
+        .map(|v| {
+            let x = (v ^ seed).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 11;
+            x as f64 / (1u64 << 53) as f64 - 0.25
+        })
+        .collect();
+    values.push(0.0);
+    values
+}
+
+/// `sum_lists` from `start` on: the vertices it handed over and their sums, and where it
+/// stopped.
+fn sums_from(
+    view: &ByteCodeLists<'_>,
+    vertices: std::ops::Range<u32>,
+    values: &[f64],
+) -> (Vec<(u32, f64)>, u32) {
+    let mut sums = Vec::new();
+    let stop = view.sum_lists(vertices, values, |v, sum| sums.push((v, sum)));
+    (sums, stop)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The summing decoder gives, bit for bit, the lane sums of the decoded lists, for every
+    /// vertex it hands over, in order; it hands over every list but those too close to the end
+    /// of the codes for its unchecked reads (with Stream VByte on x86-64 with AVX2 and BMI2;
+    /// elsewhere it hands over none and the caller visits them all).
+    #[test]
+    fn summed_lists_are_the_lane_sums_of_the_decoded_lists(
+        codec in codec(),
+        lists in (200u64..=700).prop_flat_map(|n| vec(list_below(n), n as usize)),
+        seed in any::<u64>(),
+        cut in any::<(Index, Index)>(),
+    ) {
+        let n = lists.len();
+        let e = Encoded::new(codec, &lists);
+        let view = e.view();
+        let values = values_for(n, seed);
+        let (a, b) = (cut.0.index(n + 1) as u32, cut.1.index(n + 1) as u32);
+        let range = a.min(b)..a.max(b);
+        let (sums, stop) = sums_from(&view, range.clone(), &values);
+        prop_assert!(range.start <= stop && stop <= range.end);
+        let expected: Vec<(u32, f64)> = (range.start..stop)
+            .map(|v| (v, lane_sum(&lists[v as usize], &values)))
+            .collect();
+        let bits = |s: &[(u32, f64)]| s.iter().map(|&(v, x)| (v, x.to_bits())).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&sums), bits(&expected));
+        let fused = cfg!(target_arch = "x86_64")
+            && std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi2");
+        if codec == ListCodec::StreamVByte && fused {
+            // Only lists starting within a block's reach of the end are left over.
+            let reach = 5 + 16 + 16 * 16;
+            let left_over_early = stop < range.end
+                && e.byte_offsets[stop as usize] as usize + reach <= e.bytes.len();
+            prop_assert!(!left_over_early, "stopped at {} of {:?} with room to go on", stop, range);
+        } else {
+            prop_assert_eq!(stop, range.start);
+        }
+    }
+
+    /// Corrupt codes or byte offsets: the summing decoder never panics, hands over vertices in
+    /// order, and every list it hands over that validation accepts has its true lane sum.
+    #[test]
+    fn summing_corrupt_codes_never_crashes(
+        lists in (200u64..=500).prop_flat_map(|n| vec(list_below(n), n as usize)),
+        edits in vec((any::<Index>(), any::<u8>()), 1..6),
+        moved_offset in any::<Option<(Index, u64)>>(),
+    ) {
+        let mut e = Encoded::new(ListCodec::StreamVByte, &lists);
+        if e.bytes.is_empty() {
+            return Ok(());
+        }
+        for (at, flip) in &edits {
+            let i = at.index(e.bytes.len());
+            e.bytes[i] ^= flip | 1;
+        }
+        if let Some((at, value)) = moved_offset {
+            let i = at.index(e.byte_offsets.len());
+            e.byte_offsets[i] = value % (e.bytes.len() as u64 + 3);
+        }
+        let Ok(view) = ByteCodeLists::new(ListCodec::StreamVByte, &e.offsets, &e.byte_offsets, &e.bytes) else {
+            return Ok(());
+        };
+        let n = lists.len();
+        let values = values_for(n, 7);
+        let (sums, stop) = sums_from(&view, 0..n as u32, &values);
+        prop_assert_eq!(sums.iter().map(|&(v, _)| v).collect::<Vec<_>>(), (0..stop).collect::<Vec<_>>());
+        for &(v, sum) in &sums {
+            if view.validate_vertex(v).is_ok() {
+                let mut list = Vec::new();
+                view.decode_into(v, &mut list);
+                prop_assert_eq!(sum.to_bits(), lane_sum(&list, &values).to_bits(), "vertex {}", v);
+            }
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "then 0.0")]
+fn summing_wants_a_zero_after_the_values() {
+    let lists = vec![vec![1u32], vec![0]];
+    let e = Encoded::new(ListCodec::StreamVByte, &lists);
+    e.view().sum_lists(0..2, &[1.0, 2.0], |_, _| {});
+}

@@ -2,6 +2,7 @@
 //! here, the compressed codec and the out-of-core backends plug in without touching them.
 
 use crate::bitmap::for_each_in_word;
+use crate::lane_sum::LaneSum;
 pub use vastgraph_codec::ListVisitor;
 use vastgraph_store::manifest::NO_NEIGHBOR;
 use vastgraph_store::{Vertex, WeightsRef};
@@ -121,6 +122,21 @@ pub trait Adjacency: Sync {
             });
             visitor.end_list(v);
         }
+    }
+
+    /// `emit(v, Σ values[u] over v's list)` for the vertices of `vertices` in order, summed in
+    /// the order of [`crate::lane_sum`], which every view keeps, so the sums are the same
+    /// whatever the view. `values` holds one value per vertex and then 0.0 (a compressed graph
+    /// decodes and sums in one loop, where a list's unused lanes read that 0.0); the default
+    /// visits the lists with [`LaneSum`].
+    #[inline]
+    fn sum_lists<E: FnMut(Vertex, f64)>(
+        &self,
+        vertices: std::ops::Range<Vertex>,
+        values: &[f64],
+        emit: E,
+    ) {
+        self.visit_lists(vertices, &mut LaneSum::new(values, emit));
     }
 }
 

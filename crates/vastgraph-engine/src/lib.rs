@@ -11,6 +11,7 @@ pub mod compressed;
 pub mod edge_map;
 pub mod filter;
 pub mod graph;
+pub mod lane_sum;
 pub mod memory;
 pub mod ooc;
 pub mod store_view;

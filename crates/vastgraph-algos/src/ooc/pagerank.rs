@@ -14,9 +14,8 @@ use vastgraph_engine::ooc::{IoMode, OocGraph, PrefetchFn, ScanSpec};
 
 use super::{all_vertices, io_error};
 use crate::common::AlgoError;
-use crate::pagerank::{
-    gather_misses_cache, lane_sum, prefetch_gather, PageRankParams, PageRankResult,
-};
+use crate::pagerank::{PageRankParams, PageRankResult};
+use vastgraph_engine::lane_sum::{gather_misses_cache, lane_sum, prefetch_gather};
 
 const ALGORITHM: &str = "pagerank";
 const BLOCK: usize = 2048;

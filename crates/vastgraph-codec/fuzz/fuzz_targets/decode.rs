@@ -1,7 +1,8 @@
 //! Arbitrary bytes as one encoded list (and as a small graph's codes): decoding and validation
 //! must never panic or read out of bounds, every id handed over is below n, and whatever
 //! validation accepts decodes to a strictly increasing list of exactly the degree, which
-//! re-encodes to codes that validate and decode to the same list.
+//! re-encodes to codes that validate and decode to the same list. The summing decoder
+//! (`ByteCodeLists::sum_lists`) never panics either.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -85,5 +86,22 @@ fuzz_target!(|input: &[u8]| {
             assert!(in_blocks <= count);
             let _ = lists.validate_vertex(v);
         }
+        // Summed as decoded (a long input reaches the unchecked reads): the vertices handed
+        // over are a prefix, in order, and each list that validates has its decoded list's sum
+        // (values 2^v, so that any id summed wrongly changes the sum).
+        let mut values: Vec<f64> = (0..vertices).map(|v| (1u64 << v) as f64).collect();
+        values.push(0.0);
+        let mut next = 0;
+        let stop = lists.sum_lists(0..vertices as u32, &values, |v, sum| {
+            assert_eq!(v, next);
+            next += 1;
+            if lists.validate_vertex(v).is_ok() {
+                let mut decoded = Vec::new();
+                lists.decode_into(v, &mut decoded);
+                let exact: f64 = decoded.iter().map(|&w| values[w as usize]).sum();
+                assert_eq!(sum, exact);
+            }
+        });
+        assert_eq!(stop, next);
     }
 });

@@ -1,0 +1,107 @@
+//! Σ values[u] over neighbour lists in one fixed order, whatever the graph view: PageRank's
+//! pull, in memory ([`crate::Adjacency::sum_lists`]) and out of core.
+//!
+//! Each list's sum is kept in four lanes, by neighbour position mod 4, each added in list
+//! order, and the list's total is (l0 + l1) + (l2 + l3). Independent lanes keep several cache
+//! misses in flight instead of waiting on one chain of additions. The order is fixed, so the
+//! sum is deterministic; as every block of neighbours a view hands over but a list's last holds
+//! a multiple of 4, the lanes, and so the sums, are the same for the raw and the compressed
+//! graph (whose decoder that sums as it decodes, `ByteCodeLists::sum_lists`, keeps the same
+//! lanes).
+
+use vastgraph_codec::ListVisitor;
+use vastgraph_store::Vertex;
+
+use crate::memory::prefetch;
+
+/// Σ values[u] over `neighbors`, in the lanes described above.
+#[inline]
+pub fn lane_sum(neighbors: &[Vertex], values: &[f64]) -> f64 {
+    let mut lanes = [0.0f64; 4];
+    add_to_lanes(&mut lanes, neighbors, values);
+    lanes_total(lanes)
+}
+
+/// A list's total from its lanes.
+#[inline(always)]
+pub fn lanes_total([l0, l1, l2, l3]: [f64; 4]) -> f64 {
+    (l0 + l1) + (l2 + l3)
+}
+
+/// Adds the values at `neighbors` to `lanes`, the first neighbour to lane 0: `neighbors` must
+/// start at a list position that is a multiple of 4.
+// Always inlined, so that a compressed graph's decoder (compiled apart, for SSSE3) sums each
+// block it decodes in place rather than calling out per block.
+#[inline(always)]
+pub fn add_to_lanes(lanes: &mut [f64; 4], neighbors: &[Vertex], values: &[f64]) {
+    // Summed in locals: once inlined into a decoder that also stores ids, the compiler no
+    // longer keeps `*lanes` in registers, and each addition would wait on the last one's
+    // store.
+    let mut sums = *lanes;
+    let mut quads = neighbors.chunks_exact(4);
+    for q in &mut quads {
+        sums[0] += values[q[0] as usize];
+        sums[1] += values[q[1] as usize];
+        sums[2] += values[q[2] as usize];
+        sums[3] += values[q[3] as usize];
+    }
+    for (lane, &u) in quads.remainder().iter().enumerate() {
+        sums[lane] += values[u as usize];
+    }
+    *lanes = sums;
+}
+
+/// Whether a gather of `values` is worth prefetching, in memory and out of core. It pays only
+/// when the values miss the cache: measured with 20 iterations, Kronecker 20 (8 MiB of them)
+/// compressed went from 1.23 s to 1.01 s, while cnr-2000 (2.6 MiB) went from 0.125 s to
+/// 0.17 s.
+pub fn gather_misses_cache(values: &[f64]) -> bool {
+    std::mem::size_of_val(values) >= 4 << 20
+}
+
+/// Starts loading `values[u]` into the cache for each of `ids`.
+#[inline(always)]
+pub fn prefetch_gather(values: &[f64], ids: &[Vertex]) {
+    for &u in ids {
+        prefetch(values.as_ptr().wrapping_add(u as usize));
+    }
+}
+
+/// The visitor behind the default [`crate::Adjacency::sum_lists`]: each list's lanes, then
+/// `emit(v, total)`; prefetching the values when they miss the cache.
+pub struct LaneSum<'a, E> {
+    lanes: [f64; 4],
+    values: &'a [f64],
+    emit: E,
+}
+
+impl<'a, E: FnMut(Vertex, f64)> LaneSum<'a, E> {
+    pub fn new(values: &'a [f64], emit: E) -> Self {
+        LaneSum {
+            lanes: [0.0; 4],
+            values,
+            emit,
+        }
+    }
+}
+
+impl<E: FnMut(Vertex, f64)> ListVisitor for LaneSum<'_, E> {
+    #[inline(always)]
+    fn block(&mut self, neighbors: &[Vertex]) {
+        add_to_lanes(&mut self.lanes, neighbors, self.values);
+    }
+
+    fn wants_prefetch(&self) -> bool {
+        gather_misses_cache(self.values)
+    }
+
+    #[inline(always)]
+    fn prefetch(&mut self, neighbors: &[Vertex]) {
+        prefetch_gather(self.values, neighbors);
+    }
+
+    #[inline(always)]
+    fn end_list(&mut self, v: Vertex) {
+        (self.emit)(v, lanes_total(std::mem::take(&mut self.lanes)));
+    }
+}
