@@ -144,9 +144,9 @@ struct BlockSpan {
 /// decoder that reads several bytes at once may read past `end` without stepping out of
 /// `data`, but uses no byte there.
 #[derive(Clone, Copy)]
-struct ListBytes<'a> {
-    data: &'a [u8],
-    end: usize,
+pub(crate) struct ListBytes<'a> {
+    pub(crate) data: &'a [u8],
+    pub(crate) end: usize,
 }
 
 impl<'a> ListBytes<'a> {
@@ -175,10 +175,21 @@ fn decode_ids<F: FnMut(u32) -> bool>(
     n: u64,
     lo: usize,
     hi: usize,
-    f: F,
+    mut f: F,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     if codec == ListCodec::StreamVByte {
+        // A walk from the first or second neighbour to the end (BFS, and every visit of a
+        // whole list) takes the fast decoder where the list lies far enough from the end of
+        // the codes.
+        if lo <= 1 && hi >= degree && degree > lo && crate::fast::available() {
+            // SAFETY: the CPU has what the fast decoder is compiled for.
+            if let Some(finished) =
+                unsafe { crate::fast::walk_ids(list.data, list.end, source, degree, n, lo, &mut f) }
+            {
+                return finished;
+            }
+        }
         if let Some(ssse3) = Ssse3::detect() {
             // SAFETY: `ssse3` exists only where the CPU has SSSE3.
             return unsafe { decode_ids_ssse3(ssse3, list, source, degree, n, lo, hi, f) };
@@ -797,7 +808,7 @@ impl<'a> ByteCodeLists<'a> {
     /// The codes of `v`'s list, running on to the end of all codes; empty when its byte
     /// offsets are out of order or out of range.
     #[inline]
-    fn list_bytes(&self, v: usize) -> ListBytes<'a> {
+    pub(crate) fn list_bytes(&self, v: usize) -> ListBytes<'a> {
         let (start, end) = (self.byte_offsets[v], self.byte_offsets[v + 1]);
         match self.bytes.get(start as usize..) {
             Some(data) if start <= end && end - start <= data.len() as u64 => ListBytes {
@@ -845,6 +856,31 @@ impl<'a> ByteCodeLists<'a> {
             }
         }
         visit_lists_with(Scalar, self, vertices, visitor)
+    }
+
+    /// For each vertex `v = base + i` of the set bits `i` of `word`, in order, calls `arc(v, u)`
+    /// on `v`'s neighbours from list position `from` (0 or 1) on, until it returns false for
+    /// that list: [`Self::for_each_in`] for up to 64 lists in one call, as a bottom-up BFS step
+    /// walks them (Stream VByte lists then go through the fast decoder, compiled once for the
+    /// whole word with `arc` inlined).
+    pub fn walk_word_from<F: FnMut(u32, u32) -> bool>(
+        &self,
+        base: u32,
+        word: u64,
+        from: usize,
+        mut arc: F,
+    ) {
+        let mut left = word;
+        #[cfg(target_arch = "x86_64")]
+        if self.codec == ListCodec::StreamVByte && from <= 1 && crate::fast::available() {
+            // SAFETY: the CPU has what the fast decoder is compiled for.
+            left = unsafe { crate::fast::walk_word(self, base, word, from, &mut arc) };
+        }
+        while left != 0 {
+            let v = base + left.trailing_zeros();
+            left &= left - 1;
+            self.for_each_in(v, from, usize::MAX, |u| arc(v, u));
+        }
     }
 
     /// Calls `f` on every neighbour of `v`, in increasing order.

@@ -30,7 +30,7 @@
 
 mod decode;
 mod encode;
-mod list_sums;
+mod fast;
 mod stream_vbyte;
 mod varint;
 

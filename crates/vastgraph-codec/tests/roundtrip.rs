@@ -442,10 +442,13 @@ proptest! {
         }
     }
 
-    /// Corrupt codes or byte offsets: the summing decoder never panics, hands over vertices in
-    /// order, and every list it hands over that validation accepts has its true lane sum.
+    /// Corrupt codes or byte offsets, through the fast decoders (long graphs, so that lists
+    /// lie far enough from the end of the codes): walks hand over only ids below n, at most a
+    /// list's degree, and a list that validates whole; the summing decoder never panics, hands
+    /// over vertices in order, and every list it hands over that validation accepts has its
+    /// true lane sum.
     #[test]
-    fn summing_corrupt_codes_never_crashes(
+    fn fast_decoders_on_corrupt_codes_never_crash(
         lists in (200u64..=500).prop_flat_map(|n| vec(list_below(n), n as usize)),
         edits in vec((any::<Index>(), any::<u8>()), 1..6),
         moved_offset in any::<Option<(Index, u64)>>(),
@@ -466,6 +469,29 @@ proptest! {
             return Ok(());
         };
         let n = lists.len();
+        // Walks, one list at a time and a word at a time: only ids below n, at most the
+        // degree, and a list that validates is walked whole.
+        for v in 0..n as u32 {
+            let mut walked = Vec::new();
+            view.for_each_in(v, 0, usize::MAX, |u| { walked.push(u); true });
+            prop_assert!(walked.len() <= view.degree(v));
+            prop_assert!(walked.iter().all(|&u| (u as usize) < n));
+            if view.validate_vertex(v).is_ok() {
+                prop_assert_eq!(&walked, &blocks_of(&view, v));
+            }
+        }
+        for base in (0..n).step_by(64) {
+            let word = if n - base < 64 { (1u64 << (n - base)) - 1 } else { u64::MAX };
+            let mut counts = vec![0usize; 64];
+            view.walk_word_from(base as u32, word, 1, |v, u| {
+                assert!((u as usize) < n);
+                counts[v as usize - base] += 1;
+                true
+            });
+            for (bit, &count) in counts.iter().enumerate().take(n - base) {
+                prop_assert!(count <= view.degree((base + bit) as u32).saturating_sub(1));
+            }
+        }
         let values = values_for(n, 7);
         let (sums, stop) = sums_from(&view, 0..n as u32, &values);
         prop_assert_eq!(sums.iter().map(|&(v, _)| v).collect::<Vec<_>>(), (0..stop).collect::<Vec<_>>());
@@ -474,6 +500,67 @@ proptest! {
                 let mut list = Vec::new();
                 view.decode_into(v, &mut list);
                 prop_assert_eq!(sum.to_bits(), lane_sum(&list, &values).to_bits(), "vertex {}", v);
+            }
+        }
+    }
+}
+
+/// v's list through the general decoder (a block at a time), the reference for the walks.
+fn blocks_of(view: &ByteCodeLists<'_>, v: u32) -> Vec<u32> {
+    let mut list = Vec::new();
+    view.for_each_block_in(v, 0, usize::MAX, |ids| {
+        list.extend_from_slice(ids);
+        true
+    });
+    list
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A walk from the first or second neighbour (the fast decoder, where a list lies far
+    /// enough from the end of the codes), one list at a time and a word of lists at a time,
+    /// hands over the list in order and stops where asked.
+    #[test]
+    fn walks_from_the_first_or_second_neighbour_hand_over_the_list(
+        codec in codec(),
+        lists in (200u64..=700).prop_flat_map(|n| vec(list_below(n), n as usize)),
+        stop_at in any::<Index>(),
+    ) {
+        let e = Encoded::new(codec, &lists);
+        let view = e.view();
+        for from in [0usize, 1] {
+            for (v, list) in lists.iter().enumerate() {
+                let v = v as u32;
+                let want = list.get(from..).unwrap_or(&[]);
+                let mut walked = Vec::new();
+                let finished = view.for_each_in(v, from, usize::MAX, |u| { walked.push(u); true });
+                prop_assert!(finished);
+                prop_assert_eq!(&walked[..], want, "vertex {} from {}", v, from);
+                // Stopped after `keep` neighbours.
+                let keep = 1 + stop_at.index(want.len().max(1));
+                let mut kept = Vec::new();
+                let finished = view.for_each_in(v, from, usize::MAX, |u| { kept.push(u); kept.len() < keep });
+                prop_assert_eq!(finished, keep > want.len());
+                prop_assert_eq!(&kept[..], &want[..keep.min(want.len())]);
+            }
+            for base in (0..lists.len()).step_by(64) {
+                let word = stop_at.index(usize::MAX) as u64 ^ 0x5555_5555_5555_5555;
+                let word = if lists.len() - base < 64 { word & ((1u64 << (lists.len() - base)) - 1) } else { word };
+                let mut walked: Vec<(u32, u32)> = Vec::new();
+                view.walk_word_from(base as u32, word, from, |v, u| {
+                    walked.push((v, u));
+                    // Stops each list after its third neighbour.
+                    walked.iter().filter(|&&(w, _)| w == v).count() < 3
+                });
+                let want: Vec<(u32, u32)> = (0..64)
+                    .filter(|bit| word >> bit & 1 == 1)
+                    .flat_map(|bit| {
+                        let v = base + bit;
+                        lists[v].iter().skip(from).take(3).map(move |&u| (v as u32, u))
+                    })
+                    .collect();
+                prop_assert_eq!(walked, want, "word at {} from {}", base, from);
             }
         }
     }

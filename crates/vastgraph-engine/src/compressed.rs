@@ -148,6 +148,16 @@ impl Adjacency for CompressedAdjacency<'_> {
         self.lists.for_each_in(v, from, usize::MAX, f)
     }
     #[inline]
+    fn walk_word_from<F: FnMut(Vertex, Vertex) -> bool>(
+        &self,
+        base: Vertex,
+        word: u64,
+        from: usize,
+        arc: F,
+    ) {
+        self.lists.walk_word_from(base, word, from, arc)
+    }
+    #[inline]
     fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool {
         self.weighted_in(v, 0, usize::MAX, f)
     }

@@ -50,6 +50,22 @@ pub trait Adjacency: Sync {
         })
     }
 
+    /// [`Self::try_for_each_neighbor_from`] for each vertex `v = base + i` of the set bits `i`
+    /// of `word`, in order, with `arc(v, u)` stopping each list: the lists of a bottom-up
+    /// step's word. A compressed graph decodes them in one call.
+    #[inline]
+    fn walk_word_from<F: FnMut(Vertex, Vertex) -> bool>(
+        &self,
+        base: Vertex,
+        word: u64,
+        from: usize,
+        mut arc: F,
+    ) {
+        for_each_in_word(word, base, |v| {
+            self.try_for_each_neighbor_from(v, from, |u| arc(v, u));
+        });
+    }
+
     /// `v`'s first (smallest) neighbour, None for an empty list; from a store's side file of
     /// first neighbours without reading the list, where the view has one.
     #[inline]
@@ -462,9 +478,7 @@ pub fn pull_word<A: Adjacency>(
             rest |= 1 << (v - base);
         }
     });
-    for_each_in_word(rest, base, |v| {
-        adj.try_for_each_neighbor_from(v, 1, |u| arc(v, u));
-    });
+    adj.walk_word_from(base, rest, 1, arc);
 }
 
 /// Frontier vertices a push task takes at a time in [`for_each_list_prefetched`]'s callers

@@ -86,6 +86,16 @@ fuzz_target!(|input: &[u8]| {
             assert!(in_blocks <= count);
             let _ = lists.validate_vertex(v);
         }
+        // All the lists walked in one call from their second neighbour, as BFS does.
+        let mut walked = vec![0usize; vertices];
+        lists.walk_word_from(0, (1u64 << vertices) - 1, 1, |v, u| {
+            assert!((u as usize) < vertices);
+            walked[v as usize] += 1;
+            true
+        });
+        for (v, &count) in walked.iter().enumerate() {
+            assert!(count <= lists.degree(v as u32).saturating_sub(1));
+        }
         // Summed as decoded (a long input reaches the unchecked reads): the vertices handed
         // over are a prefix, in order, and each list that validates has its decoded list's sum
         // (values 2^v, so that any id summed wrongly changes the sum).

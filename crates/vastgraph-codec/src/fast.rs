@@ -1,22 +1,25 @@
-//! Σ values[u] over each of a range of Stream VByte lists, the decoding and the sum in one
-//! loop: PageRank's pull.
+//! The fast decoders of Stream VByte lists, for x86-64 with AVX2 and BMI2: Σ values[u] over
+//! each of a range of lists, the decoding and the sum in one loop (PageRank's pull), and a
+//! walk over one list's ids that may stop at any of them (BFS).
 //!
-//! Decoding a block into ids and then summing them from there (what [`crate::ListVisitor`]
-//! does) cost more than twice a raw traversal on the small web and social graphs, where the
-//! values stay in cache. Most of the difference was work per list and per block, not per
-//! group: the byte offsets, the branchy first varint, a loop for the last partial group with
-//! its own exit, and the check of every block's ids. Here, per list, the codes are read on
-//! from where the last list ended; the first id's varint is read without a branch; every
-//! block's last group goes through the same code whether it is full or not, its unused lanes
-//! reading a 0.0 stored after the values; and ids are clamped into range (for memory safety)
-//! and their maximum checked once per list (for corruption), so that no branch depends on the
-//! data.
+//! Decoding a block into ids and then handing them over from there (what
+//! [`crate::ListVisitor`] and the general decoder do) cost more than twice a raw traversal on
+//! the small web and social graphs, where the values stay in cache. Most of the difference
+//! was work per list and per block, not per group: the branchy first varint, a loop for the
+//! last partial group with its own exit, a first group decoded twice, and a bounds check per
+//! group. Here each list is read from its own start; the first id's varint is read without a
+//! branch; reads are not bounds-checked, as a list is taken only where it ends at least a
+//! block's reach ([`BLOCK_READ`]) before the end of the codes (the rest go through the
+//! general decoder); and ids are checked against n as they are decoded, so that no id at or
+//! above n is ever used.
 //!
 //! The sum is the one the raw view computes: four lanes by list position mod 4 (a block holds
 //! 64 positions, so a block's first id falls in lane 0 and group k's four ids in lanes 1, 2, 3,
-//! 0), each lane added in list order, then (l0 + l1) + (l2 + l3). Adding 0.0 for an unused lane
-//! leaves a lane unchanged: x + 0.0 = x for every x but −0.0, and a lane, which starts at
-//! +0.0, is never −0.0.
+//! 0), each lane added in list order, then (l0 + l1) + (l2 + l3). Every block's last group
+//! goes through the same code whether it is full or not: its unused lanes read a 0.0 stored
+//! after the values, which leaves a lane unchanged (x + 0.0 = x for every x but −0.0, and a
+//! lane, which starts at +0.0, is never −0.0). There ids are clamped into range and their
+//! maximum checked once per list, so that no branch depends on the data.
 
 use std::ops::Range;
 
@@ -27,7 +30,20 @@ use crate::{ListCodec, BLOCK_EDGES};
 /// bytes, and 16 bytes for each of 16 groups (each group is loaded 16 bytes at a time, at most
 /// 16 bytes after the one before). A block that starts at least this far before the end of
 /// the codes is decoded without a bounds check.
-const BLOCK_READ: usize = 5 + 16 + 16 * 16;
+pub(crate) const BLOCK_READ: usize = 5 + 16 + 16 * 16;
+
+/// Whether this CPU runs the fast decoders.
+#[inline]
+pub(crate) fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
 
 impl ByteCodeLists<'_> {
     /// Hands `emit(v, Σ values[u] for u in v's list)` over for the vertices of `vertices` in
@@ -49,11 +65,7 @@ impl ByteCodeLists<'_> {
         assert_eq!(values.len(), n + 1, "one value per vertex, then 0.0");
         assert_eq!(values[n], 0.0, "the value after the vertices' must be 0.0");
         #[cfg(target_arch = "x86_64")]
-        if self.codec() == ListCodec::StreamVByte
-            && std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-        {
+        if self.codec() == ListCodec::StreamVByte && available() {
             // SAFETY: the CPU has the features the function is compiled for.
             return unsafe { sum_lists_x86(self, vertices, values, &mut emit) };
         }
@@ -63,7 +75,8 @@ impl ByteCodeLists<'_> {
 }
 
 /// [`ByteCodeLists::sum_lists`] compiled for AVX2 and BMI2 (the three-operand encoding of
-/// the SSE instructions saves the register copies the two-operand one needs).
+/// the SSE instructions saves the register copies the two-operand one needs), as is
+/// [`walk_ids`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3,sse4.1,avx,avx2,bmi1,bmi2")]
 unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
@@ -161,6 +174,155 @@ unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
         emit(v, (l0 + l1) + (l2 + l3));
     }
     vertices.end
+}
+
+/// Calls `f` on the neighbours of `source`'s Stream VByte list `data[..end]` (`data` runs on
+/// into the lists after it) from position `lo` (0 or 1) to its end, in order, until `f`
+/// returns false; returns whether it went to the end. None, before calling `f`, when the
+/// list ends within [`BLOCK_READ`] bytes of the end of `data`. On corrupt codes it stops
+/// early, having handed over only ids below `n`: each group is checked to lie within the list
+/// and to give ids below n before any of its ids is handed over.
+///
+/// # Safety
+/// [`available`] is true.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3,sse4.1,avx,avx2,bmi1,bmi2")]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn walk_ids<F: FnMut(u32) -> bool>(
+    data: &[u8],
+    end: usize,
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    f: &mut F,
+) -> Option<bool> {
+    walk_list(data, end, source, degree, n, lo, f)
+}
+
+/// [`walk_ids`] for each vertex `base + i` of the set bits `i` of `word`, in order, handing
+/// `arc(v, u)` over for each neighbour `u` of `v`'s list until it returns false for that list:
+/// a bottom-up BFS step's 64 vertices in one call. Returns the bits of the vertices it left
+/// for the general decoder (lists within [`BLOCK_READ`] bytes of the end of the codes).
+///
+/// # Safety
+/// [`available`] is true.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3,sse4.1,avx,avx2,bmi1,bmi2")]
+pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
+    lists: &ByteCodeLists<'_>,
+    base: u32,
+    mut word: u64,
+    lo: usize,
+    arc: &mut F,
+) -> u64 {
+    let n = lists.num_vertices() as u64;
+    let mut left = 0;
+    while word != 0 {
+        let bit = word.trailing_zeros();
+        word &= word - 1;
+        let v = base + bit;
+        let degree = lists.degree(v);
+        if degree <= lo {
+            continue;
+        }
+        let list = lists.list_bytes(v as usize);
+        let mut f = |u| arc(v, u);
+        if walk_list(list.data, list.end, v, degree, n, lo, &mut f).is_none() {
+            left |= 1 << bit;
+        }
+    }
+    left
+}
+
+/// The body of [`walk_ids`], inlined into its callers compiled for AVX2 and BMI2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn walk_list<F: FnMut(u32) -> bool>(
+    data: &[u8],
+    end: usize,
+    source: u32,
+    degree: usize,
+    n: u64,
+    lo: usize,
+    f: &mut F,
+) -> Option<bool> {
+    use crate::stream_vbyte::{group_lanes, GROUP_BYTES};
+    use std::arch::x86_64::*;
+
+    debug_assert!(lo <= 1 && n >= 1);
+    if end.checked_add(BLOCK_READ)? > data.len() {
+        return None;
+    }
+    // Ids are u32: with n = 2^32 every one is in range.
+    let largest = (n - 1).min(u32::MAX as u64) as u32;
+    let largest_lanes = _mm_set1_epi32(largest as i32);
+    let blocks = degree.div_ceil(BLOCK_EDGES);
+    let mut pos = 4 * blocks.saturating_sub(1);
+    let mut left = degree;
+    let mut skip_first = lo == 1;
+    while left > 0 {
+        let len = left.min(BLOCK_EDGES);
+        left -= len;
+        // SAFETY (every unchecked read below): the block starts at `pos` ≤ `end`, at least
+        // BLOCK_READ bytes before the end of `data`, and reads at most BLOCK_READ bytes.
+        if pos > end {
+            return Some(true);
+        }
+        let (code, after) = read_varint_unchecked(data, pos);
+        let first = source as i64 + crate::varint::unzigzag(code);
+        if !(0..n as i64).contains(&first) {
+            return Some(true);
+        }
+        let first = first as u32;
+        if !std::mem::take(&mut skip_first) && !f(first) {
+            return Some(false);
+        }
+        let gaps = len - 1;
+        let groups = gaps.div_ceil(4);
+        let controls = after;
+        let mut at = after + groups;
+        let mut previous = _mm_set1_epi32(first as i32);
+        // Every group but the last holds four ids; the last, gaps - 4·(groups - 1).
+        for k in 0..groups {
+            let used = if k + 1 < groups {
+                4
+            } else {
+                gaps - 4 * (groups - 1)
+            };
+            let control = *data.get_unchecked(controls + k);
+            let ids = group_lanes(data.as_ptr().add(at), control, &mut previous);
+            at += GROUP_BYTES[control as usize] as usize;
+            // The lanes that hold ids must be in range: four bits of the byte mask per lane.
+            let wanted = (1u32 << (4 * used)) - 1;
+            let in_range = _mm_cmpeq_epi32(_mm_max_epu32(ids, largest_lanes), largest_lanes);
+            if at > end || (_mm_movemask_epi8(in_range) as u32) & wanted != wanted {
+                return Some(true);
+            }
+            let ids = [
+                _mm_extract_epi32::<0>(ids) as u32,
+                _mm_extract_epi32::<1>(ids) as u32,
+                _mm_extract_epi32::<2>(ids) as u32,
+                _mm_extract_epi32::<3>(ids) as u32,
+            ];
+            if used == 4 {
+                // The common case, unrolled without a check per lane.
+                for id in ids {
+                    if !f(id) {
+                        return Some(false);
+                    }
+                }
+            } else {
+                for &id in &ids[..used] {
+                    if !f(id) {
+                        return Some(false);
+                    }
+                }
+            }
+        }
+        pos = at;
+    }
+    Some(true)
 }
 
 /// Adds the values at a group's ids to `lanes`: its lanes 0, 1, 2, 3 hold list positions 1, 2,
