@@ -21,7 +21,7 @@
 //! a transpose is pushed instead: each vertex adds its contribution to its out-neighbours' sums
 //! with atomic f64 adds. Reductions (dangling mass, δ) are summed per fixed block of vertices,
 //! then the block sums in order, so pull results are bit-identical for any thread count (push
-//! results differ only by the order of the atomic additions). Heap: two f64 arrays, 2n words.
+//! results differ only by the order of the atomic additions). Heap: two f64 arrays, 2n + 1 words.
 
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;

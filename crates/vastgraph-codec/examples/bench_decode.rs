@@ -1,6 +1,8 @@
 //! Decode speed of the codec alone on a raw store's lists: every list encoded in memory, then
-//! decoded in order on one core (one id at a time, and a block at a time), ids summed, for each
-//! codec. For tuning the decoder without building the rest.
+//! decoded in order on one core (one id at a time, a block at a time, a range of lists at a
+//! time), ids summed, for each codec; and PageRank's gather, Σ values[u] per list, raw and
+//! decoded (the sums' totals are printed as bits, not compared: the lanes differ). For tuning
+//! the decoder without building the rest.
 //!
 //! cargo run --release -p vastgraph-codec --example bench_decode -- RAW_STORE_DIR [ROUNDS]
 
@@ -104,6 +106,27 @@ fn main() {
             lists.visit_lists(0..n as u32, &mut sum);
             sum.0
         });
+        // As PageRank sums them: each list's Σ values[u], decoded and summed in one loop where
+        // the codec has that decoder (the rest visited), against the raw lists' sums.
+        let mut values: Vec<f64> = (0..n).map(|u| 1.0 / (u as f64 + 1.0)).collect();
+        values.push(0.0);
+        let raw_sums = time("raw sums", &|| {
+            let mut total = 0.0f64;
+            for v in 0..n {
+                let list = &neighbors[offsets[v] as usize..offsets[v + 1] as usize];
+                total += list.iter().map(|&u| values[u as usize]).sum::<f64>();
+            }
+            total.to_bits()
+        });
+        let summed = time("summed", &|| {
+            let mut total = 0.0f64;
+            let rest = lists.sum_lists(0..n as u32, &values, |_, sum| total += sum);
+            for v in rest..n as u32 {
+                lists.for_each(v, |u| total += values[u as usize]);
+            }
+            total.to_bits()
+        });
+        let _ = (raw_sums, summed);
         assert_eq!(raw, decoded);
         assert_eq!(raw, blocks);
         assert_eq!(raw, visited);
