@@ -187,7 +187,6 @@ unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
 /// [`available`] is true.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3,sse4.1,avx,avx2,bmi1,bmi2")]
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn walk_ids<F: FnMut(u32) -> bool>(
     data: &[u8],
     end: usize,
