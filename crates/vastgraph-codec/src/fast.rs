@@ -156,22 +156,16 @@ unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
             }
             pos = data;
         }
-        // Every id below n: the largest met is below n in every lane (compared as signed
-        // after flipping the top bit, SSE having no unsigned compare).
-        let flip = _mm_set1_epi32(i32::MIN);
-        let too_large = _mm_cmpgt_epi32(
-            _mm_xor_si128(largest_met, flip),
-            _mm_xor_si128(_mm_set1_epi32(n as i32 - 1), flip),
-        );
-        if _mm_testz_si128(too_large, too_large) == 0
+        // Every id below n: the largest met is at most n − 1 in every lane.
+        let largest_lanes = _mm_set1_epi32(n as i32 - 1);
+        if lanes_at_most(largest_met, largest_lanes) != 0xffff
             || largest_first as usize >= n
             || pos as u64 != list_end
         {
             // The general decoder takes the list again from its recorded start.
             return v;
         }
-        let [l0, l1, l2, l3] = lanes;
-        emit(v, (l0 + l1) + (l2 + l3));
+        emit(v, crate::lanes::lanes_total(lanes));
     }
     vertices.end
 }
@@ -294,8 +288,7 @@ unsafe fn walk_list<F: FnMut(u32) -> bool>(
             at += GROUP_BYTES[control as usize] as usize;
             // The lanes that hold ids must be in range: four bits of the byte mask per lane.
             let wanted = (1u32 << (4 * used)) - 1;
-            let in_range = _mm_cmpeq_epi32(_mm_max_epu32(ids, largest_lanes), largest_lanes);
-            if at > end || (_mm_movemask_epi8(in_range) as u32) & wanted != wanted {
+            if at > end || lanes_at_most(ids, largest_lanes) & wanted != wanted {
                 return Some(true);
             }
             let ids = [
@@ -322,6 +315,21 @@ unsafe fn walk_list<F: FnMut(u32) -> bool>(
         pos = at;
     }
     Some(true)
+}
+
+/// The byte mask (four bits a lane, as `_mm_movemask_epi8` gives) of the lanes of `ids` at
+/// most `largest` (in every lane), compared unsigned.
+///
+/// # Safety
+/// The CPU has SSE4.1.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn lanes_at_most(
+    ids: std::arch::x86_64::__m128i,
+    largest: std::arch::x86_64::__m128i,
+) -> u32 {
+    use std::arch::x86_64::*;
+    _mm_movemask_epi8(_mm_cmpeq_epi32(_mm_max_epu32(ids, largest), largest)) as u32
 }
 
 /// Adds the values at a group's ids to `lanes`: its lanes 0, 1, 2, 3 hold list positions 1, 2,

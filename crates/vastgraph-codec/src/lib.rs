@@ -31,6 +31,7 @@
 mod decode;
 mod encode;
 mod fast;
+pub mod lanes;
 mod stream_vbyte;
 mod varint;
 

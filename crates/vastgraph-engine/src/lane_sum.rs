@@ -7,8 +7,10 @@
 //! sum is deterministic; as every block of neighbours a view hands over but a list's last holds
 //! a multiple of 4, the lanes, and so the sums, are the same for the raw and the compressed
 //! graph (whose decoder that sums as it decodes, `ByteCodeLists::sum_lists`, keeps the same
-//! lanes).
+//! lanes). The order itself, [`add_to_lanes`] and [`lanes_total`], is defined once in the
+//! codec crate, which both views use.
 
+pub use vastgraph_codec::lanes::{add_to_lanes, lanes_total};
 use vastgraph_codec::ListVisitor;
 use vastgraph_store::Vertex;
 
@@ -20,35 +22,6 @@ pub fn lane_sum(neighbors: &[Vertex], values: &[f64]) -> f64 {
     let mut lanes = [0.0f64; 4];
     add_to_lanes(&mut lanes, neighbors, values);
     lanes_total(lanes)
-}
-
-/// A list's total from its lanes.
-#[inline(always)]
-pub fn lanes_total([l0, l1, l2, l3]: [f64; 4]) -> f64 {
-    (l0 + l1) + (l2 + l3)
-}
-
-/// Adds the values at `neighbors` to `lanes`, the first neighbour to lane 0: `neighbors` must
-/// start at a list position that is a multiple of 4.
-// Always inlined, so that a compressed graph's decoder (compiled apart, for SSSE3) sums each
-// block it decodes in place rather than calling out per block.
-#[inline(always)]
-pub fn add_to_lanes(lanes: &mut [f64; 4], neighbors: &[Vertex], values: &[f64]) {
-    // Summed in locals: once inlined into a decoder that also stores ids, the compiler no
-    // longer keeps `*lanes` in registers, and each addition would wait on the last one's
-    // store.
-    let mut sums = *lanes;
-    let mut quads = neighbors.chunks_exact(4);
-    for q in &mut quads {
-        sums[0] += values[q[0] as usize];
-        sums[1] += values[q[1] as usize];
-        sums[2] += values[q[2] as usize];
-        sums[3] += values[q[3] as usize];
-    }
-    for (lane, &u) in quads.remainder().iter().enumerate() {
-        sums[lane] += values[u as usize];
-    }
-    *lanes = sums;
 }
 
 /// Whether a gather of `values` is worth prefetching, in memory and out of core. It pays only
