@@ -314,8 +314,7 @@ impl<A: Adjacency> Search<'_, A> {
                         todo &= (1u64 << (n - base)) - 1;
                     }
                     let mut found = 0u64;
-                    pull_word(incoming, base as Vertex, todo, |v, u| {
-                        scanned += 1;
+                    scanned += pull_word(incoming, base as Vertex, todo, |v, u| {
                         if front.get(u as usize) {
                             self.mark(v, u, depth);
                             found |= 1 << (v as usize - base);

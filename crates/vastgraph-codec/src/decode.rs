@@ -862,25 +862,30 @@ impl<'a> ByteCodeLists<'a> {
     /// on `v`'s neighbours from list position `from` (0 or 1) on, until it returns false for
     /// that list: [`Self::for_each_in`] for up to 64 lists in one call, as a bottom-up BFS step
     /// walks them (Stream VByte lists then go through the fast decoder, compiled once for the
-    /// whole word with `arc` inlined).
+    /// whole word with `arc` inlined). Returns how many arcs it offered `arc` (counted here, in
+    /// a register, for a caller whose own count would cost a store per arc).
     pub fn walk_word_from<F: FnMut(u32, u32) -> bool>(
         &self,
         base: u32,
         word: u64,
         from: usize,
         mut arc: F,
-    ) {
-        let mut left = word;
+    ) -> u64 {
+        let (mut left, mut offered) = (word, 0);
         #[cfg(target_arch = "x86_64")]
         if self.codec == ListCodec::StreamVByte && from <= 1 && crate::fast::available() {
             // SAFETY: the CPU has what the fast decoder is compiled for.
-            left = unsafe { crate::fast::walk_word(self, base, word, from, &mut arc) };
+            (left, offered) = unsafe { crate::fast::walk_word(self, base, word, from, &mut arc) };
         }
         while left != 0 {
             let v = base + left.trailing_zeros();
             left &= left - 1;
-            self.for_each_in(v, from, usize::MAX, |u| arc(v, u));
+            self.for_each_in(v, from, usize::MAX, |u| {
+                offered += 1;
+                arc(v, u)
+            });
         }
+        offered
     }
 
     /// Calls `f` on every neighbour of `v`, in increasing order.

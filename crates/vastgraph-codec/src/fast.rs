@@ -196,7 +196,8 @@ pub(crate) unsafe fn walk_ids<F: FnMut(u32) -> bool>(
 /// [`walk_ids`] for each vertex `base + i` of the set bits `i` of `word`, in order, handing
 /// `arc(v, u)` over for each neighbour `u` of `v`'s list until it returns false for that list:
 /// a bottom-up BFS step's 64 vertices in one call. Returns the bits of the vertices it left
-/// for the general decoder (lists within [`BLOCK_READ`] bytes of the end of the codes).
+/// for the general decoder (lists within [`BLOCK_READ`] bytes of the end of the codes), and
+/// how many arcs it handed over.
 ///
 /// # Safety
 /// [`available`] is true.
@@ -208,9 +209,9 @@ pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
     mut word: u64,
     lo: usize,
     arc: &mut F,
-) -> u64 {
+) -> (u64, u64) {
     let n = lists.num_vertices() as u64;
-    let mut left = 0;
+    let (mut left, mut offered) = (0, 0);
     while word != 0 {
         let bit = word.trailing_zeros();
         word &= word - 1;
@@ -220,12 +221,15 @@ pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
             continue;
         }
         let list = lists.list_bytes(v as usize);
-        let mut f = |u| arc(v, u);
+        let mut f = |u| {
+            offered += 1;
+            arc(v, u)
+        };
         if walk_list(list.data, list.end, v, degree, n, lo, &mut f).is_none() {
             left |= 1 << bit;
         }
     }
-    left
+    (left, offered)
 }
 
 /// The body of [`walk_ids`], inlined into its callers compiled for AVX2 and BMI2.

@@ -483,11 +483,12 @@ proptest! {
         for base in (0..n).step_by(64) {
             let word = if n - base < 64 { (1u64 << (n - base)) - 1 } else { u64::MAX };
             let mut counts = vec![0usize; 64];
-            view.walk_word_from(base as u32, word, 1, |v, u| {
+            let offered = view.walk_word_from(base as u32, word, 1, |v, u| {
                 assert!((u as usize) < n);
                 counts[v as usize - base] += 1;
                 true
             });
+            prop_assert_eq!(offered, counts.iter().sum::<usize>() as u64);
             for (bit, &count) in counts.iter().enumerate().take(n - base) {
                 prop_assert!(count <= view.degree((base + bit) as u32).saturating_sub(1));
             }
@@ -548,11 +549,12 @@ proptest! {
                 let word = stop_at.index(usize::MAX) as u64 ^ 0x5555_5555_5555_5555;
                 let word = if lists.len() - base < 64 { word & ((1u64 << (lists.len() - base)) - 1) } else { word };
                 let mut walked: Vec<(u32, u32)> = Vec::new();
-                view.walk_word_from(base as u32, word, from, |v, u| {
+                let offered = view.walk_word_from(base as u32, word, from, |v, u| {
                     walked.push((v, u));
                     // Stops each list after its third neighbour.
                     walked.iter().filter(|&&(w, _)| w == v).count() < 3
                 });
+                prop_assert_eq!(offered, walked.len() as u64);
                 let want: Vec<(u32, u32)> = (0..64)
                     .filter(|bit| word >> bit & 1 == 1)
                     .flat_map(|bit| {

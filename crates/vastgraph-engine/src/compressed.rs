@@ -154,7 +154,7 @@ impl Adjacency for CompressedAdjacency<'_> {
         word: u64,
         from: usize,
         arc: F,
-    ) {
+    ) -> u64 {
         self.lists.walk_word_from(base, word, from, arc)
     }
     #[inline]

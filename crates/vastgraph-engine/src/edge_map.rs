@@ -289,8 +289,9 @@ fn pull<A: Adjacency, F: EdgeMapFn>(
             for (wi, word) in chunk.iter_mut().enumerate() {
                 let base = (ci * WORDS_PER_TASK + wi) * 64;
                 let mut bits = 0u64;
+                // The arcs scanned are counted apart from `arc`, which a count kept in it
+                // would slow (see `Adjacency::walk_word_from`).
                 let mut arc = |d: Vertex, s: Vertex, w: f64| {
-                    scanned += 1;
                     if frontier.get(s as usize) && f.update(s, d, w) {
                         bits |= 1 << (d as usize - base);
                     }
@@ -302,10 +303,13 @@ fn pull<A: Adjacency, F: EdgeMapFn>(
                     .fold(0u64, |todo, j| todo | 1 << j);
                 if F::WEIGHTED {
                     for_each_in_word(todo, base as Vertex, |d| {
-                        incoming.try_for_each_weighted(d, |s, w| arc(d, s, w));
+                        incoming.try_for_each_weighted(d, |s, w| {
+                            scanned += 1;
+                            arc(d, s, w)
+                        });
                     });
                 } else {
-                    pull_word(incoming, base as Vertex, todo, |d, s| arc(d, s, 1.0));
+                    scanned += pull_word(incoming, base as Vertex, todo, |d, s| arc(d, s, 1.0));
                 }
                 *word = bits;
             }

@@ -88,11 +88,12 @@ fuzz_target!(|input: &[u8]| {
         }
         // All the lists walked in one call from their second neighbour, as BFS does.
         let mut walked = vec![0usize; vertices];
-        lists.walk_word_from(0, (1u64 << vertices) - 1, 1, |v, u| {
+        let offered = lists.walk_word_from(0, (1u64 << vertices) - 1, 1, |v, u| {
             assert!((u as usize) < vertices);
             walked[v as usize] += 1;
             true
         });
+        assert_eq!(offered, walked.iter().sum::<usize>() as u64);
         for (v, &count) in walked.iter().enumerate() {
             assert!(count <= lists.degree(v as u32).saturating_sub(1));
         }
