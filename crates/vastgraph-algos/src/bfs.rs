@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering::
 
 use rayon::prelude::*;
 use vastgraph_engine::bitmap::WORDS_PER_TASK;
-use vastgraph_engine::graph::{for_each_list_prefetched, pull_word, PUSH_CHUNK};
+use vastgraph_engine::graph::{find_in_word, for_each_list_prefetched, PUSH_CHUNK};
 use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
 
 use crate::common::{check_source, AlgoError, RunStats, VerifyError};
@@ -314,14 +314,9 @@ impl<A: Adjacency> Search<'_, A> {
                         todo &= (1u64 << (n - base)) - 1;
                     }
                     let mut found = 0u64;
-                    scanned += pull_word(incoming, base as Vertex, todo, |v, u| {
-                        if front.get(u as usize) {
-                            self.mark(v, u, depth);
-                            found |= 1 << (v as usize - base);
-                            false
-                        } else {
-                            true
-                        }
+                    scanned += find_in_word(incoming, base as Vertex, todo, front, |v, u| {
+                        self.mark(v, u, depth);
+                        found |= 1 << (v as usize - base);
                     });
                     next_word.store(found, Relaxed);
                     visited_word.store(seen | found, Relaxed);

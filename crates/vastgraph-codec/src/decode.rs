@@ -888,6 +888,53 @@ impl<'a> ByteCodeLists<'a> {
         offered
     }
 
+    /// For each vertex `v = base + i` of the set bits `i` of `word`, in order, the first of
+    /// `v`'s neighbours from list position `from` (0 or 1) on whose bit is set in `bitmap` (at
+    /// least n bits, as u64 words), handed over as `found(v, u)`: a bottom-up BFS step's search
+    /// for a parent in the frontier; the bitmap must not change while it runs (the fast
+    /// decoder reads it with plain loads). Returns how many neighbours it looked at. What
+    /// [`Self::walk_word_from`] with a closure that tests the bit does, faster: the fast
+    /// decoder tests a group of four ids with one gather instead of taking them out of the
+    /// vector one by one.
+    pub fn find_word_in_bitmap<F: FnMut(u32, u32)>(
+        &self,
+        base: u32,
+        word: u64,
+        from: usize,
+        bitmap: &[std::sync::atomic::AtomicU64],
+        mut found: F,
+    ) -> u64 {
+        assert!(
+            bitmap.len() as u64 * 64 >= self.num_vertices() as u64,
+            "a bit per vertex"
+        );
+        let (mut left, mut looked_at) = (word, 0);
+        #[cfg(target_arch = "x86_64")]
+        if self.codec == ListCodec::StreamVByte && from <= 1 && crate::fast::available() {
+            // SAFETY: the CPU has what the fast decoder is compiled for; the bitmap has a bit
+            // per vertex.
+            (left, looked_at) = unsafe {
+                crate::fast::find_word_in_bitmap(self, base, word, from, bitmap, &mut found)
+            };
+        }
+        let is_set = |u: u32| {
+            bitmap[u as usize / 64].load(std::sync::atomic::Ordering::Relaxed) >> (u % 64) & 1 == 1
+        };
+        while left != 0 {
+            let v = base + left.trailing_zeros();
+            left &= left - 1;
+            self.for_each_in(v, from, usize::MAX, |u| {
+                looked_at += 1;
+                if is_set(u) {
+                    found(v, u);
+                    return false;
+                }
+                true
+            });
+        }
+        looked_at
+    }
+
     /// Calls `f` on every neighbour of `v`, in increasing order.
     #[inline]
     pub fn for_each<F: FnMut(u32)>(&self, v: u32, mut f: F) {

@@ -4,6 +4,7 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use vastgraph_codec::{
     decode_list, decode_list_blocks, encode_block, encode_block_index, encode_list, encoded_len,
     validate_list, ByteCodeLists, CodecError, ListCodec, BLOCK_EDGES,
@@ -492,6 +493,21 @@ proptest! {
             for (bit, &count) in counts.iter().enumerate().take(n - base) {
                 prop_assert!(count <= view.degree((base + bit) as u32).saturating_sub(1));
             }
+            // Searched for a bitmap's members: only ids below n whose bit is set, at most one
+            // a list, and a list that validates gives its first member.
+            let bitmap = bitmap_for(n, base as u64, 8);
+            let mut found = vec![None; 64];
+            view.find_word_in_bitmap(base as u32, word, 1, &bitmap, |v, u| {
+                assert!((u as usize) < n && is_set(&bitmap, u));
+                assert!(found[v as usize - base].replace(u).is_none());
+            });
+            for (bit, &u) in found.iter().enumerate().take(n - base) {
+                let v = (base + bit) as u32;
+                if view.validate_vertex(v).is_ok() {
+                    let want = blocks_of(&view, v).into_iter().skip(1).find(|&u| is_set(&bitmap, u));
+                    prop_assert_eq!(u, want, "vertex {}", v);
+                }
+            }
         }
         let values = values_for(n, 7);
         let (sums, stop) = sums_from(&view, 0..n as u32, &values);
@@ -504,6 +520,28 @@ proptest! {
             }
         }
     }
+}
+
+/// A bitmap of `n` bits in as few u64 words as hold them (so that a read past the last vertex's
+/// word would go out of bounds), each bit set with probability density / 64.
+fn bitmap_for(n: usize, seed: u64, density: u32) -> Vec<AtomicU64> {
+    (0..n.div_ceil(64))
+        .map(|w| {
+            let bits = (0..64).fold(0u64, |bits, b| {
+                let x = ((w * 64 + b) as u64 ^ seed).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58;
+                if (x as u32) < density && w * 64 + b < n {
+                    bits | 1 << b
+                } else {
+                    bits
+                }
+            });
+            AtomicU64::new(bits)
+        })
+        .collect()
+}
+
+fn is_set(bitmap: &[AtomicU64], u: u32) -> bool {
+    bitmap[u as usize / 64].load(Relaxed) >> (u % 64) & 1 == 1
 }
 
 /// v's list through the general decoder (a block at a time), the reference for the walks.
@@ -527,9 +565,11 @@ proptest! {
         codec in codec(),
         lists in (200u64..=700).prop_flat_map(|n| vec(list_below(n), n as usize)),
         stop_at in any::<Index>(),
+        (seed, density) in (any::<u64>(), 0u32..=64),
     ) {
         let e = Encoded::new(codec, &lists);
         let view = e.view();
+        let bitmap = bitmap_for(lists.len(), seed, density);
         for from in [0usize, 1] {
             for (v, list) in lists.iter().enumerate() {
                 let v = v as u32;
@@ -563,6 +603,23 @@ proptest! {
                     })
                     .collect();
                 prop_assert_eq!(walked, want, "word at {} from {}", base, from);
+                // The first neighbour in the bitmap, and how many were looked at to find it.
+                let mut found = Vec::new();
+                let looked_at = view.find_word_in_bitmap(base as u32, word, from, &bitmap, |v, u| found.push((v, u)));
+                let (mut want_found, mut want_looked_at) = (Vec::new(), 0);
+                for bit in (0..64).filter(|bit| word >> bit & 1 == 1) {
+                    let v = base + bit;
+                    let rest = lists[v].get(from..).unwrap_or(&[]);
+                    match rest.iter().position(|&u| is_set(&bitmap, u)) {
+                        Some(i) => {
+                            want_found.push((v as u32, rest[i]));
+                            want_looked_at += i as u64 + 1;
+                        }
+                        None => want_looked_at += rest.len() as u64,
+                    }
+                }
+                prop_assert_eq!(found, want_found, "word at {} from {}", base, from);
+                prop_assert_eq!(looked_at, want_looked_at);
             }
         }
     }

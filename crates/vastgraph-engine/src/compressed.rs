@@ -6,6 +6,7 @@
 use vastgraph_codec::ByteCodeLists;
 use vastgraph_store::{Vertex, WeightsRef};
 
+use crate::bitmap::Bitmap;
 use crate::graph::{first_from_side, first_then_rest, Adjacency, ListVisitor};
 use crate::lane_sum::{gather_misses_cache, LaneSum};
 
@@ -158,6 +159,18 @@ impl Adjacency for CompressedAdjacency<'_> {
         self.lists.walk_word_from(base, word, from, arc)
     }
     #[inline]
+    fn find_word_in<F: FnMut(Vertex, Vertex)>(
+        &self,
+        base: Vertex,
+        word: u64,
+        from: usize,
+        front: &Bitmap,
+        found: F,
+    ) -> u64 {
+        self.lists
+            .find_word_in_bitmap(base, word, from, front.words(), found)
+    }
+    #[inline]
     fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool {
         self.weighted_in(v, 0, usize::MAX, f)
     }
@@ -215,7 +228,7 @@ impl Adjacency for CompressedAdjacency<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{InMemoryGraph, NoSlices, NEIGHBOR_BLOCK};
+    use crate::graph::{find_in_word, InMemoryGraph, NoSlices, NEIGHBOR_BLOCK};
     use crate::Graph;
     use vastgraph_codec::{encode_list, ListCodec};
     use vastgraph_store::manifest::NO_NEIGHBOR;
@@ -419,6 +432,74 @@ mod tests {
             seen.len() < stop
         });
         (seen, finished)
+    }
+
+    #[test]
+    fn a_search_for_frontier_members_finds_what_a_walk_finds_in_every_view() {
+        // Lists long enough to lie far from the end of the codes (so that the compressed view's
+        // fast decoder takes them), a hub over several blocks, empty lists, and fronts from
+        // empty to full.
+        let n: Vertex = 3000;
+        let mut edges: Vec<(Vertex, Vertex, f32)> = (1..700).map(|u| (5, u * 4, 1.0)).collect();
+        edges.extend(
+            (0..n)
+                .filter(|v| v % 11 != 0)
+                .flat_map(|v| (1..=v % 23).map(move |k| (v, (v * 7 + k * k * 131) % n, 1.0))),
+        );
+        let g = InMemoryGraph::from_weighted_edges(n as usize, &edges, false);
+        let raw = g.view();
+        let raw = raw.out();
+        for codec in ListCodec::ALL {
+            let (offsets, byte_offsets, bytes) = encode(codec, raw);
+            let lists = ByteCodeLists::new(codec, &offsets, &byte_offsets, &bytes).unwrap();
+            let compressed = CompressedAdjacency::new(lists, None);
+            // Every vertex in the front, every third, every fortieth, or none (0).
+            for every in [1, 3, 40, 0] {
+                let front = Bitmap::new(n as usize);
+                for u in (0..n as usize).filter(|u| every != 0 && u % every == 0) {
+                    front.set_atomic(u);
+                }
+                for base in (0..n).step_by(64) {
+                    let todo = if n - base < 64 {
+                        (1u64 << (n - base)) - 1
+                    } else {
+                        u64::MAX
+                    };
+                    // The reference: each list walked until its first member of `front`.
+                    let mut want = Vec::new();
+                    let mut want_count = 0;
+                    for v in (base..n).take(64) {
+                        let (list, _) = offered(raw, v, usize::MAX);
+                        match list.iter().position(|&u| front.get(u as usize)) {
+                            Some(i) => {
+                                want.push((v, list[i]));
+                                want_count += i as u64 + 1;
+                            }
+                            None => want_count += list.len() as u64,
+                        }
+                    }
+                    // Sorted: first neighbours are tried for the whole word before the rest.
+                    let search = |adj: &dyn Fn(&mut dyn FnMut(Vertex, Vertex)) -> u64| {
+                        let mut found = Vec::new();
+                        let count = adj(&mut |v, u| found.push((v, u)));
+                        found.sort_unstable();
+                        (found, count)
+                    };
+                    let views = [
+                        search(&|f| find_in_word(raw, base, todo, &front, f)),
+                        search(&|f| find_in_word(&NoSlices(*raw), base, todo, &front, f)),
+                        search(&|f| find_in_word(&compressed, base, todo, &front, f)),
+                    ];
+                    for (i, got) in views.into_iter().enumerate() {
+                        assert_eq!(
+                            got,
+                            (want.clone(), want_count),
+                            "view {i}, {codec:?}, word at {base}, every {every}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Read-only graph access. Algorithms see the graph only through [`Adjacency`], so the raw CSR
 //! here, the compressed codec and the out-of-core backends plug in without touching them.
 
-use crate::bitmap::for_each_in_word;
+use crate::bitmap::{for_each_in_word, Bitmap};
 use crate::lane_sum::LaneSum;
 pub use vastgraph_codec::ListVisitor;
 use vastgraph_store::manifest::NO_NEIGHBOR;
@@ -72,6 +72,29 @@ pub trait Adjacency: Sync {
             });
         });
         offered
+    }
+
+    /// For each vertex `v = base + i` of the set bits `i` of `word`, in order, the first of
+    /// `v`'s neighbours from position `from` on that is in `front`, handed over as
+    /// `found(v, u)`: a bottom-up BFS step's search for a parent. Returns how many neighbours
+    /// it looked at. [`Self::walk_word_from`] with a test of `front`, unless the view tests
+    /// several at once (a compressed graph tests a decoded group of four with one gather).
+    #[inline]
+    fn find_word_in<F: FnMut(Vertex, Vertex)>(
+        &self,
+        base: Vertex,
+        word: u64,
+        from: usize,
+        front: &Bitmap,
+        mut found: F,
+    ) -> u64 {
+        self.walk_word_from(base, word, from, |v, u| {
+            if front.get(u as usize) {
+                found(v, u);
+                return false;
+            }
+            true
+        })
     }
 
     /// `v`'s first (smallest) neighbour, None for an empty list; from a store's side file of
@@ -498,6 +521,41 @@ pub fn pull_word<A: Adjacency>(
     todo: u64,
     mut arc: impl FnMut(Vertex, Vertex) -> bool,
 ) -> u64 {
+    let (rest, firsts) = offer_first_neighbors(adj, base, todo, &mut arc);
+    firsts + adj.walk_word_from(base, rest, 1, arc)
+}
+
+/// [`pull_word`] for a bottom-up BFS step: for each `v = base + bit` of `todo`, its first
+/// neighbour in `front`, handed over as `found(v, u)` (through [`Adjacency::find_word_in`]).
+/// Returns how many neighbours it looked at.
+#[inline(always)]
+pub fn find_in_word<A: Adjacency>(
+    adj: &A,
+    base: Vertex,
+    todo: u64,
+    front: &Bitmap,
+    mut found: impl FnMut(Vertex, Vertex),
+) -> u64 {
+    let (rest, firsts) = offer_first_neighbors(adj, base, todo, &mut |v, u| {
+        if front.get(u as usize) {
+            found(v, u);
+            return false;
+        }
+        true
+    });
+    firsts + adj.find_word_in(base, rest, 1, front, found)
+}
+
+/// A word pull's first step: each vertex's first neighbour to `arc`. Returns the vertices whose
+/// lists go on (`arc` returned true and the list is longer), their lists asked for, and how
+/// many first neighbours it offered.
+#[inline(always)]
+fn offer_first_neighbors<A: Adjacency>(
+    adj: &A,
+    base: Vertex,
+    todo: u64,
+    arc: &mut impl FnMut(Vertex, Vertex) -> bool,
+) -> (u64, u64) {
     let (mut rest, mut empty) = (0u64, 0u64);
     for_each_in_word(todo, base, |v| {
         let Some(u) = adj.first_neighbor(v) else {
@@ -510,7 +568,7 @@ pub fn pull_word<A: Adjacency>(
         }
     });
     // One first neighbour offered for each vertex of `todo` but the empty lists.
-    todo.count_ones() as u64 - empty + adj.walk_word_from(base, rest, 1, arc)
+    (rest, todo.count_ones() as u64 - empty)
 }
 
 /// Frontier vertices a push task takes at a time in [`for_each_list_prefetched`]'s callers

@@ -94,6 +94,21 @@ fuzz_target!(|input: &[u8]| {
             true
         });
         assert_eq!(offered, walked.iter().sum::<usize>() as u64);
+        // Searched for the members of a bitmap (every third vertex, in as few words as hold
+        // them), as BFS's bottom-up step does: only members, at most one a list.
+        let bitmap: Vec<std::sync::atomic::AtomicU64> = (0..vertices.div_ceil(64))
+            .map(|w| {
+                let bits = (0..64)
+                    .filter(|b| (w * 64 + b) % 3 == 0 && w * 64 + b < vertices)
+                    .fold(0u64, |bits, b| bits | 1 << b);
+                std::sync::atomic::AtomicU64::new(bits)
+            })
+            .collect();
+        let mut found = vec![false; vertices];
+        lists.find_word_in_bitmap(0, (1u64 << vertices) - 1, 1, &bitmap, |v, u| {
+            assert!((u as usize) < vertices && u % 3 == 0);
+            assert!(!std::mem::replace(&mut found[v as usize], true));
+        });
         for (v, &count) in walked.iter().enumerate() {
             assert!(count <= lists.degree(v as u32).saturating_sub(1));
         }
