@@ -206,30 +206,45 @@ pub(crate) unsafe fn walk_ids<F: FnMut(u32) -> bool>(
 pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
     lists: &ByteCodeLists<'_>,
     base: u32,
-    mut word: u64,
+    word: u64,
     lo: usize,
     arc: &mut F,
 ) -> (u64, u64) {
     let n = lists.num_vertices() as u64;
-    let (mut left, mut offered) = (0, 0);
+    let mut offered = 0;
+    let left = for_each_list_of_word(lists, base, word, lo, |v, list, degree| {
+        let mut f = |u| {
+            offered += 1;
+            arc(v, u)
+        };
+        walk_list(list.data, list.end, v, degree, n, lo, &mut EachId(&mut f))
+    });
+    (left, offered)
+}
+
+/// Calls `walk(v, list, degree)` for each vertex `v = base + i` of the set bits `i` of `word`
+/// whose list is longer than `lo`, in order; returns the bits of those for which `walk`
+/// returned None (left for the general decoder).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn for_each_list_of_word(
+    lists: &ByteCodeLists<'_>,
+    base: u32,
+    mut word: u64,
+    lo: usize,
+    mut walk: impl FnMut(u32, crate::decode::ListBytes<'_>, usize) -> Option<bool>,
+) -> u64 {
+    let mut left = 0;
     while word != 0 {
         let bit = word.trailing_zeros();
         word &= word - 1;
         let v = base + bit;
         let degree = lists.degree(v);
-        if degree <= lo {
-            continue;
-        }
-        let list = lists.list_bytes(v as usize);
-        let mut f = |u| {
-            offered += 1;
-            arc(v, u)
-        };
-        if walk_list(list.data, list.end, v, degree, n, lo, &mut EachId(&mut f)).is_none() {
+        if degree > lo && walk(v, lists.list_bytes(v as usize), degree).is_none() {
             left |= 1 << bit;
         }
     }
-    (left, offered)
+    left
 }
 
 /// For each vertex `v = base + i` of the set bits `i` of `word`, in order, the first id of
@@ -245,7 +260,7 @@ pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
 pub(crate) unsafe fn find_word_in_bitmap<F: FnMut(u32, u32)>(
     lists: &ByteCodeLists<'_>,
     base: u32,
-    mut word: u64,
+    word: u64,
     lo: usize,
     bitmap: &[std::sync::atomic::AtomicU64],
     found: &mut F,
@@ -258,23 +273,13 @@ pub(crate) unsafe fn find_word_in_bitmap<F: FnMut(u32, u32)>(
         looked_at: 0,
         found: None,
     };
-    let mut left = 0;
-    while word != 0 {
-        let bit = word.trailing_zeros();
-        word &= word - 1;
-        let v = base + bit;
-        let degree = lists.degree(v);
-        if degree <= lo {
-            continue;
-        }
-        let list = lists.list_bytes(v as usize);
-        if walk_list(list.data, list.end, v, degree, n, lo, &mut sink).is_none() {
-            left |= 1 << bit;
-        }
+    let left = for_each_list_of_word(lists, base, word, lo, |v, list, degree| {
+        let walked = walk_list(list.data, list.end, v, degree, n, lo, &mut sink);
         if let Some(u) = sink.found.take() {
             found(v, u);
         }
-    }
+        walked
+    });
     (left, sink.looked_at)
 }
 
