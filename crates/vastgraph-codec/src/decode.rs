@@ -917,22 +917,18 @@ impl<'a> ByteCodeLists<'a> {
                 crate::fast::find_word_in_bitmap(self, base, word, from, bitmap, &mut found)
             };
         }
+        // The lists left over, walked with the bit tested one id at a time.
         let is_set = |u: u32| {
             bitmap[u as usize / 64].load(std::sync::atomic::Ordering::Relaxed) >> (u % 64) & 1 == 1
         };
-        while left != 0 {
-            let v = base + left.trailing_zeros();
-            left &= left - 1;
-            self.for_each_in(v, from, usize::MAX, |u| {
-                looked_at += 1;
+        looked_at
+            + self.walk_word_from(base, left, from, |v, u| {
                 if is_set(u) {
                     found(v, u);
                     return false;
                 }
                 true
-            });
-        }
-        looked_at
+            })
     }
 
     /// Calls `f` on every neighbour of `v`, in increasing order.

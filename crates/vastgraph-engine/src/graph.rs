@@ -86,15 +86,9 @@ pub trait Adjacency: Sync {
         word: u64,
         from: usize,
         front: &Bitmap,
-        mut found: F,
+        found: F,
     ) -> u64 {
-        self.walk_word_from(base, word, from, |v, u| {
-            if front.get(u as usize) {
-                found(v, u);
-                return false;
-            }
-            true
-        })
+        self.walk_word_from(base, word, from, until_in(front, found))
     }
 
     /// `v`'s first (smallest) neighbour, None for an empty list; from a store's side file of
@@ -536,14 +530,24 @@ pub fn find_in_word<A: Adjacency>(
     front: &Bitmap,
     mut found: impl FnMut(Vertex, Vertex),
 ) -> u64 {
-    let (rest, firsts) = offer_first_neighbors(adj, base, todo, &mut |v, u| {
+    let (rest, firsts) = offer_first_neighbors(adj, base, todo, &mut until_in(front, &mut found));
+    firsts + adj.find_word_in(base, rest, 1, front, found)
+}
+
+/// An arc test that hands `found(v, u)` over and stops `v`'s list at its first neighbour `u` in
+/// `front`.
+#[inline(always)]
+fn until_in<'a>(
+    front: &'a Bitmap,
+    mut found: impl FnMut(Vertex, Vertex) + 'a,
+) -> impl FnMut(Vertex, Vertex) -> bool + 'a {
+    move |v, u| {
         if front.get(u as usize) {
             found(v, u);
             return false;
         }
         true
-    });
-    firsts + adj.find_word_in(base, rest, 1, front, found)
+    }
 }
 
 /// A word pull's first step: each vertex's first neighbour to `arc`. Returns the vertices whose
