@@ -8,30 +8,35 @@ use std::path::{Path, PathBuf};
 
 use common::*;
 use vastgraph_store::{
-    compress_store, BuildOptions, CompressOptions, Store, StoreBuilder, StoreError,
+    compress_store, BuildOptions, Codec, CompressOptions, Store, StoreBuilder, StoreError,
 };
 
 /// A small weighted store with a transpose and labels: every kind of file.
 fn full_store(dir: &Path) -> PathBuf {
-    let target = dir.join("pristine");
+    store_of(&dir.join("pristine"), 30, 200, Codec::Raw)
+}
+
+/// A weighted store with a transpose and labels at `target`: `n` vertices, `edges` random
+/// edges, written with `codec`.
+fn store_of(target: &Path, n: u32, edges: usize, codec: Codec) -> PathBuf {
     let mut builder = StoreBuilder::create(
-        &target,
+        target,
         BuildOptions {
             weighted: true,
             transpose: true,
+            codec,
             ..opts(16 * MIB)
         },
     )
     .unwrap();
     let mut rng = vastgraph_store::synthetic::SplitMix64::new(3);
-    let n = 30;
-    let src: Vec<u32> = (0..200).map(|_| rng.below(n)).collect();
-    let dst: Vec<u32> = (0..200).map(|_| rng.below(n)).collect();
-    let weights: Vec<f64> = (0..200).map(|i| i as f64 * 0.5).collect();
+    let src: Vec<u32> = (0..edges).map(|_| rng.below(n.into())).collect();
+    let dst: Vec<u32> = (0..edges).map(|_| rng.below(n.into())).collect();
+    let weights: Vec<f64> = (0..edges).map(|i| i as f64 * 0.5).collect();
     builder.push_batch(&src, &dst, Some(&weights)).unwrap();
     builder.set_labels((0..n).map(|i| format!("v{i}")).collect());
     builder.finish().unwrap();
-    target
+    target.to_path_buf()
 }
 
 /// A copy of `store` to damage.
@@ -464,7 +469,9 @@ fn first_neighbours_must_agree_with_the_lists_and_may_be_absent() {
 #[test]
 fn list_heads_must_agree_with_the_lists_and_may_be_absent() {
     let dir = tempfile::tempdir().unwrap();
-    let pristine = full_store(dir.path());
+    // Lists of about 100 arcs, whose codes are long enough for a compressed copy to keep the
+    // heads.
+    let pristine = store_of(&dir.path().join("pristine"), 2000, 200_000, Codec::Raw);
     let compressed = dir.path().join("compressed");
     compress_store(&pristine, &compressed, &CompressOptions::default()).unwrap();
     let offsets = read_u64s(&pristine.join("offsets.u64"));
@@ -526,5 +533,50 @@ fn list_heads_must_agree_with_the_lists_and_may_be_absent() {
         }
 
         opens_without_side_file(store, &format!("older-heads-{name}"), "list_heads.u32");
+    }
+}
+
+/// A compressed store, written by `compress` or by a compressing build, keeps the list heads
+/// only when they take at most half the bytes of its codes: not those of lists of about 7 arcs
+/// (the heads hold every id then), but those of lists of about 100. It opens and verifies either
+/// way.
+#[test]
+fn a_compressed_store_keeps_the_list_heads_only_where_its_lists_are_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let has_heads = |store: &Path| {
+        let manifest: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(store.join("manifest.json")).unwrap())
+                .unwrap();
+        let listed = manifest["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["name"] == "list_heads.u32");
+        assert_eq!(listed, store.join("list_heads.u32").exists());
+        assert_eq!(listed, store.join("list_heads.u32.pagesums").exists());
+        Store::open(store).unwrap().verify_checksums().unwrap();
+        listed
+    };
+    let bytes = |store: &Path, file: &str| fs::metadata(store.join(file)).unwrap().len();
+    for (name, n, edges, long) in [("short", 30, 200, false), ("long", 2000, 200_000, true)] {
+        let raw = store_of(&dir.path().join(name), n, edges, Codec::Raw);
+        assert!(has_heads(&raw), "{name}: every raw store has heads");
+        let copy = dir.path().join(format!("{name}-compressed"));
+        compress_store(&raw, &copy, &CompressOptions::default()).unwrap();
+        let built = store_of(
+            &dir.path().join(format!("{name}-built")),
+            n,
+            edges,
+            Codec::COMPRESSED_DEFAULT,
+        );
+        // Half the codes' bytes against the raw store's heads, which every copy would hold.
+        let heads = bytes(&raw, "list_heads.u32");
+        assert_eq!(
+            heads <= bytes(&copy, "neighbors.bc64") / 2,
+            long,
+            "{name}: the premise"
+        );
+        assert_eq!(has_heads(&copy), long, "{name}, compress");
+        assert_eq!(has_heads(&built), long, "{name}, a compressing build");
     }
 }
