@@ -40,7 +40,8 @@ impl Default for CompressOptions {
 
 /// Writes a compressed copy (`opts.codec`) of the raw store at `source` to `target`: the
 /// neighbour lists (and the transpose's) byte-coded, every other file copied and checked
-/// against the source manifest's checksums. The copy is staged next to the target, validated
+/// against the source manifest's checksums, but the list heads only where they stay short
+/// beside the codes (`keeps_list_heads`). The copy is staged next to the target, validated
 /// by opening it, and renamed into place.
 pub fn compress_store(
     source: &Path,
