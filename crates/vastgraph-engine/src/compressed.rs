@@ -478,8 +478,11 @@ mod tests {
                             None => want_count += list.len() as u64,
                         }
                     }
+                    // A view's search of the word: each (vertex, parent) found to the
+                    // closure, and how many neighbours it looked at.
+                    type WordSearch<'a> = dyn Fn(&mut dyn FnMut(Vertex, Vertex)) -> u64 + 'a;
                     // Sorted: first neighbours are tried for the whole word before the rest.
-                    let search = |adj: &dyn Fn(&mut dyn FnMut(Vertex, Vertex)) -> u64| {
+                    let search = |adj: &WordSearch| {
                         let mut found = Vec::new();
                         let count = adj(&mut |v, u| found.push((v, u)));
                         found.sort_unstable();
