@@ -224,20 +224,27 @@ pub(crate) fn compress_staged(
                 &neighbors_path,
             )?
         };
-        std::fs::remove_file(&neighbors_path).map_err(|e| StoreError::write(&neighbors_path, e))?;
-        entries.splice(at..=at, codes);
+        let ids = entries
+            .splice(at..=at, codes)
+            .next()
+            .expect("one entry replaced");
+        remove_staged(dir, &ids)?;
     }
     // The build wrote the list heads before it knew the codes' size.
     if let Some(at) = entries.iter().position(|e| e.name == files::LIST_HEADS) {
         if !keeps_list_heads(entries[at].bytes, entries) {
-            let heads = entries.remove(at);
-            for name in
-                std::iter::once(&heads.name).chain(heads.page_sums.as_ref().map(|p| &p.name))
-            {
-                let path = dir.join(name);
-                std::fs::remove_file(&path).map_err(|e| StoreError::write(&path, e))?;
-            }
+            remove_staged(dir, &entries.remove(at))?;
         }
+    }
+    Ok(())
+}
+
+/// Deletes a staged file that leaves the store, with its page checksums.
+fn remove_staged(dir: &Path, entry: &FileEntry) -> Result<(), StoreError> {
+    let page_sums = entry.page_sums.as_ref().map(|p| &p.name);
+    for name in std::iter::once(&entry.name).chain(page_sums) {
+        let path = dir.join(name);
+        std::fs::remove_file(&path).map_err(|e| StoreError::write(&path, e))?;
     }
     Ok(())
 }

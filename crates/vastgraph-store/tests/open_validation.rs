@@ -554,6 +554,22 @@ fn a_compressed_store_keeps_the_list_heads_only_where_its_lists_are_long() {
             .any(|f| f["name"] == "list_heads.u32");
         assert_eq!(listed, store.join("list_heads.u32").exists());
         assert_eq!(listed, store.join("list_heads.u32.pagesums").exists());
+        // Nothing left behind that the manifest does not list (a compressing build once kept
+        // the raw ids' page checksums).
+        let mut named: Vec<String> = vec!["manifest.json".into()];
+        for f in manifest["files"].as_array().unwrap() {
+            named.push(f["name"].as_str().unwrap().into());
+            if let Some(sums) = f["page_sums"]["name"].as_str() {
+                named.push(sums.into());
+            }
+        }
+        let mut present: Vec<String> = fs::read_dir(store)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        named.sort();
+        present.sort();
+        assert_eq!(present, named, "{}", store.display());
         Store::open(store).unwrap().verify_checksums().unwrap();
         listed
     };
