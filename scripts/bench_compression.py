@@ -41,6 +41,25 @@ CODECS = ("streamvbyte64", "bytecode64")
 ALGORITHMS = ("bfs", "pagerank")
 
 
+def comma_list(choices):
+    """An argparse type: a comma-separated, non-empty list of names from `choices`."""
+
+    def parse(text: str) -> list[str]:
+        names = [name for name in text.split(",") if name]
+        unknown = [name for name in names if name not in choices]
+        if unknown or not names:
+            raise argparse.ArgumentTypeError(
+                f"{unknown or 'nothing'} given; choose from {', '.join(choices)}"
+            )
+        return names
+
+    return parse
+
+
+def stats_of(path: str) -> dict:
+    return json.loads(Path(path).read_text())
+
+
 def vastgraph(args, *argv, what: str) -> str:
     """Runs the CLI to completion and returns its standard output."""
     argv = [args.vastgraph, "--quiet", *argv]
@@ -83,7 +102,7 @@ def kernel_median(args, algorithm: str, store: Path) -> tuple[float, float]:
         argv = [args.vastgraph, "--quiet", "run", algorithm, store, "--threads", args.threads,
                 "--stats", stats.name, *extra]
         result = checked(run_process(argv, timeout=args.timeout), f"{algorithm} on {store}")
-        trials = json.load(open(stats.name))["trial_seconds"]
+        trials = stats_of(stats.name)["trial_seconds"]
     return median(trials), result.foreign_cpu_fraction
 
 
@@ -115,7 +134,7 @@ def paired_rounds(args, algorithm: str, stores: dict) -> dict:
 def filter_bytes(args, store: Path) -> int:
     with tempfile.NamedTemporaryFile(suffix=".json") as stats:
         vastgraph(args, "run", "matching", store, "--stats", stats.name, what="matching")
-        return int(json.load(open(stats.name))["extra"]["filter_bytes"])
+        return int(stats_of(stats.name)["extra"]["filter_bytes"])
 
 
 DECODE_LINE = re.compile(r"^\s*([\w ]+): ([0-9.]+) ns/arc, ([0-9]+) M arcs/s")
@@ -196,8 +215,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--graphs", default="cnr-2000,ego-twitter",
                         help="kron<S>, a name of a file in --data-dir, or name=path (see bench_engine.py)")
-    parser.add_argument("--codecs", default=CODECS[0], help=f"comma separated, of {', '.join(CODECS)}")
-    parser.add_argument("--algos", default=",".join(ALGORITHMS), help=f"comma separated, of {', '.join(ALGORITHMS)}")
+    parser.add_argument("--codecs", type=comma_list(CODECS), default=CODECS[0],
+                        help=f"comma separated, of {', '.join(CODECS)}")
+    parser.add_argument("--algos", type=comma_list(ALGORITHMS), default=",".join(ALGORITHMS),
+                        help=f"comma separated, of {', '.join(ALGORITHMS)}")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--bfs-trials", type=int, default=41)
     parser.add_argument("--pagerank-trials", type=int, default=11)
@@ -213,16 +234,6 @@ def main(argv=None) -> int:
     parser.add_argument("--busy-threshold", type=float, default=DISTURBED_FRACTION)
     parser.add_argument("--json", type=Path, help="write the full results here")
     args = parser.parse_args(argv)
-    args.codecs = [c for c in args.codecs.split(",") if c]
-    args.algos = [a for a in args.algos.split(",") if a]
-    for codec in args.codecs:
-        if codec not in CODECS:
-            parser.error(f"unknown codec {codec!r}")
-    for algorithm in args.algos:
-        if algorithm not in ALGORITHMS:
-            parser.error(f"unknown algorithm {algorithm!r}")
-    if not args.codecs:
-        parser.error("--codecs names no codec")
     if not args.vastgraph.exists():
         parser.error(f"{args.vastgraph} is missing: `cargo build --release` first")
     # GraphPreparer's options: only vastgraph builds stores here.
