@@ -20,7 +20,7 @@ directory) and a compressed copy per codec (`vastgraph compress --codec C`), the
 
     python3 scripts/bench_compression.py --graphs cnr-2000,ego-twitter --rounds 7
     python3 scripts/bench_compression.py --graphs kron22 --rounds 3 --pagerank-trials 3 \\
-        --codecs streamvbyte64,bytecode64 --decode --json compression.json
+        --codecs for64,streamvbyte64,bytecode64 --decode --json compression.json
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from pathlib import Path
 from bench_common import DISTURBED_FRACTION, CellError, checked, log, median, run_process
 from bench_engine import REPO_ROOT, GraphPreparer, parse_graph_spec
 
-CODECS = ("streamvbyte64", "bytecode64")
+CODECS = ("for64", "streamvbyte64", "bytecode64")
 ALGORITHMS = ("bfs", "pagerank")
 
 
@@ -152,7 +152,11 @@ def decode_throughput(raw: Path) -> dict:
     for line in out.splitlines():
         header = re.match(r"^(\w+): \d+ vertices", line)
         if header:
-            section = {"Varint": "bytecode64", "StreamVByte": "streamvbyte64"}.get(header[1], header[1])
+            section = {
+                "Varint": "bytecode64",
+                "StreamVByte": "streamvbyte64",
+                "FrameOfReference": "for64",
+            }.get(header[1], header[1])
             table[section] = {}
         elif m := DECODE_LINE.match(line):
             table[section][m[1].strip()] = float(m[2])

@@ -24,7 +24,7 @@ def stores(tmp_path_factory):
 
 def test_a_compressed_store_holds_the_same_graph(stores):
     raw, compressed = stores
-    assert compressed.manifest["codec"] == "streamvbyte64"
+    assert compressed.manifest["codec"] == "for64"
     assert raw.manifest["codec"] == "raw"
     np.testing.assert_array_equal(raw.offsets, compressed.offsets)
     np.testing.assert_array_equal(raw.neighbors, compressed.neighbors)

@@ -92,9 +92,9 @@ pub fn pagerank<A: Adjacency>(
     let mut scores: Vec<f64> = (0..n).into_par_iter().map(|_| 1.0 / n as f64).collect();
     // Contributions (pull) or incoming sums (push): read or updated at random once per arc.
     // Zeroed, so still unmapped: the advice applies from the first touch.
-    // One more than n: a pull sums through `Adjacency::sum_lists`, which wants a 0.0 after
-    // the contributions.
-    let mut work: Vec<f64> = vec![0.0; n + 1];
+    // More than n: a pull sums through `Adjacency::sum_lists`, which wants a 0.0 after the
+    // contributions, and on some views zeros after that (`Adjacency::sum_values_len`).
+    let mut work: Vec<f64> = vec![0.0; g.incoming().unwrap_or(g.out()).sum_values_len()];
     advise_huge_pages(&mut work);
     let mut iterations = 0;
     let mut delta = f64::INFINITY;
@@ -152,8 +152,8 @@ fn ordered_sum(partials: impl IndexedParallelIterator<Item = f64>) -> f64 {
     partials.collect::<Vec<f64>>().iter().sum()
 }
 
-/// p'[v] = base + d·Σ_{u→v} c[u] with c = `contrib`; returns δ. `contrib` has n + 1 entries,
-/// the last 0.0 (for `Adjacency::sum_lists`).
+/// p'[v] = base + d·Σ_{u→v} c[u] with c = `contrib`; returns δ. `contrib` has
+/// `Adjacency::sum_values_len` entries, those from n on 0.0 (for `Adjacency::sum_lists`).
 fn pull_iteration<A: Adjacency>(
     out: &A,
     incoming: &A,

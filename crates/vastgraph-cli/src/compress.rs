@@ -18,22 +18,22 @@ pub struct CompressArgs {
     /// Memory budget for the encoding buffers, e.g. 1GiB (default: half of RAM).
     #[arg(long, value_parser = crate::size::parse_size)]
     pub memory: Option<u64>,
-    /// The codec: streamvbyte64 (the default: Stream VByte gaps, the faster to decode) or
-    /// bytecode64 (Ligra+'s varint byte codes).
+    /// The codec: for64 (the default: offsets from each block's first neighbour in 1 to 4
+    /// bytes, the fastest to traverse in memory), streamvbyte64 (Stream VByte gaps, the
+    /// smallest) or bytecode64 (Ligra+'s varint byte codes).
     #[arg(long, value_parser = parse_codec, default_value = Codec::COMPRESSED_DEFAULT.name())]
     pub codec: Codec,
 }
 
 /// A compressed codec by its manifest name.
 pub fn parse_codec(name: &str) -> Result<Codec, String> {
-    [Codec::StreamVByte64, Codec::ByteCode64]
+    Codec::COMPRESSED
         .into_iter()
         .find(|c| c.name() == name)
         .ok_or_else(|| {
             format!(
-                "unknown codec {name:?}: choose {} or {}",
-                Codec::StreamVByte64.name(),
-                Codec::ByteCode64.name()
+                "unknown codec {name:?}: choose {}",
+                Codec::compressed_names()
             )
         })
 }

@@ -134,6 +134,8 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
                 "bytecode64 (difference-encoded varint byte codes, blocks of 64 neighbours)",
             vastgraph_store::Codec::StreamVByte64 =>
                 "streamvbyte64 (difference-encoded Stream VByte codes, blocks of 64 neighbours)",
+            vastgraph_store::Codec::FrameOfReference64 =>
+                "for64 (offsets from each block's first neighbour in 1 to 4 bytes, blocks of 64 neighbours)",
         }
     );
     println!(

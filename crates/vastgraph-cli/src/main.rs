@@ -131,8 +131,8 @@ pub struct BuildArgs {
     /// Ligra+): every algorithm runs on it unchanged, in a fraction of the space.
     #[arg(long)]
     pub compress: bool,
-    /// The codec of a compressed store (implies --compress): streamvbyte64 (the default) or
-    /// bytecode64.
+    /// The codec of a compressed store (implies --compress): for64 (the default),
+    /// streamvbyte64 or bytecode64 (see `vastgraph compress --help`).
     #[arg(long, value_parser = compress::parse_codec)]
     pub codec: Option<vastgraph_store::Codec>,
     /// Vertex numbering: `input` (the ids as read) or `degree` (renumbered by decreasing

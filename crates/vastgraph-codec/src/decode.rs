@@ -7,7 +7,7 @@ use std::ops::Range;
 use crate::stream_vbyte::Ssse3;
 use crate::stream_vbyte::{self, BlockIds, GapsEnd, GroupDecoder, Scalar};
 use crate::varint::{read_varint, unzigzag};
-use crate::{CodecError, ListCodec, ListVisitor, BLOCK_EDGES};
+use crate::{frame, CodecError, ListCodec, ListVisitor, BLOCK_EDGES};
 
 /// One direction's encoded adjacency, borrowed (usually from memory-mapped store files):
 /// the codec, CSR edge offsets (n+1; they give degrees), byte offsets (n+1; where each list's
@@ -177,6 +177,22 @@ fn decode_ids<F: FnMut(u32) -> bool>(
     hi: usize,
     mut f: F,
 ) -> bool {
+    // A walk from the first or second neighbour to the end takes the unchecked loop where the
+    // list lies far enough from the end of the codes.
+    if codec == ListCodec::FrameOfReference && lo <= 1 && hi >= degree && degree > lo {
+        let walked = frame::walk_list(
+            list.data,
+            list.end,
+            source,
+            degree,
+            n,
+            lo,
+            &mut frame::EachId(&mut f),
+        );
+        if let Some((finished, _)) = walked {
+            return finished;
+        }
+    }
     #[cfg(target_arch = "x86_64")]
     if codec == ListCodec::StreamVByte {
         // A walk from the first or second neighbour to the end (BFS, and every visit of a
@@ -243,6 +259,26 @@ fn decode_ids_with<D: GroupDecoder, F: FnMut(u32) -> bool>(
     match codec {
         ListCodec::Varint => walk_blocks(codes, degree, lo, hi, |pos, span| {
             decode_block(codes, pos, source, n, span.count, span.skip, &mut f)
+        }),
+        // Each id stands on its own, so the walk starts right at position `skip`.
+        ListCodec::FrameOfReference => walk_blocks(codes, degree, lo, hi, |pos, span| {
+            let Some(block) = frame::Block::read(codes, *pos, source, n, span.len) else {
+                return BlockEnd::Corrupt;
+            };
+            if span.skip == 0 && !f(block.first) {
+                return BlockEnd::Stopped;
+            }
+            for k in span.skip.max(1) - 1..span.count - 1 {
+                let id = block.first as u64 + block.offset_at(codes, k) as u64;
+                if id >= n {
+                    return BlockEnd::Corrupt;
+                }
+                if !f(id as u32) {
+                    return BlockEnd::Stopped;
+                }
+            }
+            *pos = block.end;
+            BlockEnd::Done
         }),
         // The first group of four gaps a group at a time, so that a consumer that stops at
         // its first few neighbours (a bottom-up BFS step on a skewed graph stops at its
@@ -604,6 +640,12 @@ fn decode_whole_block<D: GroupDecoder>(
     ids: &mut BlockIds,
 ) -> Option<usize> {
     let codes = list.codes();
+    if codec == ListCodec::FrameOfReference {
+        let block = frame::Block::read(codes, at, source, n, span.len)?;
+        return block
+            .decode_into(list.data, span.count, n, ids)
+            .then_some(block.end);
+    }
     let (first, mut at) = block_first(codes, at, source, n)?;
     match codec {
         ListCodec::Varint => {
@@ -630,6 +672,7 @@ fn decode_whole_block<D: GroupDecoder>(
             n,
             ids,
         ),
+        ListCodec::FrameOfReference => unreachable!("decoded above"),
     }
 }
 
@@ -670,9 +713,8 @@ pub fn validate_list(
             }
         }
         let count = (degree - block_start).min(BLOCK_EDGES);
-        let (end, last) = validate_block(codec, data, pos, source, n, count)
+        let (end, first, last) = validate_block(codec, data, pos, source, n, count)
             .map_err(|reason| format!("block {block}: {reason}"))?;
-        let first = first_id(data, pos, source);
         if let Some(p) = previous.filter(|&p| first <= p) {
             return Err(format!(
                 "block {block}: neighbour {first} follows {p} (lists must be strictly increasing)"
@@ -690,15 +732,9 @@ pub fn validate_list(
     Ok(())
 }
 
-/// The first id of a block that [`validate_block`] accepted.
-fn first_id(data: &[u8], at: usize, source: u32) -> u64 {
-    let (code, _) = read_varint(data, at).unwrap_or((0, 0));
-    (source as i64 + unzigzag(code)) as u64
-}
-
 /// Checks the block of `count` neighbours at `data[at..]`: its codes lie within `data`, and
 /// its ids are below `n` (and increasing, as gaps are never negative). Returns where the block
-/// ends and its last id.
+/// ends, its first id and its last.
 fn validate_block(
     codec: ListCodec,
     data: &[u8],
@@ -706,7 +742,10 @@ fn validate_block(
     source: u32,
     n: u64,
     count: usize,
-) -> Result<(usize, u64), String> {
+) -> Result<(usize, u64, u64), String> {
+    if codec == ListCodec::FrameOfReference {
+        return frame::validate_block(data, at, source, n, count);
+    }
     let truncated =
         |pos: usize| format!("truncated or overlong code at byte {pos} of {}", data.len());
     let (code, mut pos) = read_varint(data, at).ok_or_else(|| truncated(at))?;
@@ -716,7 +755,7 @@ fn validate_block(
         return Err(format!("neighbour {first} is not in 0..{n}"));
     }
     let mut id = first as u64;
-    match codec {
+    let (end, last) = match codec {
         ListCodec::Varint => {
             for _ in 1..count {
                 let (gap, after) = read_varint(data, pos).ok_or_else(|| truncated(pos))?;
@@ -726,10 +765,12 @@ fn validate_block(
                     return Err(format!("neighbour {id} is not in 0..{n}"));
                 }
             }
-            Ok((pos, id))
+            (pos, id)
         }
-        ListCodec::StreamVByte => stream_vbyte::validate_gaps(data, pos, id, count - 1, n),
-    }
+        ListCodec::StreamVByte => stream_vbyte::validate_gaps(data, pos, id, count - 1, n)?,
+        ListCodec::FrameOfReference => unreachable!("validated above"),
+    };
+    Ok((end, first as u64, last))
 }
 
 impl<'a> ByteCodeLists<'a> {
@@ -872,6 +913,16 @@ impl<'a> ByteCodeLists<'a> {
         mut arc: F,
     ) -> u64 {
         let (mut left, mut offered) = (word, 0);
+        if self.codec == ListCodec::FrameOfReference && from <= 1 {
+            let n = self.num_vertices() as u64;
+            left = self.for_each_list_of_word(base, word, from, |v, list, degree| {
+                let sink = &mut frame::EachId(&mut |u| arc(v, u));
+                let (finished, handed) =
+                    frame::walk_list(list.data, list.end, v, degree, n, from, sink)?;
+                offered += handed;
+                Some(finished)
+            });
+        }
         #[cfg(target_arch = "x86_64")]
         if self.codec == ListCodec::StreamVByte && from <= 1 && crate::fast::available() {
             // SAFETY: the CPU has what the fast decoder is compiled for.
@@ -909,6 +960,22 @@ impl<'a> ByteCodeLists<'a> {
             "a bit per vertex"
         );
         let (mut left, mut looked_at) = (word, 0);
+        if self.codec == ListCodec::FrameOfReference && from <= 1 {
+            let n = self.num_vertices() as u64;
+            let mut sink = frame::FirstInBitmap {
+                bitmap,
+                found: None,
+            };
+            left = self.for_each_list_of_word(base, word, from, |v, list, degree| {
+                let (finished, handed) =
+                    frame::walk_list(list.data, list.end, v, degree, n, from, &mut sink)?;
+                looked_at += handed;
+                if let Some(u) = sink.found.take() {
+                    found(v, u);
+                }
+                Some(finished)
+            });
+        }
         #[cfg(target_arch = "x86_64")]
         if self.codec == ListCodec::StreamVByte && from <= 1 && crate::fast::available() {
             // SAFETY: the CPU has what the fast decoder is compiled for; the bitmap has a bit
@@ -929,6 +996,31 @@ impl<'a> ByteCodeLists<'a> {
                 }
                 true
             })
+    }
+
+    /// Calls `walk(v, list, degree)` for each vertex `v = base + i` of the set bits `i` of
+    /// `word` whose list is longer than `lo`, in order; returns the bits of those for which
+    /// `walk` returned None (left for the general decoder). The fast decoders' walks over a
+    /// bottom-up step's word of lists.
+    #[inline(always)]
+    pub(crate) fn for_each_list_of_word(
+        &self,
+        base: u32,
+        mut word: u64,
+        lo: usize,
+        mut walk: impl FnMut(u32, ListBytes<'_>, usize) -> Option<bool>,
+    ) -> u64 {
+        let mut left = 0;
+        while word != 0 {
+            let bit = word.trailing_zeros();
+            word &= word - 1;
+            let v = base + bit;
+            let degree = self.degree(v);
+            if degree > lo && walk(v, self.list_bytes(v as usize), degree).is_none() {
+                left |= 1 << bit;
+            }
+        }
+        left
     }
 
     /// Calls `f` on every neighbour of `v`, in increasing order.

@@ -2,8 +2,8 @@
 //! list too long to encode in memory at once, [`encode_block_index`] and then [`encode_block`]
 //! per block, streaming the blocks out.
 
-use crate::stream_vbyte;
 use crate::varint::{varint_len, write_varint, zigzag};
+use crate::{frame, stream_vbyte};
 use crate::{CodecError, ListCodec, BLOCK_EDGES};
 
 fn unencodable(source: u32, reason: String) -> CodecError {
@@ -56,10 +56,15 @@ pub fn encode_block(
     out: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
     check_block(source, block)?;
+    if codec == ListCodec::FrameOfReference {
+        frame::write_block(source, block, out);
+        return Ok(());
+    }
     write_varint(first_code(source, block), out);
     match codec {
         ListCodec::Varint => gaps(block).for_each(|gap| write_varint(gap as u64, out)),
         ListCodec::StreamVByte => stream_vbyte::write_gaps(gaps(block), block.len() - 1, out),
+        ListCodec::FrameOfReference => unreachable!("written above"),
     }
     Ok(())
 }
@@ -67,11 +72,12 @@ pub fn encode_block(
 fn block_len(codec: ListCodec, source: u32, block: &[u32]) -> Result<u64, CodecError> {
     check_block(source, block)?;
     let first = varint_len(first_code(source, block));
-    let rest = match codec {
-        ListCodec::Varint => gaps(block).map(|gap| varint_len(gap as u64)).sum(),
-        ListCodec::StreamVByte => stream_vbyte::gaps_len(gaps(block), block.len() - 1),
+    let len = match codec {
+        ListCodec::Varint => first + gaps(block).map(|gap| varint_len(gap as u64)).sum::<usize>(),
+        ListCodec::StreamVByte => first + stream_vbyte::gaps_len(gaps(block), block.len() - 1),
+        ListCodec::FrameOfReference => frame::block_len(source, block),
     };
-    Ok((first + rest) as u64)
+    Ok(len as u64)
 }
 
 /// Appends the block index of `list`: the start of every block but the first, as a u32 relative

@@ -50,12 +50,13 @@ impl ByteCodeLists<'_> {
     /// Hands `emit(v, Σ values[u] for u in v's list)` over for the vertices of `vertices` in
     /// order, summed in the lanes described in the module's documentation, and returns the
     /// first vertex it did not hand over: `vertices.end`, or earlier where the rest must go
-    /// through the general decoder (a list within [`BLOCK_READ`] bytes of the end of the
-    /// codes, codes that disagree with the byte offsets or give an id at or above n, a CPU
-    /// without AVX2 and BMI2, or a codec other than Stream VByte).
+    /// through the general decoder (a list near the end of the codes, codes that disagree
+    /// with the byte offsets or give an id at or above n, or the Varint codec, or Stream
+    /// VByte on a CPU without AVX2 and BMI2).
     ///
     /// `values` holds one value per vertex and then 0.0, at index n: unused lanes read it,
-    /// which costs less than choosing between a value and zero.
+    /// which costs less than choosing between a value and zero. It may go on past n
+    /// ([`SUM_VALUES_SLACK`]).
     pub fn sum_lists<E: FnMut(u32, f64)>(
         &self,
         vertices: Range<u32>,
@@ -63,8 +64,11 @@ impl ByteCodeLists<'_> {
         mut emit: E,
     ) -> u32 {
         let n = self.num_vertices();
-        assert_eq!(values.len(), n + 1, "one value per vertex, then 0.0");
+        assert!(values.len() > n, "one value per vertex, then 0.0");
         assert_eq!(values[n], 0.0, "the value after the vertices' must be 0.0");
+        if self.codec() == ListCodec::FrameOfReference {
+            return crate::frame::sum_lists(self, vertices, values, &mut emit);
+        }
         #[cfg(target_arch = "x86_64")]
         if self.codec() == ListCodec::StreamVByte && available() {
             // SAFETY: the CPU has the features the function is compiled for.
@@ -213,7 +217,7 @@ pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
 ) -> (u64, u64) {
     let n = lists.num_vertices() as u64;
     let mut offered = 0;
-    let left = for_each_list_of_word(lists, base, word, lo, |v, list, degree| {
+    let left = lists.for_each_list_of_word(base, word, lo, |v, list, degree| {
         let mut f = |u| {
             offered += 1;
             arc(v, u)
@@ -221,31 +225,6 @@ pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
         walk_list(list.data, list.end, v, degree, n, lo, &mut EachId(&mut f))
     });
     (left, offered)
-}
-
-/// Calls `walk(v, list, degree)` for each vertex `v = base + i` of the set bits `i` of `word`
-/// whose list is longer than `lo`, in order; returns the bits of those for which `walk`
-/// returned None (left for the general decoder).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn for_each_list_of_word(
-    lists: &ByteCodeLists<'_>,
-    base: u32,
-    mut word: u64,
-    lo: usize,
-    mut walk: impl FnMut(u32, crate::decode::ListBytes<'_>, usize) -> Option<bool>,
-) -> u64 {
-    let mut left = 0;
-    while word != 0 {
-        let bit = word.trailing_zeros();
-        word &= word - 1;
-        let v = base + bit;
-        let degree = lists.degree(v);
-        if degree > lo && walk(v, lists.list_bytes(v as usize), degree).is_none() {
-            left |= 1 << bit;
-        }
-    }
-    left
 }
 
 /// For each vertex `v = base + i` of the set bits `i` of `word`, in order, the first id of
@@ -276,7 +255,7 @@ pub(crate) unsafe fn find_word_in_bitmap<F: FnMut(u32, u32)>(
         looked_at: 0,
         found: None,
     };
-    let left = for_each_list_of_word(lists, base, word, lo, |v, list, degree| {
+    let left = lists.for_each_list_of_word(base, word, lo, |v, list, degree| {
         let walked = walk_list(list.data, list.end, v, degree, n, lo, &mut sink);
         if let Some(u) = sink.found.take() {
             found(v, u);

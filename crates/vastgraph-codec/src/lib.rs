@@ -1,14 +1,17 @@
-//! The compressed adjacency codecs of vastgraph stores (`Codec::ByteCode64` and
-//! `Codec::StreamVByte64` in the manifest): Ligra+'s parallel byte codes and a Stream VByte
-//! variant of them, one encoder and one decoder shared by the store writer, the store
-//! validator and the engine's graph view.
+//! The compressed adjacency codecs of vastgraph stores (`Codec::ByteCode64`,
+//! `Codec::StreamVByte64` and `Codec::FrameOfReference64` in the manifest): Ligra+'s parallel
+//! byte codes, a Stream VByte variant of them, and frame-of-reference offsets; one encoder and
+//! one decoder shared by the store writer, the store validator and the engine's graph view.
 //!
 //! Each vertex's sorted, duplicate-free neighbour list is cut into blocks of [`BLOCK_EDGES`]
 //! neighbours. Within a block the first neighbour is stored relative to the source vertex
-//! (signed, zig-zag), every later one as the gap to its predecessor minus one (lists are
-//! strictly increasing, so gaps are at least one). The first number is a little-endian
-//! base-128 varint: seven bits per byte, the high bit set on every byte but the last. The gaps
-//! are varints too ([`ListCodec::Varint`]), or Stream VByte groups ([`ListCodec::StreamVByte`]).
+//! (signed, zig-zag). In the gap codecs every later one is the gap to its predecessor minus one
+//! (lists are strictly increasing, so gaps are at least one), and the first number is a
+//! little-endian base-128 varint: seven bits per byte, the high bit set on every byte but the
+//! last. The gaps are varints too ([`ListCodec::Varint`]), or Stream VByte groups
+//! ([`ListCodec::StreamVByte`]). [`ListCodec::FrameOfReference`] has no gaps: a header byte
+//! gives the first number's length in bytes and a width of whole bytes, and every later id is
+//! its offset from the first in that width (the `frame` module).
 //!
 //! A vertex of degree `d > 0` occupies `bytes[byte_offsets[v]..byte_offsets[v + 1]]`:
 //!
@@ -31,6 +34,7 @@
 mod decode;
 mod encode;
 mod fast;
+mod frame;
 pub mod lanes;
 mod stream_vbyte;
 mod varint;
@@ -69,10 +73,19 @@ pub enum ListCodec {
     /// group, then the data. Decodes four gaps per shuffle without a branch per gap; smaller on
     /// graphs whose lists hold runs of consecutive ids (a gap of zero takes two bits).
     StreamVByte,
+    /// No gaps: one byte giving a width of 1 to 4 bytes, then each id after the first as its
+    /// offset from the first, in that many bytes. Bigger than the gap codes, but each id
+    /// decodes on its own with a load, a mask and an add, so a traversal runs close to the
+    /// raw lists' speed where they fit in cache (see the `frame` module).
+    FrameOfReference,
 }
 
 impl ListCodec {
-    pub const ALL: [ListCodec; 2] = [ListCodec::Varint, ListCodec::StreamVByte];
+    pub const ALL: [ListCodec; 3] = [
+        ListCodec::Varint,
+        ListCodec::StreamVByte,
+        ListCodec::FrameOfReference,
+    ];
 }
 
 /// Neighbours per block: a block is the unit of random access and of parallel decoding.

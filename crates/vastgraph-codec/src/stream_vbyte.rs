@@ -128,6 +128,15 @@ impl BlockIds {
         Some(())
     }
 
+    /// Writes the ids after the first up to slot `count`, the id of slot k + 1 as `id(k)`.
+    #[inline(always)]
+    pub(crate) fn fill_from(&mut self, count: usize, mut id: impl FnMut(usize) -> u32) {
+        for (k, slot) in self.slots[1..count].iter_mut().enumerate() {
+            slot.write(id(k));
+        }
+        self.written = count;
+    }
+
     /// Writes a group of four ids for each control byte (16 at most) after the first id, as
     /// `group` decodes them. The count is kept in a local until the end, so that the loop
     /// does not store and reload it per group.

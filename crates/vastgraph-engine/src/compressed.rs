@@ -3,12 +3,12 @@
 //! reach it through [`Adjacency`] like the raw CSR; only `neighbor_slice` is missing, so set
 //! intersections iterate instead.
 
-use vastgraph_codec::ByteCodeLists;
+use vastgraph_codec::{ByteCodeLists, ListCodec};
 use vastgraph_store::{Vertex, WeightsRef};
 
 use crate::bitmap::Bitmap;
 use crate::graph::{first_from_side, first_then_rest, Adjacency, ListVisitor};
-use crate::lane_sum::{gather_misses_cache, LaneSum};
+use crate::lane_sum::{gather_misses_cache, padded_sum_values_len, LaneSum};
 
 #[derive(Clone, Copy)]
 pub struct CompressedAdjacency<'a> {
@@ -206,6 +206,13 @@ impl Adjacency for CompressedAdjacency<'_> {
     fn visit_lists<V: ListVisitor>(&self, vertices: std::ops::Range<Vertex>, visitor: &mut V) {
         self.lists.visit_lists(vertices, visitor)
     }
+    /// Frame-of-reference codes mask their offsets into zeros past the 0.0.
+    fn sum_values_len(&self) -> usize {
+        match self.lists.codec() {
+            ListCodec::FrameOfReference => padded_sum_values_len(self.num_vertices()),
+            _ => self.num_vertices() + 1,
+        }
+    }
     /// Decoded and summed in one loop (`ByteCodeLists::sum_lists`) while the values stay in
     /// cache; from where that stops, and when the values miss the cache (the visitor's path
     /// prefetches them as it decodes ahead), by visiting the lists.
@@ -216,10 +223,12 @@ impl Adjacency for CompressedAdjacency<'_> {
         values: &[f64],
         mut emit: E,
     ) {
+        // The values past the 0.0 (`Self::sum_values_len`) are for the fused decoder only.
+        let (padded, values) = (values, &values[..=self.num_vertices()]);
         let rest = if gather_misses_cache(values) {
             vertices.start
         } else {
-            self.lists.sum_lists(vertices.clone(), values, &mut emit)
+            self.lists.sum_lists(vertices.clone(), padded, &mut emit)
         };
         self.visit_lists(rest..vertices.end, &mut LaneSum::new(values, emit));
     }

@@ -150,6 +150,12 @@ pub trait Adjacency: Sync {
         finished && (len == 0 || f(&block[..len]))
     }
 
+    /// How many values [`Self::sum_lists`] wants: one per vertex and then a 0.0; more on a
+    /// view whose decoder uses zeros after it ([`crate::lane_sum::padded_sum_values_len`]).
+    fn sum_values_len(&self) -> usize {
+        self.num_vertices() + 1
+    }
+
     /// The lists of `vertices` in order, each a block at a time as
     /// [`Self::try_for_each_neighbor_block`] hands them over, then `visitor.end_list(v)`. For
     /// a pass over every list (PageRank's sums): a compressed graph decodes the whole range in
@@ -167,9 +173,10 @@ pub trait Adjacency: Sync {
 
     /// `emit(v, Σ values[u] over v's list)` for the vertices of `vertices` in order, summed in
     /// the order of [`crate::lane_sum`], which every view keeps, so the sums are the same
-    /// whatever the view. `values` holds one value per vertex and then 0.0 (a compressed graph
-    /// decodes and sums in one loop, where a list's unused lanes read that 0.0); the default
-    /// visits the lists with [`LaneSum`].
+    /// whatever the view. `values` holds one value per vertex, then 0.0, then any number of
+    /// zeros, [`Self::sum_values_len`] in all (a compressed graph decodes and sums in one
+    /// loop, where a list's unused lanes read that 0.0, and a frame-of-reference decoder uses
+    /// the zeros after it); the default visits the lists with [`LaneSum`].
     #[inline]
     fn sum_lists<E: FnMut(Vertex, f64)>(
         &self,
@@ -177,6 +184,8 @@ pub trait Adjacency: Sync {
         values: &[f64],
         emit: E,
     ) {
+        // The values past the 0.0 (`Self::sum_values_len`) are not the visitor's.
+        let values = &values[..=self.num_vertices()];
         self.visit_lists(vertices, &mut LaneSum::new(values, emit));
     }
 }

@@ -31,7 +31,7 @@ impl<'a> CsrGraph<'a> {
 }
 
 impl<'a> CompressedGraph<'a> {
-    /// The view of a compressed store (`Codec::ByteCode64`, `Codec::StreamVByte64`), or None
+    /// The view of a compressed store (any of `Codec::COMPRESSED`), or None
     /// for a raw one.
     pub fn from_store(store: &'a Store) -> Option<Self> {
         let mut out = CompressedAdjacency::new(store.byte_code()?, store.weights());
@@ -62,10 +62,12 @@ pub trait GraphVisitor {
 pub fn visit_store<V: GraphVisitor>(store: &Store, visitor: V) -> V::Output {
     match store.codec() {
         Codec::Raw => visitor.visit(&CsrGraph::from_store(store)),
-        Codec::ByteCode64 | Codec::StreamVByte64 => match CompressedGraph::from_store(store) {
-            Some(graph) => visitor.visit(&graph),
-            // Store::open checked the codes' layout, so the lists are there.
-            None => unreachable!("an opened compressed store has its encoded lists"),
-        },
+        Codec::ByteCode64 | Codec::StreamVByte64 | Codec::FrameOfReference64 => {
+            match CompressedGraph::from_store(store) {
+                Some(graph) => visitor.visit(&graph),
+                // Store::open checked the codes' layout, so the lists are there.
+                None => unreachable!("an opened compressed store has its encoded lists"),
+            }
+        }
     }
 }

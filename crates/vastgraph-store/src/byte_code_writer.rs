@@ -1,4 +1,4 @@
-//! Writes one direction of a compressed store (`Codec::ByteCode64` or `Codec::StreamVByte64`)
+//! Writes one direction of a compressed store (any of `Codec::COMPRESSED`)
 //! from its raw CSR arrays:
 //! `byte_offsets.u64` and `neighbors.bc64`. Vertices are encoded in rounds, each round's
 //! ranges in parallel into buffers sized from the memory budget, then appended in order; a

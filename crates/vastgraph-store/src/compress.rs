@@ -135,10 +135,9 @@ pub fn compress_store(
 fn compressed_list_codec(codec: Codec) -> Result<vastgraph_codec::ListCodec, StoreError> {
     codec.list_codec().ok_or_else(|| {
         StoreError::invalid_input(format!(
-            "codec {} is not a compressed codec; choose {} or {}",
+            "codec {} is not a compressed codec; choose {}",
             codec.name(),
-            Codec::StreamVByte64.name(),
-            Codec::ByteCode64.name()
+            Codec::compressed_names()
         ))
     })
 }

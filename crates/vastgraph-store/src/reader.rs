@@ -230,9 +230,8 @@ impl Store {
         self.manifest.codec
     }
 
-    /// The out-edges' encoded lists when the store is compressed (`Codec::ByteCode64` or
-    /// `Codec::StreamVByte64`),
-    /// validated when the store was opened; None for a raw store.
+    /// The out-edges' encoded lists when the store is compressed (any of
+    /// `Codec::COMPRESSED`), validated when the store was opened; None for a raw store.
     pub fn byte_code(&self) -> Option<ByteCodeLists<'_>> {
         self.out_edges.byte_code_lists().and_then(Result::ok)
     }
@@ -596,7 +595,7 @@ fn required_files(manifest: &Manifest) -> Vec<&'static str> {
     };
     let (neighbors, in_neighbors): (&[&'static str], &[&'static str]) = match manifest.codec {
         Codec::Raw => (&[files::NEIGHBORS], &[files::IN_NEIGHBORS]),
-        Codec::ByteCode64 | Codec::StreamVByte64 => (
+        Codec::ByteCode64 | Codec::StreamVByte64 | Codec::FrameOfReference64 => (
             &[files::BYTE_OFFSETS, files::NEIGHBOR_CODES],
             &[files::IN_BYTE_OFFSETS, files::IN_NEIGHBOR_CODES],
         ),

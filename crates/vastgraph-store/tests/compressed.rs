@@ -50,7 +50,7 @@ fn raw_lists(offsets: &[u64], neighbors: &[u32]) -> Vec<Vec<u32>> {
         .collect()
 }
 
-const COMPRESSED: [Codec; 2] = [Codec::StreamVByte64, Codec::ByteCode64];
+const COMPRESSED: [Codec; 3] = Codec::COMPRESSED;
 
 fn small_budget(codec: Codec) -> CompressOptions {
     // The smallest budget, so that encoding runs in many rounds and streams the hubs' lists.

@@ -622,9 +622,15 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
     let n = 60_000u32;
     let mut list = edges(n, 60_000, 11);
     list.extend((1..n / 3 - 40).map(|k| (0, 3 * k, (k % 7 + 1) as f64)));
-    for (symmetric, codec) in [(true, Codec::StreamVByte64), (false, Codec::ByteCode64)] {
-        let raw = tmp.path().join(format!("raw-{symmetric}"));
-        let packed = tmp.path().join(format!("packed-{symmetric}"));
+    for (symmetric, codec) in [
+        (true, Codec::StreamVByte64),
+        (false, Codec::ByteCode64),
+        (true, Codec::FrameOfReference64),
+    ] {
+        let raw = tmp.path().join(format!("raw-{symmetric}-{}", codec.name()));
+        let packed = tmp
+            .path()
+            .join(format!("packed-{symmetric}-{}", codec.name()));
         build_from(&raw, &list, symmetric, true, Codec::Raw);
         build_from(&packed, &list, symmetric, true, codec);
         let params = Params {

@@ -113,9 +113,13 @@ fn every_algorithm_gives_identical_results_on_compressed_stores() {
         let varint = path(&format!("{name}-varint"));
         ok(&["compress", &raw, "-o", &varint, "--codec", "bytecode64"]);
         assert_identical_results(Path::new(&raw), Path::new(&varint), Codec::ByteCode64);
+        let svb = path(&format!("{name}-svb"));
+        ok(&["compress", &raw, "-o", &svb, "--codec", "streamvbyte64"]);
+        assert_identical_results(Path::new(&raw), Path::new(&svb), Codec::StreamVByte64);
+        // The default codec (for64).
         let bc = path(&format!("{name}-bc"));
         ok(&["compress", &raw, "-o", &bc]);
-        assert_identical_results(Path::new(&raw), Path::new(&bc), Codec::StreamVByte64);
+        assert_identical_results(Path::new(&raw), Path::new(&bc), Codec::COMPRESSED_DEFAULT);
         // Generating straight into a compressed store gives the same store contents.
         let direct = path(&format!("{name}-direct"));
         args[6] = &direct;
@@ -150,10 +154,10 @@ fn convert_compress_info_run_export() {
         "--compress",
     ]);
     let info = String::from_utf8_lossy(&ok(&["info", &bc, "--verify"]).stdout).into_owned();
-    assert!(info.contains("streamvbyte64"), "{info}");
+    assert!(info.contains("for64"), "{info}");
     let json: serde_json::Value =
         serde_json::from_slice(&ok(&["info", &bc, "--json"]).stdout).unwrap();
-    assert_eq!(json["codec"], "streamvbyte64");
+    assert_eq!(json["codec"], "for64");
     assert!(json["bytes_per_arc"].as_f64().unwrap() > 0.0);
     for (store, name) in [(&raw, "raw"), (&bc, "bc")] {
         let out = dir.path().join(format!("{name}.tsv")).display().to_string();
@@ -229,9 +233,9 @@ fn a_damaged_compressed_store_is_an_error_exit_not_a_panic() {
         let e = stderr(&o);
         assert!(e.contains("neighbors.bc64") && e.contains("vertex"), "{e}");
     }
-    // Many single-bit flips, in either codec: each is refused cleanly or gives a store that
+    // Many single-bit flips, in every codec: each is refused cleanly or gives a store that
     // still runs.
-    for codec in ["bytecode64", "streamvbyte64"] {
+    for codec in Codec::COMPRESSED.map(Codec::name) {
         let bc = dir.path().join(codec);
         let bc = bc.to_str().unwrap();
         ok(&["compress", &raw, "-o", bc, "--codec", codec]);

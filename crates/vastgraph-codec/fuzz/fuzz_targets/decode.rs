@@ -21,8 +21,8 @@ fuzz_target!(|input: &[u8]| {
     let degree = (input[8] as usize) * 3;
     let (lo, hi) = (input[9] as usize * 2, input[10] as usize * 2);
     let data = &input[11..];
-    // The low bit of the range's start picks the codec.
-    let codec = ListCodec::ALL[input[9] as usize & 1];
+    // The range's start picks the codec.
+    let codec = ListCodec::ALL[input[9] as usize % ListCodec::ALL.len()];
 
     let mut all = Vec::new();
     decode_list(codec, data, source, degree, n, 0, usize::MAX, |w| {
