@@ -998,6 +998,23 @@ impl<'a> ByteCodeLists<'a> {
             })
     }
 
+    /// `(v, degree, first byte, end byte)` of the list of each vertex of `vertices`, in
+    /// order: the lists a fused decoder (the sums) reads one after another. The byte offsets
+    /// are as recorded, unchecked.
+    #[inline(always)]
+    pub(crate) fn lists_in(
+        &self,
+        vertices: Range<u32>,
+    ) -> impl Iterator<Item = (u32, usize, usize, usize)> + 'a {
+        let (start, end) = (vertices.start as usize, vertices.end as usize);
+        let edges = self.offsets[start..=end].windows(2);
+        let bytes = self.byte_offsets[start..=end].windows(2);
+        vertices.zip(edges.zip(bytes)).map(|(v, (edges, bytes))| {
+            let degree = (edges[1] - edges[0]) as usize;
+            (v, degree, bytes[0] as usize, bytes[1] as usize)
+        })
+    }
+
     /// Calls `walk(v, list, degree)` for each vertex `v = base + i` of the set bits `i` of
     /// `word` whose list is longer than `lo`, in order; returns the bits of those for which
     /// `walk` returned None (left for the general decoder). The fast decoders' walks over a

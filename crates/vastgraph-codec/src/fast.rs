@@ -94,7 +94,6 @@ unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
     use std::arch::x86_64::*;
 
     let codes = lists.bytes();
-    let (offsets, byte_offsets) = (lists.offsets(), lists.byte_offsets());
     let n = lists.num_vertices();
     let zero_slot = _mm_set1_epi32(n as i32);
     let lane_numbers = _mm_set_epi32(3, 2, 1, 0);
@@ -102,13 +101,7 @@ unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
     let Some(unchecked_end) = codes.len().checked_sub(BLOCK_READ) else {
         return vertices.start;
     };
-    let (start, end) = (vertices.start as usize, vertices.end as usize);
-    let lists_of_range = offsets[start..=end]
-        .windows(2)
-        .zip(byte_offsets[start..=end].windows(2));
-    for (v, (edges, bytes)) in vertices.clone().zip(lists_of_range) {
-        let degree = (edges[1] - edges[0]) as usize;
-        let (mut pos, list_end) = (bytes[0] as usize, bytes[1]);
+    for (v, degree, mut pos, list_end) in lists.lists_in(vertices.clone()) {
         let blocks = degree.div_ceil(BLOCK_EDGES);
         // Skip the block index: blocks follow one another.
         pos += 4 * blocks.saturating_sub(1);
@@ -165,7 +158,7 @@ unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
         let largest_lanes = _mm_set1_epi32(n as i32 - 1);
         if lanes_at_most(largest_met, largest_lanes) != 0xffff
             || largest_first as usize >= n
-            || pos as u64 != list_end
+            || pos != list_end
         {
             // The general decoder takes the list again from its recorded start.
             return v;

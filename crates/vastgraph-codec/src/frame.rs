@@ -282,7 +282,6 @@ pub(crate) fn sum_lists<E: FnMut(u32, f64)>(
     emit: &mut E,
 ) -> u32 {
     let codes = lists.bytes();
-    let (offsets, byte_offsets) = (lists.offsets(), lists.byte_offsets());
     let n = lists.num_vertices() as u64;
     assert!(values.len() as u64 > n, "a value per vertex, then 0.0");
     let Some(unchecked_end) = codes.len().checked_sub(FRAME_READ) else {
@@ -293,13 +292,7 @@ pub(crate) fn sum_lists<E: FnMut(u32, f64)>(
     let spare = values.len() as u64 - n;
     let in_values = ((1u64 << (63 - (spare + 1).leading_zeros())) - 1).min(u32::MAX as u64);
     let padded = in_values + 1 >= n;
-    let (start, end) = (vertices.start as usize, vertices.end as usize);
-    let lists_of_range = offsets[start..=end]
-        .windows(2)
-        .zip(byte_offsets[start..=end].windows(2));
-    for (v, (edges, bytes)) in vertices.clone().zip(lists_of_range) {
-        let degree = (edges[1] - edges[0]) as usize;
-        let (list_start, list_end) = (bytes[0] as usize, bytes[1] as usize);
+    for (v, degree, list_start, list_end) in lists.lists_in(vertices.clone()) {
         if list_end > unchecked_end || list_start > list_end {
             return v;
         }
