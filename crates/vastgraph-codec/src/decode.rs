@@ -22,7 +22,7 @@ pub struct ByteCodeLists<'a> {
 
 /// Bytes of the block index of a list of `degree` neighbours.
 #[inline]
-fn index_bytes(degree: usize) -> usize {
+pub(crate) fn index_bytes(degree: usize) -> usize {
     4 * degree.div_ceil(BLOCK_EDGES).saturating_sub(1)
 }
 

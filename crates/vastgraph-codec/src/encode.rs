@@ -71,10 +71,10 @@ pub fn encode_block(
 
 fn block_len(codec: ListCodec, source: u32, block: &[u32]) -> Result<u64, CodecError> {
     check_block(source, block)?;
-    let first = varint_len(first_code(source, block));
+    let first = || varint_len(first_code(source, block));
     let len = match codec {
-        ListCodec::Varint => first + gaps(block).map(|gap| varint_len(gap as u64)).sum::<usize>(),
-        ListCodec::StreamVByte => first + stream_vbyte::gaps_len(gaps(block), block.len() - 1),
+        ListCodec::Varint => first() + gaps(block).map(|gap| varint_len(gap as u64)).sum::<usize>(),
+        ListCodec::StreamVByte => first() + stream_vbyte::gaps_len(gaps(block), block.len() - 1),
         ListCodec::FrameOfReference => frame::block_len(source, block),
     };
     Ok(len as u64)

@@ -55,8 +55,8 @@ impl ByteCodeLists<'_> {
     /// VByte on a CPU without AVX2 and BMI2).
     ///
     /// `values` holds one value per vertex and then 0.0, at index n: unused lanes read it,
-    /// which costs less than choosing between a value and zero. It may go on past n
-    /// ([`SUM_VALUES_SLACK`]).
+    /// which costs less than choosing between a value and zero. It may go on past n: the
+    /// frame-of-reference sums use zeros after the 0.0 (see `frame::sum_lists`).
     pub fn sum_lists<E: FnMut(u32, f64)>(
         &self,
         vertices: Range<u32>,

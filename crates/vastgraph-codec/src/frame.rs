@@ -29,7 +29,7 @@
 
 use std::ops::Range;
 
-use crate::decode::ByteCodeLists;
+use crate::decode::{index_bytes, ByteCodeLists};
 use crate::stream_vbyte::BlockIds;
 use crate::varint::{unzigzag, zigzag};
 use crate::BLOCK_EDGES;
@@ -53,22 +53,23 @@ fn bytes_of(x: u64) -> usize {
     (64 - (x | 1).leading_zeros() as usize).div_ceil(8)
 }
 
+/// A checked block's (first code, its bytes, offset width); a block of one neighbour has a
+/// span of 0, so width 1.
+fn layout(source: u32, block: &[u32]) -> (u64, usize, usize) {
+    let code = zigzag(block[0] as i64 - source as i64);
+    let span = block[block.len() - 1] - block[0];
+    (code, bytes_of(code), bytes_of(span as u64))
+}
+
 /// Bytes of a checked block (1 to 64 strictly increasing neighbours of `source`).
 pub(crate) fn block_len(source: u32, block: &[u32]) -> usize {
-    let first = bytes_of(zigzag(block[0] as i64 - source as i64));
-    let width = bytes_of((block[block.len() - 1] - block[0]) as u64);
-    1 + first + (block.len() - 1) * width
+    let (_, first_bytes, width) = layout(source, block);
+    1 + first_bytes + (block.len() - 1) * width
 }
 
 /// Appends a checked block.
 pub(crate) fn write_block(source: u32, block: &[u32], out: &mut Vec<u8>) {
-    let code = zigzag(block[0] as i64 - source as i64);
-    let first_bytes = bytes_of(code);
-    let width = if block.len() < 2 {
-        1
-    } else {
-        bytes_of((block[block.len() - 1] - block[0]) as u64)
-    };
+    let (code, first_bytes, width) = layout(source, block);
     out.push((first_bytes << 2 | (width - 1)) as u8);
     out.extend_from_slice(&code.to_le_bytes()[..first_bytes]);
     for &id in &block[1..] {
@@ -103,10 +104,25 @@ impl Block {
         let (width, first_bytes) = header(*codes.get(at)?)?;
         let code = codes.get(at + 1..at + 1 + first_bytes)?;
         let code = code.iter().rev().fold(0, |x, &b| x << 8 | b as u64);
+        Self::new(at, (width, first_bytes), code, source, n, len, codes.len())
+    }
+
+    /// The block at `at` with this header and first code, if its first id is below `n` and
+    /// it ends by `bound`.
+    #[inline(always)]
+    fn new(
+        at: usize,
+        (width, first_bytes): (usize, usize),
+        code: u64,
+        source: u32,
+        n: u64,
+        len: usize,
+        bound: usize,
+    ) -> Option<Block> {
         let first = source as i64 + unzigzag(code);
         let offsets = at + 1 + first_bytes;
         let end = offsets + (len - 1) * width;
-        ((0..n as i64).contains(&first) && end <= codes.len()).then_some(Block {
+        ((0..n as i64).contains(&first) && end <= bound).then_some(Block {
             first: first as u32,
             offsets,
             width,
@@ -131,19 +147,10 @@ impl Block {
         if pos >= end {
             return None;
         }
-        let (width, first_bytes) = header(*data.get_unchecked(pos))?;
+        let header = header(*data.get_unchecked(pos))?;
         let word = u64::from_le(data.as_ptr().add(pos + 1).cast::<u64>().read_unaligned());
-        let code = word & (u64::MAX >> (64 - 8 * first_bytes));
-        let first = source as i64 + unzigzag(code);
-        let offsets = pos + 1 + first_bytes;
-        let block_end = offsets + (len - 1) * width;
-        ((0..n as i64).contains(&first) && block_end <= end).then_some(Block {
-            first: first as u32,
-            offsets,
-            width,
-            len,
-            end: block_end,
-        })
+        let code = word & (u64::MAX >> (64 - 8 * header.1));
+        Self::new(pos, header, code, source, n, len, end)
     }
 
     /// Offset `k` (0 for the block's second id) of a block [`Self::read`] accepted from
@@ -288,15 +295,16 @@ pub(crate) fn sum_lists<E: FnMut(u32, f64)>(
         return vertices.start;
     };
     // The largest 2^k − 1 that no offset may exceed for any first id below n: n − 1 plus it
-    // indexes `values`. Where it is at least n − 1, it leaves every valid offset whole.
+    // indexes `values`. Where it is at least n − 1, it leaves every valid offset whole, and
+    // masking each offset with it is all a block needs.
     let spare = values.len() as u64 - n;
     let in_values = ((1u64 << (63 - (spare + 1).leading_zeros())) - 1).min(u32::MAX as u64);
-    let padded = in_values + 1 >= n;
+    let padding = (in_values + 1 >= n).then_some(in_values as u32);
     for (v, degree, list_start, list_end) in lists.lists_in(vertices.clone()) {
         if list_end > unchecked_end || list_start > list_end {
             return v;
         }
-        let mut pos = list_start + 4 * degree.div_ceil(BLOCK_EDGES).saturating_sub(1);
+        let mut pos = list_start + index_bytes(degree);
         let mut lanes = [0.0f64; 4];
         let mut left = degree;
         while left > 0 {
@@ -308,19 +316,8 @@ pub(crate) fn sum_lists<E: FnMut(u32, f64)>(
             else {
                 return v;
             };
-            // SAFETY: as above; `in_values` keeps ids within `values` where `padded`.
-            let summed = unsafe {
-                if padded {
-                    let from_first = values.as_ptr().add(block.first as usize);
-                    lanes = add_offsets(lanes, block.len - 1, from_first, |k| {
-                        (block.offset(codes, k) & in_values as u32) as usize
-                    });
-                    true
-                } else {
-                    sum_block(codes, &block, values, n, &mut lanes)
-                }
-            };
-            if !summed {
+            // SAFETY: as above.
+            if !unsafe { sum_block(codes, &block, values, n, padding, &mut lanes) } {
                 return v;
             }
             pos = block.end;
@@ -335,23 +332,32 @@ pub(crate) fn sum_lists<E: FnMut(u32, f64)>(
 
 /// Adds the values at a block's ids to `lanes` (its first id to lane 0, offset k to lane
 /// (k + 1) mod 4) and returns whether every id was below n. Ids never reach past `values`:
-/// where the block's width could, each is clamped to n (which reads the 0.0 there) and
-/// checked after the block.
+/// with `padding` (the mask [`sum_lists`] found the zeros after the values allow) each
+/// offset is masked with it; else where the block's width could reach past them, each id is
+/// clamped to n (which reads the 0.0 there) and checked after the block.
 ///
 /// # Safety
-/// The block lies within `codes`, and four bytes are readable at each of its offsets.
+/// The block lies within `codes`, and four bytes are readable at each of its offsets;
+/// `padding`, if any, keeps n − 1 plus any offset within `values`.
 #[inline(always)]
 unsafe fn sum_block(
     codes: &[u8],
     block: &Block,
     values: &[f64],
     n: u64,
+    padding: Option<u32>,
     lanes: &mut [f64; 4],
 ) -> bool {
     let first = block.first as usize;
     // values[first + offset], from the block's first id.
     let from_first = values.as_ptr().add(first);
     let offsets = block.len - 1;
+    if let Some(mask) = padding {
+        *lanes = add_offsets(*lanes, offsets, from_first, |k| {
+            (block.offset(codes, k) & mask) as usize
+        });
+        return true;
+    }
     if block.ids_below(values.len() as u64) {
         *lanes = add_offsets(*lanes, offsets, from_first, |k| {
             block.offset(codes, k) as usize
@@ -467,7 +473,7 @@ pub(crate) fn walk_list<S: IdSink>(
     if end.checked_add(FRAME_READ)? > data.len() {
         return None;
     }
-    let mut pos = 4 * degree.div_ceil(BLOCK_EDGES).saturating_sub(1);
+    let mut pos = index_bytes(degree);
     let mut left = degree;
     let mut skip_first = lo == 1;
     let mut handed = 0;

@@ -82,9 +82,10 @@ pub enum Codec {
     /// neighbour), but the gaps in Stream VByte groups of four (lengths 0, 1, 2 or 4 bytes).
     #[serde(rename = "streamvbyte64")]
     StreamVByte64,
-    /// As `ByteCode64` (same files, same block index, same varint for each block's first
-    /// neighbour), but each later neighbour of a block is its offset from the first, in one
-    /// width of 1 to 4 bytes per block. Bigger codes, the fastest to traverse in memory.
+    /// As `ByteCode64` (same files, same blocks and block index), but each block is a header
+    /// byte (offset width, first code's length), the first neighbour's zig-zag code in that
+    /// many bytes, and each later neighbour as its offset from the first, in one width of 1
+    /// to 4 bytes per block. Bigger codes, the fastest to traverse in memory.
     #[serde(rename = "for64")]
     FrameOfReference64,
 }
@@ -123,7 +124,7 @@ impl Codec {
         }
     }
 
-    /// The compressed codecs' names, for messages: "streamvbyte64, bytecode64 or for64".
+    /// The compressed codecs' names, for messages: "for64, streamvbyte64 or bytecode64".
     pub fn compressed_names() -> String {
         let names = Codec::COMPRESSED.map(Codec::name);
         let (last, rest) = names.split_last().expect("codecs");
