@@ -22,6 +22,21 @@ def vastgraph_binary() -> Path:
     return path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fresh_device_cache(tmp_path_factory):
+    """Out-of-core runs cache the device's measured profile under $XDG_CACHE_HOME. The tests
+    get an empty one, so they measure the device as a first run on a new machine does (a
+    profile cached in ~/.cache by earlier runs hid a panic of that first measurement) and never
+    write to the user's cache."""
+    previous = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = previous
+
+
 @pytest.fixture(scope="session")
 def vastgraph():
     binary = vastgraph_binary()

@@ -149,12 +149,19 @@ pub fn calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<DevicePro
         ));
     }
     let chunk = engine.config().buffer_bytes as u64;
-    let files = [file];
+    // The engine may be set up for two files (a weighted store's ids and weights): the file
+    // goes in the first part, and the others are given nothing to read.
+    let files = vec![file; engine.parts()];
+    let nothing = Extent { offset: 0, len: 0 };
     let one_part = |engine: &mut IoEngine, extents: &mut dyn Iterator<Item = Extent>| {
         let started = Instant::now();
         let totals = engine.run(
-            &files[..],
-            extents.map(|e| ([e; MAX_PARTS], ())),
+            &files,
+            extents.map(|e| {
+                let mut parts = [nothing; MAX_PARTS];
+                parts[0] = e;
+                (parts, ())
+            }),
             false,
             |_| Ok(()),
         )?;

@@ -131,6 +131,11 @@ impl IoEngine {
         self.buffers.len() * self.config.buffer_bytes
     }
 
+    /// How many files each request reads from (1 or 2).
+    pub fn parts(&self) -> usize {
+        self.parts
+    }
+
     pub fn backend_name(&self) -> &'static str {
         self.backend.name()
     }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use vastgraph_io::{BackendChoice, DataFile, Extent, IoConfig, IoEngine};
+use vastgraph_io::{calibrate, BackendChoice, DataFile, Extent, IoConfig, IoEngine};
 
 /// Unordered runs consume on the global pool: give it several threads whatever the machine
 /// (the first test of this binary to call it sets it up; later calls find it set).
@@ -300,5 +300,25 @@ fn a_slow_request_does_not_hold_up_the_others() {
             )
             .unwrap();
         assert_eq!(totals.requests, requests.len() as u64);
+    }
+}
+
+/// The device is measured with the engine a run set up, which for a weighted store reads two
+/// files per request: the measurement reads its one file through the first part (it asserted
+/// one file per part and panicked, on every weighted out-of-core run with no cached profile).
+#[test]
+fn the_device_is_measured_through_an_engine_of_one_or_two_files() {
+    let data: Vec<u8> = (0..64 << 10).map(|i| (i % 251) as u8).collect();
+    let f = file_with(&data);
+    let file = DataFile::open(f.path(), false).unwrap();
+    for parts in [1, 2] {
+        for backend in [BackendChoice::Pread, BackendChoice::Auto] {
+            let profile = calibrate(&file, &mut engine(backend, 4, parts)).unwrap();
+            assert!(
+                profile.sequential_bytes_per_second > 0.0 && profile.random_reads_per_second > 0.0,
+                "{parts} part(s), {}: {profile:?}",
+                backend_name(backend)
+            );
+        }
     }
 }

@@ -124,6 +124,43 @@ fn modes_agree_and_report_io_statistics() {
     }
 }
 
+/// A weighted kernel reads two files per request (ids and weights); measuring the device
+/// through that engine (`--recalibrate`, as a first run with no cached profile does) panicked
+/// before it read its one file through the first part only.
+#[test]
+fn a_weighted_run_measures_the_device_and_gives_the_in_memory_distances() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("weighted").display().to_string();
+    let o = vastgraph(&[
+        "generate",
+        "kron",
+        "--scale",
+        "12",
+        "--weighted",
+        "--symmetrize",
+        "-o",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let reference = tmp.path().join("in-memory.npy");
+    let out = tmp.path().join("out-of-core.npy");
+    let o = vastgraph(&["run", "sssp", &store, "-o", reference.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = vastgraph(&[
+        "run",
+        "sssp",
+        &store,
+        "--memory",
+        "16MiB",
+        "--recalibrate",
+        "--verify",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(fs::read(&out).unwrap(), fs::read(&reference).unwrap());
+}
+
 /// Raw and compressed: each store's lists are larger than its budget, and the run (bfs, pagerank)
 /// stays inside a memory cgroup of the budget plus the process allowance. A compressed store
 /// holds a second offset array (byte offsets), so its budget is larger.
