@@ -152,13 +152,12 @@ pub fn calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<DevicePro
     // The engine may be set up for two files (a weighted store's ids and weights): the file
     // goes in the first part, and the others are given nothing to read.
     let files = vec![file; engine.parts()];
-    let nothing = Extent { offset: 0, len: 0 };
     let one_part = |engine: &mut IoEngine, extents: &mut dyn Iterator<Item = Extent>| {
         let started = Instant::now();
         let totals = engine.run(
             &files,
             extents.map(|e| {
-                let mut parts = [nothing; MAX_PARTS];
+                let mut parts = [Extent::NOTHING; MAX_PARTS];
                 parts[0] = e;
                 (parts, ())
             }),

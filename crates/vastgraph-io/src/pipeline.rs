@@ -35,6 +35,11 @@ pub struct Extent {
     pub len: usize,
 }
 
+impl Extent {
+    /// Nothing to read: what a request gives the files it does not read from.
+    pub const NOTHING: Extent = Extent { offset: 0, len: 0 };
+}
+
 /// A completed request: its payload and the requested bytes of each file.
 pub struct Loaded<'a, T> {
     pub payload: T,

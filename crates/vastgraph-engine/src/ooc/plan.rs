@@ -15,8 +15,6 @@ use crate::Vertex;
 /// Bytes per neighbour id in the raw layout, and per weight.
 pub(crate) const ARC_BYTES: u64 = 4;
 
-const NOTHING: Extent = Extent { offset: 0, len: 0 };
-
 /// Where the lists lie in the files a pass reads.
 #[derive(Clone, Copy)]
 pub(crate) struct Layout<'a> {
@@ -93,7 +91,7 @@ impl Layout<'_> {
     /// What the I/O engine reads for `piece`, per file: nothing for a long piece.
     pub fn extents(&self, piece: &Piece) -> [Extent; MAX_PARTS] {
         if piece.long {
-            return [NOTHING; MAX_PARTS];
+            return [Extent::NOTHING; MAX_PARTS];
         }
         let extent = |r: Range<u64>| Extent {
             offset: r.start,
@@ -102,7 +100,7 @@ impl Layout<'_> {
         let weights = if self.weights {
             extent(self.weight_bytes(piece))
         } else {
-            NOTHING
+            Extent::NOTHING
         };
         [extent(piece.bytes.clone()), weights]
     }

@@ -493,7 +493,7 @@ impl OocGraph {
             .map_err(|_| anyhow::anyhow!("the I/O engine is poisoned"))?;
         let needed = reads.iter().map(|r| r.len).sum();
         let requests = reads.iter().map(|read| {
-            let mut extents = [Extent { offset: 0, len: 0 }; MAX_PARTS];
+            let mut extents = [Extent::NOTHING; MAX_PARTS];
             extents[0] = Extent {
                 offset: read.offset,
                 len: read.len as usize,
