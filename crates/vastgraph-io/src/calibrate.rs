@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::aligned::ALIGN;
 use crate::file::DataFile;
-use crate::pipeline::{Extent, IoEngine, MAX_PARTS};
+use crate::pipeline::{Extent, IoEngine};
 
 /// Stop each measurement after this long (or after reading the byte cap below).
 const MEASURE_SECONDS: f64 = 0.5;
@@ -149,21 +149,9 @@ pub fn calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<DevicePro
         ));
     }
     let chunk = engine.config().buffer_bytes as u64;
-    // The engine may be set up for two files (a weighted store's ids and weights): the file
-    // goes in the first part, and the others are given nothing to read.
-    let files = vec![file; engine.parts()];
     let one_part = |engine: &mut IoEngine, extents: &mut dyn Iterator<Item = Extent>| {
         let started = Instant::now();
-        let totals = engine.run(
-            &files,
-            extents.map(|e| {
-                let mut parts = [Extent::NOTHING; MAX_PARTS];
-                parts[0] = e;
-                (parts, ())
-            }),
-            false,
-            |_| Ok(()),
-        )?;
+        let totals = engine.run_one_file(file, extents.map(|e| (e, ())), false, |_| Ok(()))?;
         Ok::<_, io::Error>((
             totals.bytes_read,
             totals.requests,

@@ -136,11 +136,6 @@ impl IoEngine {
         self.buffers.len() * self.config.buffer_bytes
     }
 
-    /// How many files each request reads from (1 or 2).
-    pub fn parts(&self) -> usize {
-        self.parts
-    }
-
     pub fn backend_name(&self) -> &'static str {
         self.backend.name()
     }
@@ -153,6 +148,30 @@ impl IoEngine {
     /// must fit a buffer. (A page-aligned range may be a whole buffer long.)
     pub fn max_extent(&self) -> usize {
         self.config.buffer_bytes - ALIGN
+    }
+
+    /// [`Self::run`] on one file, whatever number of files the engine was set up for (a
+    /// weighted kernel's engine reads ids and weights): each request reads its range of `file`
+    /// through the first part, and the other parts read nothing.
+    pub fn run_one_file<T, I, C>(
+        &mut self,
+        file: &DataFile,
+        requests: I,
+        ordered: bool,
+        consume: C,
+    ) -> io::Result<IoTotals>
+    where
+        T: Send,
+        I: IntoIterator<Item = (Extent, T)>,
+        C: Fn(&Loaded<'_, T>) -> io::Result<()> + Sync,
+    {
+        let files = vec![file; self.parts];
+        let requests = requests.into_iter().map(|(extent, payload)| {
+            let mut extents = [Extent::NOTHING; MAX_PARTS];
+            extents[0] = extent;
+            (extents, payload)
+        });
+        self.run(&files, requests, ordered, consume)
     }
 
     /// Reads each request's ranges, the `p`-th from `files[p]`, and calls `consume` once for

@@ -26,7 +26,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use rayon::prelude::*;
-use vastgraph_io::{DataFile, Extent, ALIGN, MAX_PARTS};
+use vastgraph_io::{DataFile, Extent, ALIGN};
 use vastgraph_store::manifest::{files, list_head_len, NO_NEIGHBOR};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -493,20 +493,17 @@ impl OocGraph {
             .map_err(|_| anyhow::anyhow!("the I/O engine is poisoned"))?;
         let needed = reads.iter().map(|r| r.len).sum();
         let requests = reads.iter().map(|read| {
-            let mut extents = [Extent::NOTHING; MAX_PARTS];
-            extents[0] = Extent {
+            let extent = Extent {
                 offset: read.offset,
                 len: read.len as usize,
             };
-            (extents, *read)
+            (extent, *read)
         });
-        // The pool reads one file per part; the other parts' ranges stay empty.
-        let parts = vec![file; self.plan.files];
         let hasher = whole_checksum.map(|_| Mutex::new(Xxh3::new()));
         let handed = AtomicU64::new(0);
         // A whole-file checksum takes the reads in order; otherwise each is used as it arrives,
         // several at once.
-        let totals = engine.run(&parts, requests, hasher.is_some(), |loaded| {
+        let totals = engine.run_one_file(file, requests, hasher.is_some(), |loaded| {
             if let Some(hasher) = &hasher {
                 hasher
                     .lock()
