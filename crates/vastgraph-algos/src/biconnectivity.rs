@@ -110,10 +110,15 @@ fn bfs_forest<A: Adjacency>(
     let opts = EdgeMapOptions::with_counters(counters);
     let claim = Claim { parent: &parent };
     let mut frontier = VertexSubset::from_ids(n, roots);
-    while !frontier.is_empty() {
+    // Level 0 exists even without roots (a graph without vertices), so that every level
+    // below it can be asked for.
+    loop {
         let next = edge_map(g, &frontier, &claim, &opts);
         order.extend(frontier.to_sorted_ids());
         levels.push(order.len());
+        if next.is_empty() {
+            break;
+        }
         frontier = next;
     }
     Forest {

@@ -253,8 +253,9 @@ fn afforest<A: Adjacency>(g: &Graph<A>, rounds: usize, seed: u64) -> (Vec<Atomic
     }
     // Skipping the giant component needs every arc to be visible from both ends.
     let incoming = if g.is_symmetric() { None } else { g.incoming() };
-    let giant = (n > 0 && (g.is_symmetric() || incoming.is_some()))
-        .then(|| most_frequent_root(&comp, seed));
+    let giant = (g.is_symmetric() || incoming.is_some())
+        .then(|| most_frequent_root(&comp, seed))
+        .flatten();
     edges += (0..n as Vertex)
         .into_par_iter()
         .with_min_len(256)
@@ -282,9 +283,12 @@ fn afforest<A: Adjacency>(g: &Graph<A>, rounds: usize, seed: u64) -> (Vec<Atomic
 }
 
 /// The root most of a random sample of vertices point to (after compression): the giant
-/// component, if there is one.
-pub(crate) fn most_frequent_root(comp: &[AtomicU32], seed: u64) -> Vertex {
+/// component, if there is one; None for a graph without vertices.
+pub(crate) fn most_frequent_root(comp: &[AtomicU32], seed: u64) -> Option<Vertex> {
     let n = comp.len() as u64;
+    if n == 0 {
+        return None;
+    }
     let mut sample: Vec<Vertex> = (0..SAMPLES)
         .map(|i| comp[below(seeded_hash(seed, i), n) as usize].load(Relaxed))
         .collect();
@@ -293,7 +297,7 @@ pub(crate) fn most_frequent_root(comp: &[AtomicU32], seed: u64) -> Vertex {
     for run in sample.chunk_by(|a, b| a == b) {
         best = best.max((run.len(), run[0]));
     }
-    best.1
+    Some(best.1)
 }
 
 /// LDD, then one pass linking the clusters of every arc's ends in a forest over centre ids,

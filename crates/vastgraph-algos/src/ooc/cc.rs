@@ -99,7 +99,14 @@ pub fn connected_components(g: &OocGraph) -> Result<CcResult, AlgoError> {
             sampled_vertices = record.arcs_processed;
         }
         compress(&comp);
-        let mut giant = most_frequent_root(&comp, CcParams::default().seed);
+        // Without vertices there is nothing to scan: no vertex is outside a giant tree of none.
+        let Some(mut giant) = most_frequent_root(&comp, CcParams::default().seed) else {
+            return Ok(CcResult {
+                labels: Vec::new(),
+                num_components: 0,
+                stats: RunStats::default(),
+            });
+        };
         // The later vertices outside the giant tree (their forest entries are compressed)
         // with arcs not yet linked: a vertex with one arc linked it in the sampling.
         let linked_arcs = u64::from(sampled);

@@ -11,6 +11,7 @@ mod shared_graphs;
 mod bc_tests;
 mod bfs_tests;
 mod cc_tests;
+mod degenerate_tests;
 mod filter_algos_tests;
 mod kcore_tests;
 mod more_random_graphs;
