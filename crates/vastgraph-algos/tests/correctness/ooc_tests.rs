@@ -915,6 +915,68 @@ fn an_id_out_of_range_in_a_raw_store_is_an_error_naming_the_file() {
     }
 }
 
+/// Out of core validates what the in-memory open validates: a list with a repeated id (or two
+/// ids out of order) is refused by both, in every mode, whether the pair lies within a page,
+/// across two pages, in a long list or in a short one.
+#[test]
+fn a_repeated_or_unordered_id_is_refused_in_both_modes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pristine = tmp.path().join("g");
+    let n = 20_000u32;
+    build(&pristine, n, true, false, 17);
+    let offsets = Store::open(&pristine).unwrap().offsets().to_vec();
+    let ids_of = |dir: &Path| -> Vec<u32> {
+        std::fs::read(dir.join("neighbors.u32"))
+            .unwrap()
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect()
+    };
+    let ids = ids_of(&pristine);
+    // Inside hub 1's long list; at a page boundary of 1024 ids; in a short list.
+    let page_start = (offsets[1] / 1024 + 3) * 1024;
+    assert!(page_start < offsets[2], "hub 1's list crosses the page boundary");
+    let short = (2..offsets.len() - 1)
+        .find(|&v| (3..50).contains(&(offsets[v + 1] - offsets[v])))
+        .unwrap();
+    for (k, arc) in [offsets[1] + 5000, page_start, offsets[short] + 1]
+        .into_iter()
+        .enumerate()
+    {
+        let before = ids[arc as usize - 1];
+        for (what, id) in [("repeated", before), ("unordered", before.saturating_sub(1))] {
+            let dir = tmp.path().join(format!("bad-{k}-{what}"));
+            std::fs::create_dir(&dir).unwrap();
+            for entry in std::fs::read_dir(&pristine).unwrap() {
+                let entry = entry.unwrap();
+                std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+            }
+            corrupt_id(&dir, arc, id);
+            let err = Store::open(&dir).err().expect("the in-memory open refuses it").to_string();
+            assert!(err.contains("strictly increasing"), "in memory, {what} at {arc}: {err}");
+            for mode in [IoMode::Selective, IoMode::Streaming, IoMode::Adaptive] {
+                // PageRank reads every list (a traversal may settle a vertex without reading
+                // its list, and then its answer does not depend on it).
+                for algorithm in ["pagerank"] {
+                    let g = open(&dir, algorithm, mode, 5, BackendChoice::Auto);
+                    let params = Params {
+                        source: Some(1),
+                        ..Default::default()
+                    };
+                    let Err(e) = ooc::run(algorithm, &g, &params, false) else {
+                        panic!("{algorithm} {mode:?}: the {what} id at arc {arc} went unnoticed");
+                    };
+                    let e = format!("{e:#}");
+                    assert!(
+                        e.contains("strictly increasing") && e.contains("neighbors.u32"),
+                        "{algorithm} {mode:?}, {what} at {arc}: {e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Ids are checked once per page of the file, and only a page checked whole is trusted
 /// afterwards: a bad id on a page whose other lists a pass already read is still an error.
 #[test]

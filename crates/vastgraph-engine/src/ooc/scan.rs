@@ -419,7 +419,21 @@ impl OocGraph {
         };
         let mut visited = 0usize;
         buf.clear();
+        // The decoder keeps ids below n; order is checked here, as the in-memory open does:
+        // a frame-of-reference block's offsets could repeat an id.
+        let mut last: Option<Vertex> = None;
+        let mut unordered = false;
         decode_list_blocks(codes.codec, bytes, v, degree, n, 0, degree, |ids| {
+            let ordered = ids.windows(2).all(|w| w[0] < w[1])
+                && match (last, ids.first()) {
+                    (Some(l), Some(&f)) => l < f,
+                    _ => true,
+                };
+            if !ordered {
+                unordered = true;
+                return false;
+            }
+            last = ids.last().copied().or(last);
             buf.extend_from_slice(ids);
             if buf.len() >= VISIT_IDS {
                 emit(buf, visited);
@@ -428,6 +442,16 @@ impl OocGraph {
             }
             true
         });
+        if unordered {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "{}: invalid neighbour list of vertex {v}: its codes decode to ids out of \
+                     order or repeated (lists must be strictly increasing; corrupt store?)",
+                    self.neighbors.path().display()
+                ),
+            ));
+        }
         if visited + buf.len() != degree {
             return Err(self.corrupt_list(v, visited + buf.len()));
         }
@@ -568,8 +592,11 @@ impl OocGraph {
             let whole = page * PER_PAGE..((page + 1) * PER_PAGE).min(self.num_arcs());
             let upto = whole.end.min(end);
             if !self.checked_pages.get(page as usize) {
-                let part = &ids[(arc - first_arc) as usize..(upto - first_arc) as usize];
-                check_ids(self, part, arc)?;
+                // From the id before the page when it is here, so that the pair across the
+                // page boundary is compared too.
+                let from = if arc > first_arc { arc - 1 } else { arc };
+                let part = &ids[(from - first_arc) as usize..(upto - first_arc) as usize];
+                check_ids(self, part, from)?;
                 if (arc..upto) == whole {
                     self.checked_pages.set_atomic(page as usize);
                 }
@@ -580,14 +607,14 @@ impl OocGraph {
     }
 }
 
-/// Raw ids must be below n: a wrong one is a corrupt store, reported with its position.
+/// Raw ids must be below n and every list strictly increasing, as the in-memory open checks
+/// them: a wrong one is a corrupt store, reported with its position.
 fn check_ids(g: &OocGraph, ids: &[Vertex], first_arc: u64) -> io::Result<()> {
     let n = g.num_vertices();
-    // The maximum first: a loop without an early exit, which the compiler vectorises; every
-    // pass checks every id it visits, so this runs over most of the file per pass.
+    // The maximum first: a loop without an early exit, which the compiler vectorises.
     let max = ids.iter().fold(0u32, |max, &u| max.max(u));
     if (max as usize) < n {
-        return Ok(());
+        return check_increasing(g, ids, first_arc);
     }
     match ids.iter().position(|&u| u as usize >= n) {
         None => Ok(()),
@@ -601,6 +628,39 @@ fn check_ids(g: &OocGraph, ids: &[Vertex], first_arc: u64) -> io::Result<()> {
             ),
         )),
     }
+}
+
+/// The parts of lists among `ids` (arcs `first_arc..`) are strictly increasing: sorted and
+/// without a repeated id. The lists are walked in order from the one holding `first_arc`
+/// (one search of the offsets), so the cost is one comparison an id.
+fn check_increasing(g: &OocGraph, ids: &[Vertex], first_arc: u64) -> io::Result<()> {
+    let offsets = g.offsets();
+    let end = first_arc + ids.len() as u64;
+    // The last vertex whose list starts at or before `first_arc` holds it (first_arc < m).
+    let mut v = offsets.partition_point(|&o| o <= first_arc).saturating_sub(1);
+    let mut at = first_arc;
+    while at < end && v + 1 < offsets.len() {
+        let list_end = offsets[v + 1].min(end);
+        if list_end > at {
+            let part = &ids[(at - first_arc) as usize..(list_end - first_arc) as usize];
+            if let Some(i) = part.windows(2).position(|w| w[0] >= w[1]) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "{}: invalid neighbour list of vertex {v}: neighbour {} follows {} at \
+                         arc {} (lists must be strictly increasing; corrupt store?)",
+                        g.neighbors.path().display(),
+                        part[i + 1],
+                        part[i],
+                        at + i as u64 + 1
+                    ),
+                ));
+            }
+            at = list_end;
+        }
+        v += 1;
+    }
+    Ok(())
 }
 
 /// Reinterprets loaded little-endian bytes as 4-byte values (the store enforces a little-endian
