@@ -36,6 +36,7 @@ def convert(
     progress: Any = False,
     compress: bool = False,
     order: str = "input",
+    header: bool = False,
 ) -> Graph:
     """Builds a store from input files, exactly as ``vastgraph convert`` does, and opens it.
 
@@ -65,6 +66,10 @@ def convert(
     order : ``"input"`` (the ids as read) or ``"degree"``: renumbered by decreasing degree once
         built, as :func:`reorder` does (``convert --order degree``); the manifest still names
         the inputs.
+    header : the first data line of each edge list is a header to skip. Without it a header is
+        still detected (a first line with a non-integer id above lines of integer ids). An edge
+        list's ids are integers unless its first data line holds a token that is not one (or
+        ``relabel``); a non-integer id later in an integer file is an error naming its line.
 
     Ctrl-C stops the build and removes its temporary files (KeyboardInterrupt).
     """
@@ -83,6 +88,7 @@ def convert(
         "relabel": bool(relabel),
         "compress": bool(compress),
         "order": order,
+        "header": bool(header),
     }
     callback, close = make_progress(progress, "B")
     try:
@@ -102,6 +108,7 @@ def convert(
             options_json=json.dumps(options),
             compress=bool(compress),
             order=order,
+            header=bool(header),
         )
     finally:
         close()

@@ -24,6 +24,10 @@ pub struct ConvertArgs {
     /// (for sparse 64-bit ids).
     #[arg(long)]
     pub relabel: bool,
+    /// The first data line of each edge list is a header to skip (a header above integer ids
+    /// is detected without it).
+    #[arg(long)]
+    pub header: bool,
     #[command(flatten)]
     pub build: BuildArgs,
 }
@@ -33,6 +37,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let opts = IngestOptions {
         format: args.format,
         relabel: args.relabel,
+        header: args.header,
     };
     let plan = vastgraph_ingest::plan(&args.inputs, &opts)?;
     let mut build = args.build.clone();
@@ -45,6 +50,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let mut options = build.to_json();
     options["format"] = serde_json::json!(args.format.map(|f| f.name()));
     options["relabel"] = serde_json::json!(args.relabel);
+    options["header"] = serde_json::json!(args.header);
     let budget = build.memory_bytes();
     let mut input_edges = 0;
     let manifest = vastgraph_store::build_in_order(

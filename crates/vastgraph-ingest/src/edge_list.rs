@@ -14,9 +14,6 @@ use crate::IngestError;
 
 const COMMENT_MARKERS: &[u8] = b"#%";
 
-/// How many data lines of the first input are looked at to decide integer or label ids.
-const SNIFF_DATA_LINES: usize = 1000;
-
 /// Whether vertex ids are used as integers or remapped as labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IdMode {
@@ -145,9 +142,11 @@ fn fast_integer_line(text: &[u8], start: usize, weighted: bool, out: &mut Edges)
 
 fn integer_id(token: &[u8]) -> Result<u32, String> {
     parse_vertex(token).map_err(|e| match e {
-        IdError::NotInteger => "vertex id is not a non-negative integer (ids of this input were \
-            sniffed as integers from the first lines; use --relabel to treat all ids as labels)"
-            .to_string(),
+        IdError::NotInteger => format!(
+            "vertex id '{}' is not a non-negative integer, and this input's ids are integers \
+             (its first data line says so); use --relabel to read every id as a label",
+            String::from_utf8_lossy(&token[..token.len().min(64)])
+        ),
         IdError::TooLarge(v) => format!(
             "vertex id {v} is not below the limit of {} vertices (ids are u32); \
              use --relabel to remap sparse ids to dense ones",
@@ -156,13 +155,18 @@ fn integer_id(token: &[u8]) -> Result<u32, String> {
     })
 }
 
-/// What the first data lines of an edge list reveal.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What the first data lines of an edge list reveal. The id kind is decided here, once: the
+/// ids are integers unless the first data line (after a header) holds a token that is not one,
+/// and a token of the other kind further on is an error rather than a reason to renumber.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct EdgeListSniff {
     /// Columns of the first data line (`None`: no data line at all).
     pub(crate) first_columns: Option<usize>,
-    /// Some id token among the sniffed lines is not a non-negative integer.
+    /// The first data line's ids are not all non-negative integers: the input has labels.
     pub(crate) has_non_integer_ids: bool,
+    /// The header line to skip: its 1-based number and text. Given (`header`), or detected:
+    /// a first data line with a non-integer id followed by one whose ids are integers.
+    pub(crate) header: Option<(u64, String)>,
 }
 
 impl EdgeListSniff {
@@ -172,13 +176,27 @@ impl EdgeListSniff {
     }
 }
 
-/// Looks at the first data lines of an edge list.
-pub(crate) fn sniff(path: &Path, stream: impl Read) -> Result<EdgeListSniff, IngestError> {
+/// The columns of a data line, and whether its two ids are non-negative integers.
+fn line_shape(line: &[u8]) -> (usize, bool) {
+    let tokens: Vec<_> = Tokens::new(line).collect();
+    let integer_ids = tokens
+        .iter()
+        .take(2)
+        .all(|t| crate::tokens::parse_u64(&line[t.clone()]).is_some());
+    (tokens.len(), integer_ids)
+}
+
+/// Looks at the first two data lines of an edge list; with `header`, the first is a header.
+pub(crate) fn sniff(
+    path: &Path,
+    stream: impl Read,
+    header: bool,
+) -> Result<EdgeListSniff, IngestError> {
     let mut reader = LineReader::new(stream);
     let mut line = Vec::new();
-    let mut result = EdgeListSniff::default();
-    let mut data_lines = 0;
-    while data_lines < SNIFF_DATA_LINES {
+    // (line number, text) of the first two data lines.
+    let mut data: Vec<(u64, Vec<u8>)> = Vec::with_capacity(2);
+    while data.len() < 2 {
         match reader.next_line(&mut line) {
             Ok(true) => {}
             Ok(false) => break,
@@ -192,22 +210,47 @@ pub(crate) fn sniff(path: &Path, stream: impl Read) -> Result<EdgeListSniff, Ing
                 ))
             }
         }
-        if is_blank_or_comment(&line, COMMENT_MARKERS) {
-            continue;
-        }
-        data_lines += 1;
-        let tokens: Vec<_> = Tokens::new(&line).collect();
-        result.first_columns.get_or_insert(tokens.len());
-        if tokens
-            .iter()
-            .take(2)
-            .any(|t| crate::tokens::parse_u64(&line[t.clone()]).is_none())
-        {
-            result.has_non_integer_ids = true;
-            break;
+        if !is_blank_or_comment(&line, COMMENT_MARKERS) {
+            data.push((reader.lines, line.clone()));
         }
     }
-    Ok(result)
+    let shapes: Vec<(usize, bool)> = data.iter().map(|(_, l)| line_shape(l)).collect();
+    let detected = matches!(shapes[..], [(_, false), (_, true)]);
+    let header_line = (header || detected).then(|| data.first()).flatten();
+    let body = usize::from(header_line.is_some());
+    Ok(EdgeListSniff {
+        first_columns: shapes.get(body).map(|s| s.0),
+        has_non_integer_ids: shapes.get(body).is_some_and(|s| !s.1),
+        header: header_line
+            .map(|(number, text)| (*number, String::from_utf8_lossy(text).into_owned())),
+    })
+}
+
+/// Skips `stream`'s lines up to and including line `header` (1-based); returns the rest.
+pub(crate) fn skip_header<R: Read>(
+    path: &Path,
+    stream: R,
+    header: u64,
+) -> Result<std::io::BufReader<R>, IngestError> {
+    let mut reader = LineReader::new(stream);
+    let mut line = Vec::new();
+    while reader.lines < header {
+        match reader.next_line(&mut line) {
+            Ok(true) => {}
+            // The file changed since it was sniffed: what is left is parsed as it is.
+            Ok(false) => break,
+            Err(BlockError::Io(e)) => return Err(IngestError::io(path, e)),
+            Err(BlockError::LineTooLong(start)) => {
+                return Err(IngestError::parse(
+                    path,
+                    reader.lines + 1,
+                    "line too long",
+                    &start,
+                ))
+            }
+        }
+    }
+    Ok(reader.into_inner())
 }
 
 #[cfg(test)]
@@ -311,14 +354,35 @@ mod tests {
     }
 
     #[test]
-    fn sniff_reports_columns_of_the_first_data_line_and_labels() {
-        let s = sniff(Path::new("x"), &b"# c\n\n1 2 3\n4 5\n"[..]).unwrap();
+    fn sniff_decides_the_id_kind_from_the_first_data_line() {
+        let s = sniff(Path::new("x"), &b"# c\n\n1 2 3\n4 5\n"[..], false).unwrap();
         assert_eq!(s.weighted(), Some(true));
-        assert!(!s.has_non_integer_ids);
-        let s = sniff(Path::new("x"), &b"1 2\nalice bob\n"[..]).unwrap();
-        assert_eq!(s.weighted(), Some(false));
-        assert!(s.has_non_integer_ids);
-        let s = sniff(Path::new("x"), &b"# only comments\n"[..]).unwrap();
+        assert!(!s.has_non_integer_ids && s.header.is_none());
+        // A later label does not turn the input into a labelled one: it is an error then.
+        let s = sniff(Path::new("x"), &b"1 2\nalice bob\n"[..], false).unwrap();
+        assert!(!s.has_non_integer_ids && s.header.is_none());
+        let s = sniff(Path::new("x"), &b"alice bob\ncarol 5\n"[..], false).unwrap();
+        assert!(s.has_non_integer_ids && s.header.is_none());
+        let s = sniff(Path::new("x"), &b"# only comments\n"[..], false).unwrap();
         assert_eq!(s.weighted(), None);
+    }
+
+    #[test]
+    fn a_header_is_detected_before_integer_lines_or_given() {
+        let s = sniff(Path::new("x"), &b"# c\nsrc,dst,w\n5,7,1\n"[..], false).unwrap();
+        assert_eq!(s.header, Some((2, "src,dst,w".to_string())));
+        assert!(!s.has_non_integer_ids);
+        assert_eq!(s.weighted(), Some(true));
+        let s = sniff(Path::new("x"), &b"from to\nalice bob\n"[..], true).unwrap();
+        assert_eq!(s.header, Some((1, "from to".to_string())));
+        assert!(s.has_non_integer_ids);
+        let rest = skip_header(Path::new("x"), &b"# c\nsrc dst\n5 7\n"[..], 2).unwrap();
+        assert_eq!(std::io::read_to_string(rest).unwrap(), "5 7\n");
+    }
+
+    #[test]
+    fn a_stray_token_in_an_integer_input_names_itself() {
+        let err = parse(&PLAIN, "2 x7").unwrap_err();
+        assert!(err.contains("'x7'") && err.contains("--relabel"), "{err}");
     }
 }

@@ -11,7 +11,7 @@ use crate::labels::LabelInterner;
 use crate::sink::EdgeSink;
 use crate::source::open_input;
 use crate::text::{ingest_text_body, DeclaredCount, TextBody};
-use crate::{dimacs, matrix_market, webgraph_input, IngestError, IngestPlan, InputFormat};
+use crate::{dimacs, edge_list, matrix_market, webgraph_input, IngestError, IngestPlan, InputFormat};
 
 /// What `ingest` read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -70,8 +70,16 @@ pub(crate) fn ingest_with_block_size(
                     weighted: plan.weighted,
                 };
                 let stream = open_input(path, consumed.clone())?;
+                let (first_line, stream) = match &input.header {
+                    Some((line, _)) => (
+                        line + 1,
+                        Box::new(edge_list::skip_header(path, stream, *line)?)
+                            as Box<dyn std::io::Read + Send>,
+                    ),
+                    None => (1, Box::new(stream) as Box<dyn std::io::Read + Send>),
+                };
                 ingest_text_body(
-                    &text(1, None),
+                    &text(first_line, None),
                     stream,
                     &parser,
                     interner.as_mut(),

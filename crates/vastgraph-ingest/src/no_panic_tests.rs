@@ -50,7 +50,8 @@ fn run_body(
 /// Every text reader on `bytes`, at two block sizes; the results must agree unless the
 /// small blocks hit a line longer than a block.
 fn all_text_readers(bytes: &[u8]) {
-    let _ = sniff(Path::new("p"), bytes);
+    let _ = sniff(Path::new("p"), bytes, false);
+    let _ = sniff(Path::new("p"), bytes, true);
     for ids in [IdMode::Integer, IdMode::Labels] {
         for weighted in [false, true] {
             let parser = EdgeListParser { ids, weighted };

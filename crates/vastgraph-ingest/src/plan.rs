@@ -18,6 +18,9 @@ pub struct IngestOptions {
     /// Remap ids to dense ones in first-appearance order even when they are integers
     /// (sparse or 64-bit ids); the original ids are kept as labels. Edge lists only.
     pub relabel: bool,
+    /// The first data line of each edge list is a header to skip (without it, a header is
+    /// detected: a first line with a non-integer id above lines of integer ids).
+    pub header: bool,
 }
 
 /// One input, as it will be read.
@@ -28,6 +31,8 @@ pub struct PlannedInput {
     pub format: InputFormat,
     /// On-disk size (for WebGraph, `.graph` + `.properties`); the unit of progress.
     pub bytes: u64,
+    /// An edge list's header line, skipped: its 1-based number and text.
+    pub header: Option<(u64, String)>,
 }
 
 /// What `ingest` will do, and what the store builder must be told before it starts.
@@ -76,6 +81,7 @@ struct Probe {
     symmetric: bool,
     declared_vertices: Option<u64>,
     non_integer_ids: bool,
+    header: Option<(u64, String)>,
 }
 
 /// Reads headers only (and the first lines of edge lists) and decides how to ingest.
@@ -91,12 +97,22 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
             None => detect_format(path)?,
         };
         let bytes = input_bytes(path, format)?;
-        probes.push(probe(path, format, bytes)?);
+        let probe = probe(path, format, bytes, opts.header)?;
+        if let Some((line, text)) = &probe.header {
+            let how = if opts.header { "given" } else { "detected" };
+            log::warn!(
+                "{}: line {line} is a header ({how}), skipped: {}",
+                path.display(),
+                text.chars().take(120).collect::<String>()
+            );
+        }
         planned.push(PlannedInput {
             path: path.clone(),
             format,
             bytes,
+            header: probe.header.clone(),
         });
+        probes.push(probe);
     }
 
     let weighted = agreed_weightedness(&planned, &probes)?;
@@ -153,13 +169,14 @@ fn input_bytes(path: &Path, format: InputFormat) -> Result<u64, IngestError> {
     Ok(meta.len())
 }
 
-fn probe(path: &Path, format: InputFormat, bytes: u64) -> Result<Probe, IngestError> {
+fn probe(path: &Path, format: InputFormat, bytes: u64, header: bool) -> Result<Probe, IngestError> {
     Ok(match format {
         InputFormat::EdgeList => {
-            let sniff = edge_list::sniff(path, open_input_uncounted(path)?)?;
+            let sniff = edge_list::sniff(path, open_input_uncounted(path)?, header)?;
             Probe {
                 weighted: sniff.weighted(),
                 non_integer_ids: sniff.has_non_integer_ids,
+                header: sniff.header,
                 ..Probe::default()
             }
         }

@@ -65,7 +65,7 @@ fn parse_options(options_json: &str) -> PyResult<serde_json::Value> {
 #[pyo3(signature = (
     inputs, output, *, symmetrize, transpose, keep_self_loops, relabel, memory_bytes,
     format=None, tmp_dir=None, overwrite=false, threads=None, progress=None, options_json="{}",
-    compress=false, order="input"
+    compress=false, order="input", header=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert(
@@ -85,6 +85,7 @@ pub fn convert(
     options_json: &str,
     compress: bool,
     order: &str,
+    header: bool,
 ) -> PyResult<String> {
     let format = format
         .map(|f| InputFormat::from_str(&f))
@@ -102,7 +103,11 @@ pub fn convert(
     let order = vastgraph_store::VertexOrder::from_name(order).map_err(PyValueError::new_err)?;
     let state = BuildProgress::default();
     run_cancellable(py, threads, &state, progress.as_ref(), || {
-        let plan = vastgraph_ingest::plan(&inputs, &IngestOptions { format, relabel })
+        let plan = vastgraph_ingest::plan(&inputs, &IngestOptions {
+            format,
+            relabel,
+            header,
+        })
             .map_err(ingest_error)?;
         state.set_total(plan.total_bytes());
         // A symmetric Matrix Market file stores one triangle: the store must hold both.
