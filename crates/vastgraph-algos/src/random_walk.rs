@@ -91,6 +91,14 @@ pub fn random_walks<A: Adjacency>(
             ),
         });
     };
+    vastgraph_engine::memory::ensure_fits(
+        &format!("{} walks of length {}", starts.len(), params.length),
+        (total as u64).saturating_mul(std::mem::size_of::<u32>() as u64),
+    )
+    .map_err(|message| AlgoError::InvalidParameter {
+        algorithm: ALGORITHM,
+        message,
+    })?;
     let out = g.out();
     let mut walks = vec![WALK_END; total];
     let (steps, stopped): (u64, u64) = walks

@@ -68,8 +68,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     if let Some(t) = cli.threads {
-        if t == 0 {
-            eprintln!("error: --threads must be at least 1");
+        if let Err(e) = vastgraph_engine::memory::check_threads(t) {
+            eprintln!("error: --threads: {e}");
             return ExitCode::from(2);
         }
         rayon::ThreadPoolBuilder::new()

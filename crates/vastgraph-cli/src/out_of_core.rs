@@ -15,6 +15,7 @@ use crate::size::human;
 /// out-of-core kernel but the whole graph fits the budget, so the caller runs it in memory.
 pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
     let baseline_rss = memory::rss_bytes();
+    memory::set_budget(budget);
     let params = args.params();
     let options = OocOptions {
         mode: args.io_mode,

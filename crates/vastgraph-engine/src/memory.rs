@@ -6,7 +6,7 @@
 //! Without it the counters stay at zero.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
@@ -153,6 +153,110 @@ pub fn measure_heap_peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (out, heap_peak_bytes().saturating_sub(base))
 }
 
+/// The memory budget the process was given (`--memory`, Python's `memory=`), if any: outputs and
+/// other allocations sized by a user's parameters are checked against it before they are made.
+static BUDGET: AtomicU64 = AtomicU64::new(0);
+
+/// Records the run's memory budget (0: none), for [`ensure_fits`].
+pub fn set_budget(bytes: u64) {
+    BUDGET.store(bytes, Ordering::Relaxed);
+}
+
+/// Bytes this process may still allocate: the smaller of the memory the kernel reports
+/// available (MemAvailable) and the room left in a memory cgroup's limit; None where neither
+/// can be read.
+pub fn available_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let available = meminfo.as_deref().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
+        let kib: u64 = line["MemAvailable:".len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kib * 1024)
+    });
+    let cgroup = cgroup_room();
+    match (available, cgroup) {
+        (Some(a), Some(c)) => Some(a.min(c)),
+        (a, c) => a.or(c),
+    }
+}
+
+/// Room left below this process's memory cgroup limit (v2, then v1), if it has one.
+fn cgroup_room() -> Option<u64> {
+    let read = |p: &str| std::fs::read_to_string(p).ok()?.trim().parse::<u64>().ok();
+    let groups = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in groups.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let (limit, usage) = if controllers.is_empty() {
+            let dir = format!("/sys/fs/cgroup{path}");
+            (
+                read(&format!("{dir}/memory.max")),
+                read(&format!("{dir}/memory.current")),
+            )
+        } else if controllers.split(',').any(|c| c == "memory") {
+            let dir = format!("/sys/fs/cgroup/memory{path}");
+            (
+                read(&format!("{dir}/memory.limit_in_bytes")),
+                read(&format!("{dir}/memory.usage_in_bytes")),
+            )
+        } else {
+            continue;
+        };
+        if let (Some(limit), Some(usage)) = (limit, usage) {
+            // v1 reports "no limit" as a number near 2^63.
+            if limit < 1 << 60 {
+                return Some(limit.saturating_sub(usage));
+            }
+        }
+    }
+    None
+}
+
+/// Checks, before it is allocated, that `bytes` for `what` (an output whose size the user's
+/// parameters decide) fit the memory budget and the memory available; the error gives both
+/// sizes, so that a request for terabytes fails at once instead of aborting the process.
+pub fn ensure_fits(what: &str, bytes: u64) -> Result<(), String> {
+    let budget = BUDGET.load(Ordering::Relaxed);
+    if budget > 0 && bytes > budget {
+        return Err(format!(
+            "{what} would take {}, more than the memory budget of {}",
+            human_bytes(bytes),
+            human_bytes(budget)
+        ));
+    }
+    match available_bytes() {
+        Some(available) if bytes > available => Err(format!(
+            "{what} would take {}, more than the {} of memory available",
+            human_bytes(bytes),
+            human_bytes(available)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The most worker threads a run may ask for: far more than any machine has cores, so a
+/// typo (`--threads 100000`) is refused instead of spawning a thread per requested worker.
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    (16 * cores).max(256)
+}
+
+/// Checks a requested thread count: at least 1 and at most [`max_threads`].
+pub fn check_threads(threads: usize) -> Result<usize, String> {
+    let max = max_threads();
+    match threads {
+        0 => Err("the thread count must be at least 1".into()),
+        t if t > max => Err(format!(
+            "{t} threads is more than the limit of {max} (16 per core, at least 256)"
+        )),
+        t => Ok(t),
+    }
+}
+
 /// `bytes` in the largest binary unit that keeps it at 1 or more: "512 B", "1.0 KiB", "3.9 GiB".
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -177,5 +281,21 @@ mod tests {
     fn reads_rss() {
         assert!(peak_rss_bytes().unwrap() >= rss_bytes().unwrap() / 2);
         assert!(rss_bytes().unwrap() > 0);
+    }
+
+    #[test]
+    fn outputs_larger_than_memory_are_refused_and_small_ones_pass() {
+        assert!(available_bytes().unwrap() > 0);
+        assert!(ensure_fits("a small output", 4096).is_ok());
+        let err = ensure_fits("4 TiB of walks", 4 << 40).unwrap_err();
+        assert!(err.contains("4.0 TiB"), "{err}");
+    }
+
+    #[test]
+    fn thread_counts_are_bounded() {
+        assert!(check_threads(0).is_err());
+        assert_eq!(check_threads(2), Ok(2));
+        let err = check_threads(100_000).unwrap_err();
+        assert!(err.contains("100000") && err.contains("limit"), "{err}");
     }
 }

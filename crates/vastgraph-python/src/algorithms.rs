@@ -101,6 +101,7 @@ pub fn run_algorithm<'py>(
     let algorithm = name.to_string();
     let outcome = run_detached(py, threads, move || -> anyhow::Result<_> {
         let threads_used = rayon::current_num_threads();
+        vastgraph_engine::memory::set_budget(memory.unwrap_or(0));
         if let Some(budget) = memory {
             let fit = ooc::open_within_budget(shared.dir(), &algorithm, &params, budget, options)?;
             if let BudgetFit::OutOfCore(graph) = fit {

@@ -32,9 +32,8 @@ const POLL: Duration = Duration::from_millis(100);
 /// each time.
 fn thread_pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
-    if threads == 0 {
-        return Err(PyValueError::new_err("threads must be at least 1"));
-    }
+    vastgraph_engine::memory::check_threads(threads)
+        .map_err(|e| PyValueError::new_err(format!("threads: {e}")))?;
     let mut pools = POOLS
         .get_or_init(Default::default)
         .lock()

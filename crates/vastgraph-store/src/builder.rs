@@ -18,6 +18,7 @@ use crate::pipeline::pipelined;
 use crate::record::{pack, sort_records, SortRecord, WeightedArc};
 use crate::run_file::RunSpace;
 use crate::staging::{check_replaceable, commit, split_target, TempDir};
+use crate::target_lock::TargetLock;
 use crate::{Store, StoreError, MAX_VERTICES};
 
 /// Budgets below this leave too little room for sort buffers next to the fixed-size I/O
@@ -72,6 +73,32 @@ impl Default for BuildOptions {
     }
 }
 
+/// Vertices per arc past which a large store is taken for sparse ids rather than a graph.
+const SPARSE_VERTICES_PER_ARC: u64 = 64;
+/// Offsets below this are written whatever the ids: a small store of isolated vertices is cheap.
+const SPARSE_OFFSETS_FLOOR_BYTES: u64 = 1 << 30;
+
+/// Refuses a build whose vertex count comes from a few huge ids rather than from the graph: the
+/// store holds 8 bytes of offsets a vertex, so one stray id near 2^32 would have the build
+/// write 34 GB of offsets for a handful of arcs. Labelled builds number their vertices densely
+/// and never get here with sparse ids.
+fn check_not_sparse(vertices: u64, arcs: u64, labelled: bool) -> Result<(), StoreError> {
+    let offsets_bytes = 8 * (vertices + 1);
+    if labelled
+        || offsets_bytes <= SPARSE_OFFSETS_FLOOR_BYTES
+        || vertices <= SPARSE_VERTICES_PER_ARC * arcs.max(1)
+    {
+        return Ok(());
+    }
+    Err(StoreError::invalid_input(format!(
+        "the vertex ids (or a declared vertex count) reach {}, so the store would have \
+         {vertices} vertices and {:.1} GB of offsets for {arcs} arcs; convert with --relabel \
+         to number the vertices densely (the original ids are kept as labels)",
+        vertices - 1,
+        offsets_bytes as f64 / 1e9
+    )))
+}
+
 impl BuildOptions {
     /// A transpose is stored only for directed stores that asked for it.
     fn stores_transpose(&self) -> bool {
@@ -92,6 +119,8 @@ enum ArcSorter {
 }
 
 pub struct StoreBuilder {
+    /// Held from `create` until the store is in place: one writer per target.
+    lock: TargetLock,
     target: PathBuf,
     name: String,
     runs_parent: PathBuf,
@@ -138,7 +167,19 @@ impl Labels {
 }
 
 impl StoreBuilder {
+    /// Starts a build of the store at `target`, holding the lock on writing it (another
+    /// writer of `target` makes this fail at once; stages a killed writer left are removed).
     pub fn create(target: &Path, opts: BuildOptions) -> Result<StoreBuilder, StoreError> {
+        Self::create_with(target, opts, None)
+    }
+
+    /// [`Self::create`] with the lock on `target` already held by the caller (`Some`), or
+    /// taken here.
+    pub(crate) fn create_with(
+        target: &Path,
+        opts: BuildOptions,
+        lock: Option<TargetLock>,
+    ) -> Result<StoreBuilder, StoreError> {
         if opts.memory_bytes < MIN_MEMORY_BYTES {
             return Err(StoreError::MemoryBudgetTooSmall {
                 given: opts.memory_bytes,
@@ -146,6 +187,10 @@ impl StoreBuilder {
             });
         }
         let (parent, name) = split_target(target)?;
+        let lock = match lock {
+            Some(lock) => lock,
+            None => TargetLock::acquire(target)?,
+        };
         // Fail before any work when the target is taken; checked again at the rename.
         check_replaceable(target, opts.overwrite)?;
         let runs_parent = opts.tmp_dir.clone().unwrap_or_else(|| parent.clone());
@@ -167,6 +212,7 @@ impl StoreBuilder {
             ArcSorter::Plain(ExternalSorter::new(buffer_bytes, space))
         };
         Ok(StoreBuilder {
+            lock,
             target: target.to_path_buf(),
             name,
             runs_parent,
@@ -289,6 +335,8 @@ impl StoreBuilder {
     pub fn finish(self) -> Result<Manifest, StoreError> {
         check_cancel()?;
         let StoreBuilder {
+            // Released when this function returns, after the store is in place.
+            lock: _lock,
             target,
             name,
             runs_parent,
@@ -310,6 +358,7 @@ impl StoreBuilder {
                 "{vertices} vertices declared; a store holds at most {MAX_VERTICES}"
             )));
         }
+        check_not_sparse(vertices, arcs_pushed, labels.is_some())?;
         let weight_type = opts.weighted.then_some(if weights_fit_i32 {
             WeightType::I32
         } else {

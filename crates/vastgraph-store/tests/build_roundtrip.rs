@@ -426,3 +426,24 @@ fn manifest_records_provenance_and_files() {
     );
     assert!(sizes.iter().any(|(name, _)| name == "manifest.json"));
 }
+
+#[test]
+fn a_stray_id_near_the_u32_limit_is_refused_before_the_offsets_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    let mut builder = StoreBuilder::create(&target, opts(16 * MIB)).unwrap();
+    builder.push_batch(&[0, 1], &[1, 4_294_967_294], None).unwrap();
+    let started = std::time::Instant::now();
+    let err = builder.finish().unwrap_err().to_string();
+    assert!(started.elapsed().as_secs() < 5, "took {:?}", started.elapsed());
+    assert!(
+        err.contains("4294967294") && err.contains("--relabel") && err.contains("34.4 GB"),
+        "{err}"
+    );
+    assert!(!target.exists());
+    assert!(leftovers(dir.path(), ".store.").is_empty());
+    // Isolated vertices are fine while their offsets stay small.
+    let mut builder = StoreBuilder::create(&target, opts(16 * MIB)).unwrap();
+    builder.push_batch(&[0], &[1_000_000], None).unwrap();
+    assert_eq!(builder.finish().unwrap().vertices, 1_000_001);
+}
