@@ -223,33 +223,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Writes through a temporary sibling and renames, so a failed run leaves no half-written file.
+/// Writes through a temporary sibling and renames, so a failed run leaves no half-written
+/// file, holding the lock on writing `path` (as an export does).
 pub fn write_atomically(
     path: &Path,
     body: impl FnOnce(&mut BufWriter<std::fs::File>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{} is not a file path", path.display()))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let file = std::fs::File::create(&tmp)
+    vastgraph_export::write_then_rename(path, |tmp| {
+        let file = std::fs::File::create(tmp)
             .with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
         body(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
         file.sync_all()?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("cannot rename into {}", path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+        Ok(())
+    })
 }
 
 /// Writes the run statistics as pretty JSON to `path`, when one was asked for.

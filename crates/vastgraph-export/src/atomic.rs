@@ -4,19 +4,17 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use vastgraph_store::{stage_path, TargetLock};
 
-/// A hidden sibling of `path` that names this process: `.NAME.tmp-PID`.
+/// A hidden sibling of `path`, unique to this write: `.NAME.tmp-<pid>-<nanoseconds>-<n>`.
 pub(crate) fn temporary_sibling(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+    stage_path(path, "tmp")
 }
 
-/// Runs `write` on a temporary path and renames the result to `target`; on failure removes
-/// whatever `write` left (a file or a directory).
-pub(crate) fn write_then_rename(
+/// Runs `write` on a temporary path and renames the result to `target`, holding the lock on
+/// writing `target` throughout (a second writer fails at once); on failure removes whatever
+/// `write` left (a file or a directory).
+pub fn write_then_rename(
     target: &Path,
     write: impl FnOnce(&Path) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
@@ -25,6 +23,7 @@ pub(crate) fn write_then_rename(
     if std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         return write(target);
     }
+    let _lock = TargetLock::acquire(target)?;
     let tmp = temporary_sibling(target);
     let result = write(&tmp).and_then(|()| {
         std::fs::rename(&tmp, target)

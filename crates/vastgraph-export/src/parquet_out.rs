@@ -89,6 +89,7 @@ pub fn write_parquet<A: Adjacency>(
     if options.chunk_rows == 0 || options.rows_per_file == 0 {
         bail!("chunk_rows and rows_per_file must be at least 1");
     }
+    let _lock = vastgraph_store::TargetLock::acquire(dir)?;
     check_target(dir, options.overwrite)?;
     let staging = temporary_sibling(dir);
     let mut summary = ParquetSummary::default();

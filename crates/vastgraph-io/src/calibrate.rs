@@ -126,7 +126,11 @@ pub fn load_or_calibrate(
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| {
-                let tmp = path.with_extension(format!("json.tmp-{}", std::process::id()));
+                // Unique even where every process is process 1 (a container).
+                let nanos = SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos());
+                let tmp = path.with_extension(format!("json.tmp-{}-{nanos}", std::process::id()));
                 std::fs::write(&tmp, serde_json::to_vec_pretty(&cache).unwrap_or_default())?;
                 std::fs::rename(&tmp, &path)
             });

@@ -14,6 +14,7 @@ use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{files, Codec, FileEntry, Manifest};
 use crate::reader::MappedArray;
 use crate::staging::{check_replaceable, commit, split_target, TempDir};
+use crate::target_lock::TargetLock;
 use crate::{Store, StoreError, MIN_MEMORY_BYTES};
 
 const COPY_BUFFER_BYTES: usize = 4 << 20;
@@ -73,6 +74,7 @@ pub fn compress_store(
             )));
         }
     }
+    let _lock = TargetLock::acquire(target)?;
     check_replaceable(target, opts.overwrite)?;
     let staging = TempDir::create_in(&parent, &name, "tmp")?;
     let mut entries = Vec::with_capacity(store.manifest().files.len() + 2);

@@ -61,8 +61,15 @@ pub enum StoreError {
     )]
     DamagedPage { path: PathBuf, start: u64, end: u64 },
 
-    #[error("{}: already exists (use overwrite to replace it)", path.display())]
+    #[error("{}: already exists (--force, or overwrite=True in Python, replaces it)", path.display())]
     TargetExists { path: PathBuf },
+
+    #[error(
+        "{}: another process is writing it (it holds the lock {}); wait for it to finish",
+        path.display(),
+        lock.display()
+    )]
+    Busy { path: PathBuf, lock: PathBuf },
 
     #[error("{}: refusing to overwrite: {reason}", path.display())]
     NotOverwritable { path: PathBuf, reason: String },

@@ -27,7 +27,9 @@ mod record;
 mod reorder;
 mod run_file;
 mod staging;
+mod structure;
 pub mod synthetic;
+pub mod target_lock;
 
 pub use builder::{BuildOptions, StoreBuilder, MIN_MEMORY_BYTES};
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
@@ -40,6 +42,7 @@ pub use manifest::{
 pub use page_sums::{page_sum, PageSums, PAGE_BYTES};
 pub use reader::{open_manifest, validate_offsets, Advice, Store};
 pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
+pub use target_lock::{stage_path, TargetLock};
 pub use vastgraph_codec::ByteCodeLists;
 
 /// Vertex ids are u32: a store holds at most `MAX_VERTICES` vertices.

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use crate::builder::Labels;
 use crate::manifest::{files, InputRecord, Manifest};
+use crate::target_lock::{stage_path, TargetLock};
 use crate::{BuildOptions, Store, StoreBuilder, StoreError, MIN_MEMORY_BYTES};
 
 /// Arcs handed to the builder at a time.
@@ -91,10 +92,10 @@ pub fn build_in_order<E: From<StoreError>>(
         }
         .into());
     }
-    let name = target
-        .file_name()
-        .map_or_else(|| "store".into(), |n| n.to_string_lossy().into_owned());
-    let unordered = target.with_file_name(format!(".{name}.input-order-{}", std::process::id()));
+    // Held from before the hidden build until the renumbered store is in place: taking it
+    // removes what a killed build of `target` left, never this build's own stage.
+    let lock = TargetLock::acquire(target)?;
+    let unordered = stage_path(target, "input-order");
     let reordered = build(&unordered, false).and_then(|_| {
         let opts = ReorderOptions {
             memory_bytes,
@@ -103,7 +104,7 @@ pub fn build_in_order<E: From<StoreError>>(
             carry_provenance: true,
         };
         log::info!("renumbering by decreasing degree into {}", target.display());
-        Ok(reorder_store(&unordered, target, &opts)?)
+        Ok(reorder_store_with(&unordered, target, &opts, Some(lock))?)
     });
     if unordered.exists() {
         if let Err(e) = std::fs::remove_dir_all(&unordered) {
@@ -140,6 +141,16 @@ pub fn reorder_store(
     source: &Path,
     target: &Path,
     opts: &ReorderOptions,
+) -> Result<Manifest, StoreError> {
+    reorder_store_with(source, target, opts, None)
+}
+
+/// [`reorder_store`] with the lock on writing `target` held by the caller, or taken here.
+fn reorder_store_with(
+    source: &Path,
+    target: &Path,
+    opts: &ReorderOptions,
+    lock: Option<TargetLock>,
 ) -> Result<Manifest, StoreError> {
     let store = Store::open(source)?;
     let manifest = store.manifest().clone();
@@ -184,7 +195,7 @@ pub fn reorder_store(
         codec: manifest.codec,
         ..Default::default()
     };
-    let mut builder = StoreBuilder::create(target, build)?;
+    let mut builder = StoreBuilder::create_with(target, build, lock)?;
     if opts.carry_provenance {
         for input in &manifest.provenance.inputs {
             builder.add_input(input.clone());
