@@ -188,6 +188,12 @@ class Graph:
         """Re-hash every file and compare with the manifest (raises ValueError on a mismatch)."""
         self._native.verify_checksums()
 
+    def verify(self) -> None:
+        """Everything ``vastgraph info --verify`` checks: every file's checksum, then that a
+        symmetric store holds every arc's reverse and a transpose agrees with the lists
+        (raises ValueError naming the first bad arc)."""
+        self._native.verify()
+
     # ----------------------------------------------------------------------------------
     # Conversions
 

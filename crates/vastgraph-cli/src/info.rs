@@ -60,7 +60,7 @@ fn degree_stats(offsets: &[u64]) -> serde_json::Value {
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.store)?;
     if args.verify {
-        store.verify_checksums()?;
+        store.verify()?;
     }
     let m = store.manifest();
     let files = store.file_sizes();
@@ -84,6 +84,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         "files": files.iter().map(|(n, b)| serde_json::json!({"name": n, "bytes": b})).collect::<Vec<_>>(),
         "provenance": m.provenance,
         "checksums_verified": args.verify,
+        "structure_verified": args.verify,
     });
     if let Some(inc) = store.in_offsets() {
         info["in_degree"] = degree_stats(inc);
@@ -156,6 +157,11 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     }
     if args.verify {
         println!("checksums    verified");
+        match (m.directed, m.has_transpose) {
+            (false, _) => println!("structure    verified: every arc's reverse is stored"),
+            (true, true) => println!("structure    verified: the transpose holds the lists' reverses"),
+            (true, false) => {}
+        }
     }
     Ok(())
 }

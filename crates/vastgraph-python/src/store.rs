@@ -167,4 +167,11 @@ impl NativeStore {
         py.detach(move || store.verify_checksums())
             .map_err(store_error)
     }
+
+    /// The checksums, then the structure: a symmetric store's arcs come back, a transpose
+    /// agrees with the lists (`vastgraph info --verify`).
+    fn verify(&self, py: Python<'_>) -> PyResult<()> {
+        let store = self.store.clone();
+        py.detach(move || store.verify()).map_err(store_error)
+    }
 }

@@ -322,6 +322,14 @@ impl Store {
         })
     }
 
+    /// Everything that opening a store does not check: every file's checksum, then that the
+    /// arcs of a symmetric store come back and a transpose agrees with the lists
+    /// ([`Store::verify_structure`]). `vastgraph info --verify`.
+    pub fn verify(&self) -> Result<(), StoreError> {
+        self.verify_checksums()?;
+        self.verify_structure()
+    }
+
     /// The size of every file of the store, manifest included.
     pub fn file_sizes(&self) -> Vec<(String, u64)> {
         let mut sizes: Vec<(String, u64)> = self

@@ -596,3 +596,108 @@ fn a_compressed_store_keeps_the_list_heads_only_where_its_lists_are_long() {
         assert_eq!(has_heads(&built), long, "{name}, a compressing build");
     }
 }
+
+/// A store of `edges` on 40 vertices, symmetric or directed with a transpose, weighted.
+fn structured_store(target: &Path, symmetric: bool, codec: Codec) -> PathBuf {
+    let mut builder = StoreBuilder::create(
+        target,
+        BuildOptions {
+            symmetrize: symmetric,
+            transpose: !symmetric,
+            weighted: true,
+            codec,
+            ..opts(16 * MIB)
+        },
+    )
+    .unwrap();
+    let mut rng = vastgraph_store::synthetic::SplitMix64::new(9);
+    let src: Vec<u32> = (0..300).map(|_| rng.below(40)).collect();
+    let dst: Vec<u32> = (0..300).map(|_| rng.below(40)).collect();
+    let weights: Vec<f64> = (0..300).map(|i| (i % 7 + 1) as f64).collect();
+    builder.push_batch(&src, &dst, Some(&weights)).unwrap();
+    builder.finish().unwrap();
+    target.to_path_buf()
+}
+
+fn structure_err(store: &Path) -> String {
+    let store = Store::open(store).expect("each list on its own is valid");
+    match store.verify_structure() {
+        Ok(()) => panic!("{} verified despite the damage", store.dir().display()),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn pristine_stores_verify_their_structure() {
+    let dir = tempfile::tempdir().unwrap();
+    for codec in [Codec::Raw, Codec::FrameOfReference64] {
+        for symmetric in [true, false] {
+            let store = structured_store(
+                &dir.path().join(format!("{codec:?}-{symmetric}")),
+                symmetric,
+                codec,
+            );
+            Store::open(&store).unwrap().verify().unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_store_that_claims_symmetry_without_it_fails_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    // A directed store without a transpose whose manifest then claims symmetry: every list is
+    // valid, but 0 -> 1 has no 1 -> 0.
+    let target = dir.path().join("claims");
+    let mut builder = StoreBuilder::create(&target, opts(16 * MIB)).unwrap();
+    builder.push_batch(&[0, 1, 2, 2], &[1, 2, 1, 0], None).unwrap();
+    builder.finish().unwrap();
+    edit_manifest(&target, |m| m["directed"] = false.into());
+    let err = structure_err(&target);
+    assert!(
+        err.contains("arc 0 -> 1 has no reverse 1 -> 0") && err.contains("symmetric"),
+        "{err}"
+    );
+
+    // A symmetric weighted store with one weight changed: the arc comes back, its weight not.
+    let symmetric = structured_store(&dir.path().join("sym"), true, Codec::Raw);
+    let damaged = unsummed_copy_of(&symmetric, "sym-weight");
+    let path = damaged.join("weights.i32");
+    let mut weights = read_u32s(&path);
+    weights[5] += 100;
+    write_u32s(&path, &weights);
+    let err = structure_err(&damaged);
+    assert!(err.contains("with the same weight"), "{err}");
+}
+
+#[test]
+fn a_transpose_that_disagrees_with_the_lists_fails_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = structured_store(&dir.path().join("directed"), false, Codec::Raw);
+    let in_offsets = read_u64s(&store.join("in_offsets.u64"));
+    let in_ids = read_u32s(&store.join("in_neighbors.u32"));
+    // A vertex v whose in-list starts with an id u > 0 and lacks u - 1: list u - 1 instead.
+    let v = (0..in_offsets.len() - 1)
+        .find(|&v| {
+            let list = &in_ids[in_offsets[v] as usize..in_offsets[v + 1] as usize];
+            list.first().is_some_and(|&u| u > 0)
+        })
+        .unwrap();
+    let at = in_offsets[v] as usize;
+    let (u, w) = (in_ids[at], in_ids[at] - 1);
+    let damaged = unsummed_copy_of(&store, "transpose-ids");
+    let mut ids = in_ids.clone();
+    ids[at] = w;
+    write_u32s(&damaged.join("in_neighbors.u32"), &ids);
+    let err = structure_err(&damaged);
+    assert!(
+        err.contains("in_neighbors.u32")
+            && err.contains(&format!("does not list {u} as an in-neighbour of {v}")),
+        "{err}"
+    );
+    let damaged = unsummed_copy_of(&store, "transpose-weights");
+    let path = damaged.join("in_weights.i32");
+    let mut weights = read_u32s(&path);
+    weights[at] += 1;
+    write_u32s(&path, &weights);
+    assert!(structure_err(&damaged).contains("with the same weight"));
+}
