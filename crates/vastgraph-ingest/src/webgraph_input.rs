@@ -1,7 +1,9 @@
 //! WebGraph BV graphs (`X.graph` + `X.properties`), read sequentially through the
 //! `webgraph` crate: only the two files are needed (no `.offsets` / `.ef`).
 
+use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
 use std::path::Path;
 
 use vastgraph_store::MAX_VERTICES;
@@ -66,8 +68,58 @@ pub(crate) fn read_info(path: &Path) -> Result<WebGraphInfo, IngestError> {
     Ok(info)
 }
 
+thread_local! {
+    /// Set while this thread runs the WebGraph decoder, whose panics are caught and reported.
+    static DECODING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `decode` catching its panic: the `webgraph` crate's sequential decoder has no error
+/// channel and unwraps its reads, so a truncated or damaged bit stream panics inside it. The
+/// panic hook stays silent for panics caught here (the user gets an error, not a backtrace);
+/// any other panic is printed as before.
+fn decode_quietly<T>(decode: impl FnOnce() -> T) -> Result<T, String> {
+    static QUIET_HOOK: Once = Once::new();
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !DECODING.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    DECODING.with(|d| d.set(true));
+    let result = catch_unwind(AssertUnwindSafe(decode));
+    DECODING.with(|d| d.set(false));
+    result.map_err(|panic| {
+        panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("decoder failure")
+            .to_string()
+    })
+}
+
+/// The error for a decoder failure: what the crate said, and what usually causes it.
+fn corrupt(graph_path: &Path, message: &str) -> IngestError {
+    let what = if message.contains("UnexpectedEof") {
+        "the bit stream ends early"
+    } else {
+        "the bit stream does not decode"
+    };
+    IngestError::invalid(
+        graph_path,
+        format!(
+            "corrupt WebGraph stream: {what} ({message}); the file is truncated or damaged, or \
+             its .properties (nodes, windowsize, compressionflags, zetak) do not describe it"
+        ),
+    )
+}
+
 /// Streams all arcs into `sink`; `after_batch(nodes_done)` reports progress. Returns the
-/// number of arcs, checked against the properties.
+/// number of arcs, checked against the properties. Decoding stops at the first arc that names
+/// a node beyond those declared, comes out of order, or exceeds the declared arc count, so a
+/// damaged stream ends in an error, never in an endless or oversized read.
 pub(crate) fn ingest_webgraph(
     path: &Path,
     info: WebGraphInfo,
@@ -79,61 +131,70 @@ pub(crate) fn ingest_webgraph(
     let invalid = |e: anyhow::Error| IngestError::invalid(&graph_path, format!("{e:#}"));
     // Memory-mapped (the library default) because the decoder reads whole words and the
     // mapping pads the file's tail; the pages are clean file pages the kernel can drop.
-    let graph = BvGraphSeq::with_basename(&basename)
-        .flags(MemoryFlags::SEQUENTIAL)
-        .load()
-        .map_err(invalid)?;
+    let graph = decode_quietly(|| {
+        BvGraphSeq::with_basename(&basename)
+            .flags(MemoryFlags::SEQUENTIAL)
+            .load()
+    })
+    .map_err(|m| corrupt(&graph_path, &m))?
+    .map_err(invalid)?;
     if graph.num_nodes() as u64 != info.nodes {
         return Err(IngestError::invalid(
             &graph_path,
             "node count differs from the properties",
         ));
     }
-    // The decoder has no error channel for corrupt bit streams and may panic; a corrupt
-    // input must become an error, not a crash.
-    let streamed = catch_unwind(AssertUnwindSafe(|| -> Result<u64, IngestError> {
-        let mut src = Vec::with_capacity(BATCH_ARCS);
-        let mut dst = Vec::with_capacity(BATCH_ARCS);
-        let mut arcs: u64 = 0;
-        let mut flush = |src: &mut Vec<u32>, dst: &mut Vec<u32>, node: u64| {
-            sink.push_batch(src, dst, None)
-                .map_err(|source| IngestError::Sink {
-                    path: graph_path.clone(),
-                    source,
-                })?;
-            arcs += src.len() as u64;
-            src.clear();
-            dst.clear();
-            after_batch(node);
-            check_cancelled()
-        };
-        for (u, v) in graph.iter().into_pairs() {
-            if u as u64 >= info.nodes || v as u64 >= info.nodes {
-                return Err(IngestError::invalid(
-                    &graph_path,
-                    format!(
+    let mut pairs = decode_quietly(|| graph.iter().into_pairs())
+        .map_err(|m| corrupt(&graph_path, &m))?;
+    let (mut src, mut dst) = (Vec::with_capacity(BATCH_ARCS), Vec::with_capacity(BATCH_ARCS));
+    let mut arcs: u64 = 0;
+    let mut last = (0usize, None::<usize>);
+    loop {
+        src.clear();
+        dst.clear();
+        // One batch decoded; the sink runs outside, where a panic is a bug to be seen.
+        let batch = decode_quietly(|| -> Result<(), IngestError> {
+            while src.len() < BATCH_ARCS {
+                let Some((u, v)) = pairs.next() else {
+                    break;
+                };
+                let bad = |why: String| Err(IngestError::invalid(&graph_path, why));
+                if u as u64 >= info.nodes || v as u64 >= info.nodes {
+                    return bad(format!(
                         "arc {u} → {v} names a node beyond the {} declared",
                         info.nodes
-                    ),
-                ));
+                    ));
+                }
+                if (u, Some(v)) <= last {
+                    return bad(format!("arc {u} → {v} is out of order (corrupt stream)"));
+                }
+                if arcs + src.len() as u64 >= info.arcs {
+                    return bad(format!(
+                        "holds more arcs than the {} the properties declare",
+                        info.arcs
+                    ));
+                }
+                last = (u, Some(v));
+                src.push(u as u32);
+                dst.push(v as u32);
             }
-            src.push(u as u32);
-            dst.push(v as u32);
-            if src.len() == BATCH_ARCS {
-                flush(&mut src, &mut dst, u as u64)?;
-            }
+            Ok(())
+        })
+        .map_err(|m| corrupt(&graph_path, &m))?;
+        batch?;
+        if src.is_empty() {
+            break;
         }
-        flush(&mut src, &mut dst, info.nodes)?;
-        Ok(arcs)
-    }));
-    let arcs = streamed.map_err(|panic| {
-        let message = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("decoder failure");
-        IngestError::invalid(&graph_path, format!("corrupt WebGraph stream: {message}"))
-    })??;
+        sink.push_batch(&src, &dst, None)
+            .map_err(|source| IngestError::Sink {
+                path: graph_path.clone(),
+                source,
+            })?;
+        arcs += src.len() as u64;
+        after_batch(last.0 as u64);
+        check_cancelled()?;
+    }
+    after_batch(info.nodes);
     if arcs != info.arcs {
         return Err(IngestError::invalid(
             &graph_path,

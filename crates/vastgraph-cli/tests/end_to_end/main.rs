@@ -2,6 +2,7 @@
 
 mod common;
 
+mod bad_input;
 mod basics;
 mod compressed;
 mod out_of_core;

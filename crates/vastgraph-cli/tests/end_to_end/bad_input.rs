@@ -1,0 +1,204 @@
+//! Hostile and broken input, end to end: each gets an error that names the file and the reason
+//! (or a clear refusal with the numbers), exits with status 1 or 2, prints no panic and leaves
+//! nothing half-written.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::common::{fixture, ok, stderr, vastgraph};
+
+/// The run failed cleanly: an error exit, no panic message or backtrace.
+fn assert_clean_failure(o: &std::process::Output, context: &str) -> String {
+    let e = stderr(o);
+    assert!(
+        matches!(o.status.code(), Some(1 | 2)),
+        "{context}: exit {:?}: {e}",
+        o.status
+    );
+    assert!(
+        !e.contains("panicked") && !e.contains("backtrace") && !e.contains("RUST_BACKTRACE"),
+        "{context}: a panic reached the user: {e}"
+    );
+    e
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Copies the tiny WebGraph fixture into `dir` as `NAME.graph`/`.properties`, edited.
+fn webgraph_copy(dir: &Path, name: &str, edit: impl FnOnce(&mut Vec<u8>, &mut String)) -> String {
+    let mut graph = std::fs::read(fixture("tiny-webgraph.graph")).unwrap();
+    let mut properties = std::fs::read_to_string(fixture("tiny-webgraph.properties")).unwrap();
+    edit(&mut graph, &mut properties);
+    let base = dir.join(name);
+    std::fs::write(base.with_extension("graph"), graph).unwrap();
+    std::fs::write(base.with_extension("properties"), properties).unwrap();
+    s(&base.with_extension("graph")).to_string()
+}
+
+/// Each damaged WebGraph file, with the real cnr-2000 graph's damage when ../shared is there.
+#[test]
+fn damaged_webgraph_input_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cases: Vec<(String, String)> = vec![
+        (
+            "truncated".into(),
+            webgraph_copy(dir.path(), "truncated", |g, _| g.truncate(3)),
+        ),
+        (
+            "zeroed".into(),
+            webgraph_copy(dir.path(), "zeroed", |g, _| g.iter_mut().for_each(|b| *b = 0)),
+        ),
+        (
+            "window 0".into(),
+            webgraph_copy(dir.path(), "window", |_, p| {
+                *p = p.replace("windowsize=7", "windowsize=0")
+            }),
+        ),
+        (
+            "more nodes declared".into(),
+            webgraph_copy(dir.path(), "nodes", |_, p| *p = p.replace("nodes=7", "nodes=9000")),
+        ),
+        (
+            "fewer arcs declared".into(),
+            webgraph_copy(dir.path(), "arcs", |_, p| *p = p.replace("arcs=13", "arcs=5")),
+        ),
+    ];
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/webgraph");
+    if shared.join("cnr-2000.graph").exists() {
+        let graph = std::fs::read(shared.join("cnr-2000.graph")).unwrap();
+        let properties = std::fs::read_to_string(shared.join("cnr-2000.properties")).unwrap();
+        let mut real = |name: &str, edit: &dyn Fn(&mut Vec<u8>, &mut String)| {
+            let (mut g, mut p) = (graph.clone(), properties.clone());
+            edit(&mut g, &mut p);
+            let base = dir.path().join(name);
+            std::fs::write(base.with_extension("graph"), g).unwrap();
+            std::fs::write(base.with_extension("properties"), p).unwrap();
+            cases.push((name.into(), s(&base.with_extension("graph")).to_string()));
+        };
+        real("cnr-truncated", &|g, _| g.truncate(500_000));
+        real("cnr-zeroed-page", &|g, _| g[200_000..204_096].fill(0));
+        real("cnr-flags", &|_, p| {
+            *p = p.replace("compressionflags=", "compressionflags=OUTDEGREES_DELTA")
+        });
+        real("cnr-window", &|_, p| *p = p.replace("windowsize=7", "windowsize=0"));
+        real("cnr-nodes", &|_, p| *p = p.replace("nodes=325557", "nodes=400000"));
+    } else {
+        eprintln!("skipping the cnr-2000 cases: ../shared/data/webgraph is absent");
+    }
+    for (name, input) in cases {
+        let target = dir.path().join(format!("store-{name}"));
+        let started = Instant::now();
+        let o = vastgraph(&["convert", &input, "-o", s(&target)]);
+        assert!(started.elapsed() < Duration::from_secs(60), "{name}: too slow");
+        let e = assert_clean_failure(&o, &name);
+        assert!(e.contains(".graph") || e.contains(".properties"), "{name}: {e}");
+        assert!(!target.exists(), "{name}: a store was written");
+    }
+}
+
+#[test]
+fn a_stray_token_in_an_integer_edge_list_names_file_line_and_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("edges.tsv");
+    std::fs::write(&input, "0 1\n1 2\n2 x7\n3 4\n").unwrap();
+    let target = dir.path().join("store");
+    let o = vastgraph(&["convert", s(&input), "-o", s(&target)]);
+    let e = assert_clean_failure(&o, "stray token");
+    assert!(e.contains("edges.tsv:3") && e.contains("'x7'"), "{e}");
+    assert!(!target.exists());
+    // Labels are for a file that starts with them, or for --relabel.
+    ok(&["convert", s(&input), "-o", s(&target), "--relabel"]);
+}
+
+#[test]
+fn a_header_line_is_detected_reported_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("edges.csv");
+    std::fs::write(&input, "src,dst\n5,7\n7,9\n").unwrap();
+    let target = dir.path().join("store");
+    let o = ok(&["convert", s(&input), "-o", s(&target)]);
+    assert!(stderr(&o).contains("line 1 is a header"), "{}", stderr(&o));
+    let info = ok(&["info", s(&target), "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    // The ids stay integers: 0..=9, two arcs; the header is no edge.
+    assert_eq!((j["vertices"].as_u64(), j["arcs"].as_u64()), (Some(10), Some(2)));
+    assert_eq!(j["has_labels"], false);
+}
+
+#[test]
+fn a_stray_id_near_the_limit_is_refused_at_once_with_relabel_as_the_way_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("edges.tsv");
+    std::fs::write(&input, "0 1\n1 4294967294\n").unwrap();
+    let target = dir.path().join("store");
+    let started = Instant::now();
+    let o = vastgraph(&["convert", s(&input), "-o", s(&target)]);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let e = assert_clean_failure(&o, "sparse ids");
+    assert!(e.contains("--relabel") && e.contains("GB of offsets"), "{e}");
+    ok(&["convert", s(&input), "-o", s(&target), "--relabel"]);
+}
+
+#[test]
+fn absurd_arguments_are_refused_with_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    ok(&["convert", &fixture("tiny.tsv"), "-o", s(&target), "--symmetrize"]);
+    let started = Instant::now();
+    let o = vastgraph(&["--threads", "100000", "run", "bfs", s(&target)]);
+    assert!(started.elapsed() < Duration::from_secs(20));
+    let e = assert_clean_failure(&o, "--threads 100000");
+    assert!(e.contains("100000") && e.contains("limit"), "{e}");
+    for memory in [None, Some("64MiB")] {
+        let mut args = vec!["run", "random-walk", s(&target), "--walk-length", "1099511627776"];
+        if let Some(m) = memory {
+            args.extend(["--memory", m]);
+        }
+        let o = vastgraph(&args);
+        let e = assert_clean_failure(&o, "--walk-length 2^40");
+        assert!(e.contains("walks of length 1099511627776"), "{e}");
+    }
+}
+
+/// A build killed where every process is process 1 left `.store.tmp-1`; the next build of
+/// the same target removes it, says so, and succeeds.
+#[test]
+fn a_stale_stage_of_the_target_is_removed_by_the_next_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    let stale = dir.path().join(".store.tmp-1");
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::write(stale.join("offsets.u64"), b"partial").unwrap();
+    let other = dir.path().join(".other.tmp-1");
+    std::fs::create_dir(&other).unwrap();
+    let o = vastgraph(&["convert", &fixture("tiny.tsv"), "-o", s(&target)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("interrupted"), "{}", stderr(&o));
+    assert!(!stale.exists() && other.exists());
+    // The same for an output file of a run.
+    let out = dir.path().join("bfs.tsv");
+    std::fs::write(dir.path().join(".bfs.tsv.tmp-1"), b"partial").unwrap();
+    ok(&["run", "bfs", s(&target), "--output", s(&out)]);
+    assert!(!dir.path().join(".bfs.tsv.tmp-1").exists());
+    assert!(!dir.path().join(".bfs.tsv.lock").exists());
+}
+
+/// A store whose manifest claims symmetry its lists do not have passes the open (each list is
+/// valid) but not `info --verify`.
+#[test]
+fn info_verify_catches_a_false_claim_of_symmetry() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    ok(&["convert", &fixture("tiny.tsv"), "-o", s(&target)]);
+    ok(&["info", s(&target), "--verify"]);
+    let manifest = target.join("manifest.json");
+    let mut m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest).unwrap()).unwrap();
+    m["directed"] = false.into();
+    std::fs::write(&manifest, serde_json::to_vec(&m).unwrap()).unwrap();
+    let o = vastgraph(&["info", s(&target), "--verify"]);
+    let e = assert_clean_failure(&o, "false symmetry");
+    assert!(e.contains("has no reverse") && e.contains("symmetric"), "{e}");
+}
