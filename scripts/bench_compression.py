@@ -100,7 +100,7 @@ def kernel_median(args, algorithm: str, store: Path) -> tuple[float, float]:
         extra = ["--trials", args.bfs_trials]
     with tempfile.NamedTemporaryFile(suffix=".json") as stats:
         argv = [args.vastgraph, "--quiet", "run", algorithm, store, "--threads", args.threads,
-                "--stats", stats.name, *extra]
+                "--stats", stats.name, "--force", *extra]
         result = checked(run_process(argv, timeout=args.timeout), f"{algorithm} on {store}")
         trials = stats_of(stats.name)["trial_seconds"]
     return median(trials), result.foreign_cpu_fraction
@@ -133,7 +133,8 @@ def paired_rounds(args, algorithm: str, stores: dict) -> dict:
 
 def filter_bytes(args, store: Path) -> int:
     with tempfile.NamedTemporaryFile(suffix=".json") as stats:
-        vastgraph(args, "run", "matching", store, "--stats", stats.name, what="matching")
+        vastgraph(args, "run", "matching", store, "--stats", stats.name, "--force",
+                  what="matching")
         return int(stats_of(stats.name)["extra"]["filter_bytes"])
 
 

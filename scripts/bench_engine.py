@@ -517,6 +517,7 @@ def vastgraph_cell(args, job: Job, peer: PeerInput, cell_dir: Path) -> dict:
             job.trials,
             "--stats",
             stats_path,
+            "--force",  # the stats file of an earlier round is replaced
             "--quiet",  # no progress output while timing
         ]
         if source is not None:

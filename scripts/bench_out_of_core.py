@@ -127,7 +127,7 @@ def run_vastgraph(binary: Path, algorithm: str, store: Path, mode: str, budget: 
                   cgroup: Cgroup, cold: bool, out_dir: Path, round_, verify: bool = False) -> dict:
     stats_path = out_dir / f"{algorithm}-{mode}-{round_}.json"
     argv = [str(binary), "--quiet", "run", algorithm, str(store), "--memory", str(budget),
-            "--io-mode", mode, "--stats", str(stats_path), *extra, *(["--verify"] if verify else [])]
+            "--io-mode", mode, "--stats", str(stats_path), "--force", *extra, *(["--verify"] if verify else [])]
     dropped = drop_caches() if cold else False
     cgroup.reset_peak()
     log(" ".join(shlex.quote(a) for a in argv))
@@ -166,7 +166,7 @@ def run_in_memory(binary: Path, algorithm: str, store: Path, extra: list[str], t
     """The reference: the same run without --memory, the graph mapped from a warm page cache."""
     stats_path = out_dir / f"{algorithm}-in-memory.json"
     argv = [str(binary), "--quiet", "run", algorithm, str(store), "--trials", str(trials),
-            "--stats", str(stats_path), *extra]
+            "--stats", str(stats_path), "--force", *extra]
     warm_page_cache(store)
     log(" ".join(shlex.quote(a) for a in argv))
     started = time.monotonic()

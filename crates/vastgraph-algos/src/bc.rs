@@ -31,7 +31,7 @@ pub const VERIFY_TOLERANCE: f64 = 1e-9;
 
 const UNVISITED: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct BcParams {
     pub source: u64,
     /// Push/pull policy of the forward BFS.

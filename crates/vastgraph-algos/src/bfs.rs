@@ -48,7 +48,7 @@ const HEAVY_DEGREE: usize = 1 << 13;
 /// Ids a task collects before appending them to the shared queue with one atomic add.
 const LOCAL_QUEUE: usize = 1 << 10;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct BfsParams {
     pub source: u64,
     /// Also record a BFS tree (one more word per vertex).

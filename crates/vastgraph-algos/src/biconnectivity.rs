@@ -37,7 +37,7 @@ const ALGORITHM: &str = "biconnectivity";
 
 const NO_PARENT: u32 = u32::MAX;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct BiconnectivityParams {}
 
 #[derive(Debug)]

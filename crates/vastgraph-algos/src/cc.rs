@@ -38,7 +38,8 @@ const ALGORITHM: &str = "cc";
 /// Vertices sampled to find the giant component.
 const SAMPLES: u64 = 1024;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum CcMethod {
     /// Sampled union-find that skips the giant component (the default: fastest).
     Afforest,
@@ -69,7 +70,7 @@ impl FromStr for CcMethod {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct CcParams {
     pub method: CcMethod,
     /// Afforest: neighbours per vertex linked before sampling.

@@ -23,7 +23,7 @@ const ALGORITHM: &str = "coloring";
 
 const UNCOLORED: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ColoringParams {
     /// Seed of the random order within a log-degree class.
     pub seed: u64,

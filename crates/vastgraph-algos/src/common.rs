@@ -67,6 +67,13 @@ impl RunStats {
         self.extra.insert(key.to_string(), value.into());
         self
     }
+
+    /// "not converged after N iterations" for an iterative kernel that stopped at its
+    /// iteration bound (its `converged` is false); None otherwise.
+    pub fn convergence_note(&self) -> Option<String> {
+        (self.extra.get("converged") == Some(&serde_json::Value::Bool(false)))
+            .then(|| format!("not converged after {} iterations", self.iterations))
+    }
 }
 
 pub fn check_source<A: Adjacency>(g: &Graph<A>, source: u64) -> Result<Vertex, AlgoError> {

@@ -28,7 +28,7 @@ const ALIVE: u32 = u32::MAX;
 /// Largest graph the verifier compares with the exact optimum by enumerating subsets.
 pub const BRUTE_FORCE_MAX_VERTICES: usize = 16;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct DensestParams {
     /// Peeling slack: a round removes degrees ≤ 2(1+ε)ρ. Larger ε, fewer rounds, weaker bound.
     pub epsilon: f64,

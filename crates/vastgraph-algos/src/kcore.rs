@@ -22,7 +22,7 @@ use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
 
 const ALGORITHM: &str = "kcore";
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct KcoreParams {
     /// Push/pull policy of each peeling step.
     pub direction: Direction,

@@ -19,7 +19,7 @@ use crate::common::{AlgoError, RunStats, VerifyError};
 
 const ALGORITHM: &str = "label-propagation";
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct LabelPropagationParams {
     pub max_iters: u32,
 }

@@ -28,7 +28,7 @@ const ALGORITHM: &str = "ldd";
 /// A packed (cluster, parent) word of a vertex no cluster has reached yet.
 const UNASSIGNED: u64 = u64::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct LddParams {
     /// Cut fraction: expected inter-cluster edges ≤ β·m, cluster radius O(log n / β). 0 < β.
     pub beta: f64,

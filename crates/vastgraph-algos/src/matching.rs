@@ -28,7 +28,7 @@ const ALGORITHM: &str = "matching";
 /// Marks a vertex no remaining edge points at.
 const NO_EDGE: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct MatchingParams {
     pub seed: u64,
     /// Edges matched per phase (0: one per vertex, Sage's O(n)).

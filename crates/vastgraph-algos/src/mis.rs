@@ -25,7 +25,7 @@ const UNDECIDED: u8 = 0;
 const IN: u8 = 1;
 const OUT: u8 = 2;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct MisParams {
     pub seed: u64,
 }

@@ -36,7 +36,7 @@ const ALGORITHM: &str = "pagerank";
 /// for the reason given at `vastgraph_engine::bitmap::WORDS_PER_TASK`.
 const BLOCK: usize = 2048;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct PageRankParams {
     /// d in the rule above; 0 ≤ d < 1.
     pub damping: f64,

@@ -38,7 +38,7 @@ const PERSONALIZED: &str = "personalized-pagerank";
 /// L1 distance to the serial reference the verifiers accept.
 pub const VERIFY_L1: f64 = 1e-4;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct DeltaPageRankParams {
     pub damping: f64,
     /// Stop when one round changes the scores by less than this in L1 norm.
@@ -59,7 +59,7 @@ impl Default for DeltaPageRankParams {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct PersonalizedPageRankParams {
     /// The teleport set (repeats are ignored); must not be empty.
     pub sources: Vec<u64>,

@@ -175,8 +175,9 @@ pub(crate) fn execute<R>(
     })
 }
 
-fn params_json(p: &impl std::fmt::Debug) -> serde_json::Value {
-    serde_json::Value::String(format!("{p:?}"))
+/// The parameters a kernel ran with, defaults resolved, as JSON (the stats' `parameters`).
+pub(crate) fn params_json(p: &impl Serialize) -> serde_json::Value {
+    serde_json::to_value(p).unwrap_or(serde_json::Value::Null)
 }
 
 fn invalid(algorithm: &'static str, message: String) -> AlgoError {

@@ -31,7 +31,7 @@ const ALGORITHM: &str = "setcover";
 /// An element no set has claimed in the current round.
 const UNCLAIMED: u64 = u64::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct SetCoverParams {
     /// Bucket ratio: sets whose sizes are within 1+ε of each other are treated alike. 0 < ε.
     pub epsilon: f64,

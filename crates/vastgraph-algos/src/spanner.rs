@@ -25,7 +25,7 @@ use crate::serial_check::{check_edges_of, undirected_lists, UnionFind};
 
 const ALGORITHM: &str = "spanner";
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct SpannerParams {
     /// Stretch parameter; None = ⌈log2 n⌉ (at least 1).
     pub k: Option<u32>,

@@ -21,7 +21,7 @@ const ALGORITHM: &str = "spanning-forest";
 
 const NO_EDGE: u64 = u64::MAX;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct SpanningForestParams {}
 
 #[derive(Debug)]

@@ -37,7 +37,7 @@ const NEEDS_WEIGHTS_HINT: &str =
 /// exactly; fractional weights may round differently along equally short paths).
 pub const VERIFY_TOLERANCE: f64 = 1e-9;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct SsspParams {
     pub source: u64,
     /// Bucket width. None picks [`default_delta`] from the graph's weights.
@@ -57,7 +57,7 @@ impl Default for SsspParams {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct BellmanFordParams {
     pub source: u64,
     /// As for [`SsspParams::direction`].

@@ -43,7 +43,8 @@ mod filtered;
 const ALGORITHM: &str = "tc";
 
 /// How triangles are found; both methods give the same counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum TcMethod {
     /// Count at the middle vertex with marked higher neighbours; no copy of the graph (the
     /// default: the faster on raw and compressed stores alike).
@@ -76,7 +77,7 @@ impl std::str::FromStr for TcMethod {
     }
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct TcParams {
     /// Also count the triangles of every vertex (one more word per vertex, atomics per triangle).
     pub per_vertex: bool,

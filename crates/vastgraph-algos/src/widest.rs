@@ -30,7 +30,8 @@ use crate::common::{check_source, AlgoError, RunStats, VerifyError};
 
 const ALGORITHM: &str = "widest-path";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum WidestMethod {
     /// Rounds over the vertices whose width grew (Bellman-Ford style).
     Frontier,
@@ -38,7 +39,7 @@ pub enum WidestMethod {
     Buckets,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct WidestParams {
     pub source: u64,
     pub method: WidestMethod,

@@ -11,7 +11,7 @@ use vastgraph_store::Store;
 
 use crate::progress::Progress;
 
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     /// One `src<TAB>dst[<TAB>weight]` line per arc.
     Tsv,
@@ -36,12 +36,15 @@ pub struct ExportArgs {
     /// Parquet: zstd, snappy or none.
     #[arg(long, default_value = "zstd")]
     pub compression: ParquetCompression,
-    /// Parquet: replace the tables of a non-empty output directory.
-    #[arg(long)]
-    pub overwrite: bool,
+    /// Replace an existing output: a TSV file, or the tables of a non-empty Parquet directory.
+    #[arg(long, alias = "overwrite")]
+    pub force: bool,
 }
 
 pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
+    if args.format == ExportFormat::Tsv {
+        crate::run::refuse_existing(&args.output, args.force)?;
+    }
     let store = Store::open(&args.store)?;
     let labels = store.labels()?;
     let bar = Progress::new("exporting", Some(store.num_arcs()), "arcs", quiet);
@@ -95,7 +98,7 @@ fn write<A: Adjacency>(
                 chunk_rows: args.chunk_rows,
                 rows_per_file: args.rows_per_file,
                 compression: args.compression,
-                overwrite: args.overwrite,
+                overwrite: args.force,
                 vertices: true,
             };
             write_parquet(export, &args.output, &options, &mut progress)?;

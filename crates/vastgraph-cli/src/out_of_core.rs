@@ -104,7 +104,7 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         .map(|a| a.iter().filter_map(|m| m.as_str()).collect())
         .unwrap_or_default();
     eprintln!(
-        "{} on {} out of core ({}, {} backend): {:.4} s{}, {} iterations [{}], read {} in {} requests \
+        "{} on {} out of core ({}, {} backend): {:.4} s{}, {} iterations{} in {} passes [{}], read {} in {} requests \
          ({:.0} MB/s, amplification {:.2}, I/O wait {:.3} s, compute {:.3} s){}, peak RSS {}{}",
         args.algorithm,
         args.store.display(),
@@ -113,6 +113,8 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         median,
         if args.trials > 1 { format!(" (median of {})", args.trials) } else { String::new() },
         out.output.stats.iterations,
+        crate::run::convergence(&out.output.stats),
+        modes.len(),
         summarize_modes(&modes),
         human(io["bytes_read"].as_u64().unwrap_or(0)),
         io["requests"],

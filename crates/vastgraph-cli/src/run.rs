@@ -44,6 +44,9 @@ pub struct RunArgs {
     /// Write run statistics as JSON.
     #[arg(long)]
     pub stats: Option<PathBuf>,
+    /// Replace existing --output and --stats files (refused otherwise).
+    #[arg(long, alias = "overwrite")]
+    pub force: bool,
     /// Run the kernel this many times on the loaded graph (timings of each in the stats).
     #[arg(long, default_value_t = 1)]
     pub trials: usize,
@@ -131,6 +134,10 @@ impl RunArgs {
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.trials >= 1, "--trials must be at least 1");
+    // Before any work: an hour's run must not end in "file exists".
+    for path in [&args.output, &args.stats].into_iter().flatten() {
+        refuse_existing(path, args.force)?;
+    }
     if let Some(budget) = args.memory {
         if crate::out_of_core::run(&args, budget)? {
             return Ok(());
@@ -197,7 +204,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     eprintln!(
-        "{} on {}: {:.4} s{}, {} iterations, {} arcs traversed, heap peak {}{}{}",
+        "{} on {}: {:.4} s{}, {} iterations{}, {} arcs traversed, heap peak {}{}{}",
         args.algorithm,
         args.store.display(),
         median,
@@ -207,6 +214,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             String::new()
         },
         out.stats.iterations,
+        convergence(&out.stats),
         out.stats.edges_traversed,
         crate::size::human(out.peak_mutable_bytes),
         if extra.is_empty() {
@@ -238,6 +246,24 @@ pub fn write_atomically(
         file.sync_all()?;
         Ok(())
     })
+}
+
+/// An existing output file is replaced only when forced.
+pub(crate) fn refuse_existing(path: &Path, force: bool) -> anyhow::Result<()> {
+    let is_file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    anyhow::ensure!(
+        !is_file || force,
+        "{}: already exists (--force replaces it)",
+        path.display()
+    );
+    Ok(())
+}
+
+/// ", not converged after N iterations" where the kernel stopped at its bound, for the summary.
+pub(crate) fn convergence(stats: &vastgraph_algos::common::RunStats) -> String {
+    stats
+        .convergence_note()
+        .map_or(String::new(), |note| format!(" ({note})"))
 }
 
 /// Writes the run statistics as pretty JSON to `path`, when one was asked for.

@@ -30,7 +30,8 @@ pub trait EdgeMapFn: Sync {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// Choose per call by frontier size.
     Auto,

@@ -129,7 +129,7 @@ fn check_target(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
         return Err(std::io::Error::new(
             std::io::ErrorKind::AlreadyExists,
             format!(
-                "{} is not empty (pass --overwrite to replace its Parquet tables)",
+                "{} is not empty (--force, or overwrite=True in Python, replaces its Parquet tables)",
                 dir.display()
             ),
         )

@@ -27,7 +27,7 @@ use vastgraph_store::manifest::LIST_HEAD_IDS;
 use vastgraph_store::Store;
 
 use crate::common::{AlgoError, VerifyError};
-use crate::registry::{execute, Output, Params, RunError, Values};
+use crate::registry::{execute, params_json, Output, Params, RunError, Values};
 
 pub use bfs::bfs;
 pub use cc::connected_components;
@@ -578,9 +578,6 @@ fn releasing_cache<R>(g: &OocGraph, kernel: impl FnOnce() -> R) -> R {
     result
 }
 
-fn params_json(p: &impl std::fmt::Debug) -> serde_json::Value {
-    serde_json::Value::String(format!("{p:?}"))
-}
 
 /// Totals over the iterations recorded since the run started, and the records themselves.
 fn io_summary(g: &OocGraph, wall_seconds: f64) -> serde_json::Value {
@@ -609,6 +606,9 @@ fn io_summary(g: &OocGraph, wall_seconds: f64) -> serde_json::Value {
         "reentries": sum(&|r| r.reentries as f64) as u64,
         "cached_bytes": sum(&|r| r.cached_bytes as f64) as u64,
         "list_cache_bytes": g.cache_bytes(),
+        // One pass per read of lists: an iteration of the kernel may take several (a side
+        // file, then the lists), so these are not the kernel's `iterations`.
+        "passes": records.len(),
         "iteration_modes": records.iter().map(|r| r.mode).collect::<Vec<_>>(),
         "iterations": records,
     })

@@ -202,3 +202,25 @@ fn info_verify_catches_a_false_claim_of_symmetry() {
     let e = assert_clean_failure(&o, "false symmetry");
     assert!(e.contains("has no reverse") && e.contains("symmetric"), "{e}");
 }
+
+/// Output files are replaced only with --force (--overwrite is its alias), checked before the
+/// kernel runs; a TSV export likewise.
+#[test]
+fn existing_output_files_need_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    ok(&["convert", &fixture("tiny.tsv"), "-o", s(&target)]);
+    for (flag, path) in [("--output", dir.path().join("d.tsv")), ("--stats", dir.path().join("s.json"))] {
+        ok(&["run", "bfs", s(&target), flag, s(&path)]);
+        let before = std::fs::read(&path).unwrap();
+        let o = vastgraph(&["run", "bfs", s(&target), flag, s(&path), "--source", "3"]);
+        let e = assert_clean_failure(&o, flag);
+        assert!(e.contains("already exists") && e.contains("--force"), "{e}");
+        assert_eq!(std::fs::read(&path).unwrap(), before, "{flag}: the file was touched");
+        ok(&["run", "bfs", s(&target), flag, s(&path), "--source", "3", "--force"]);
+    }
+    let tsv = dir.path().join("arcs.tsv");
+    ok(&["export", s(&target), "-o", s(&tsv)]);
+    assert_clean_failure(&vastgraph(&["export", s(&target), "-o", s(&tsv)]), "export");
+    ok(&["export", s(&target), "-o", s(&tsv), "--overwrite"]);
+}
