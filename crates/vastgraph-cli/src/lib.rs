@@ -1,5 +1,9 @@
 //! `vastgraph`: convert edge lists into a store, generate graphs, inspect and export stores, and
-//! run algorithms on them.
+//! run algorithms on them. A library so that one build serves both front ends: the `vastgraph`
+//! binary and the `vastgraph` command the Python package installs call [`main_with`].
+//!
+//! A process that runs it should install [`vastgraph_engine::memory::CountingAllocator`] as its
+//! global allocator, or the `peak_mutable_bytes` statistic stays 0.
 
 mod compress;
 mod convert;
@@ -16,15 +20,8 @@ mod signals;
 mod size;
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-/// Heap accounting for the `peak_mutable_bytes` statistic: the graph is mapped, never on the heap,
-/// so the heap is the algorithms' mutable state.
-#[global_allocator]
-static ALLOCATOR: vastgraph_engine::memory::CountingAllocator =
-    vastgraph_engine::memory::CountingAllocator;
 
 #[derive(Parser)]
 #[command(
@@ -64,13 +61,28 @@ enum Command {
     Quickstart(quickstart::QuickstartArgs),
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
+/// Runs the command line `args` (the program name first) and returns the process's exit code:
+/// 0, 1 for an error, 2 for a usage error.
+/// Sets up the process as a command does: logging, the global thread pool, the interrupt and
+/// closed-pipe handlers; call it once per process.
+pub fn main_with<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version print and succeed; a usage error prints and fails (2).
+            let _ = e.print();
+            return e.exit_code() as u8;
+        }
+    };
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     if let Some(t) = cli.threads {
         if let Err(e) = vastgraph_engine::memory::check_threads(t) {
             eprintln!("error: --threads: {e}");
-            return ExitCode::from(2);
+            return 2;
         }
         rayon::ThreadPoolBuilder::new()
             .num_threads(t)
@@ -90,10 +102,10 @@ fn main() -> ExitCode {
         Command::Quickstart(a) => quickstart::run(a),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            1
         }
     }
 }

@@ -8,6 +8,22 @@
 
 use pyo3::prelude::*;
 
+/// Heap accounting, as in the `vastgraph` binary: runs from Python and from the `vastgraph`
+/// command this package installs report the algorithms' `peak_mutable_bytes` too.
+#[global_allocator]
+static ALLOCATOR: vastgraph_engine::memory::CountingAllocator =
+    vastgraph_engine::memory::CountingAllocator;
+
+/// The `vastgraph` command of the Python package: the same command line as the binary, from
+/// the same build. `args` are the arguments after the program name; returns the exit code.
+/// For a process of its own (the console script): it sets up the thread pool, logging and
+/// the interrupt handlers as the binary does.
+#[pyfunction]
+fn cli_main(py: Python<'_>, args: Vec<std::ffi::OsString>) -> u8 {
+    let argv: Vec<std::ffi::OsString> = std::iter::once("vastgraph".into()).chain(args).collect();
+    py.detach(move || vastgraph_cli::main_with(argv))
+}
+
 mod algorithms;
 mod background;
 mod build;
@@ -28,5 +44,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(build::build_from_edges, m)?)?;
     m.add_function(wrap_pyfunction!(build::reorder, m)?)?;
     m.add_function(wrap_pyfunction!(export::export_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(cli_main, m)?)?;
     Ok(())
 }
