@@ -18,7 +18,7 @@ const ALGORITHM: &str = "random-walk";
 /// Padding after a walk stopped at a vertex without out-arcs.
 pub const WALK_END: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct RandomWalkParams {
     /// Start vertices, one walk each (repeats allowed). None: every `every`-th vertex
     /// (0, every, 2·every, ...).

@@ -32,15 +32,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
 
 /// Total physical memory, from /proc/meminfo.
 pub fn total_ram_bytes() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: u64 = line["MemTotal:".len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kib * 1024)
+    vastgraph_engine::memory::meminfo_bytes("MemTotal:")
 }
 
 /// The budget used when `--memory` is not given: half of RAM, so the page cache keeps the other half.

@@ -166,22 +166,25 @@ pub fn set_budget(bytes: u64) {
 /// available (MemAvailable) and the room left in a memory cgroup's limit; None where neither
 /// can be read.
 pub fn available_bytes() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
-    let available = meminfo.as_deref().and_then(|m| {
-        let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
-        let kib: u64 = line["MemAvailable:".len()..]
-            .trim()
-            .trim_end_matches("kB")
-            .trim()
-            .parse()
-            .ok()?;
-        Some(kib * 1024)
-    });
+    let available = meminfo_bytes("MemAvailable:");
     let cgroup = cgroup_room();
     match (available, cgroup) {
         (Some(a), Some(c)) => Some(a.min(c)),
         (a, c) => a.or(c),
     }
+}
+
+/// A figure of /proc/meminfo (`MemTotal:`, `MemAvailable:`, ...) in bytes.
+pub fn meminfo_bytes(key: &str) -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with(key))?;
+    let kib: u64 = line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
 }
 
 /// Room left below this process's memory cgroup limit (v2, then v1), if it has one.

@@ -131,6 +131,21 @@ impl<R: Read> LineReader<R> {
         Ok(true)
     }
 
+    /// [`Self::next_line`] with its errors as the ingest errors of the file at `path`: an I/O
+    /// error, or a line too long, named by its number.
+    pub(crate) fn next_line_in(
+        &mut self,
+        path: &std::path::Path,
+        line: &mut Vec<u8>,
+    ) -> Result<bool, crate::IngestError> {
+        self.next_line(line).map_err(|e| match e {
+            BlockError::Io(e) => crate::IngestError::io(path, e),
+            BlockError::LineTooLong(start) => {
+                crate::IngestError::parse(path, self.lines + 1, "line too long", &start)
+            }
+        })
+    }
+
     pub(crate) fn into_inner(self) -> BufReader<R> {
         self.inner
     }

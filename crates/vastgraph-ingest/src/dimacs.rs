@@ -6,7 +6,7 @@ use std::path::Path;
 
 use vastgraph_store::MAX_VERTICES;
 
-use crate::blocks::{BlockError, LineReader};
+use crate::blocks::LineReader;
 use crate::text::{Edges, LineParser};
 use crate::tokens::{is_separator, parse_u64, parse_weight, Tokens};
 use crate::IngestError;
@@ -46,23 +46,11 @@ pub(crate) fn read_header<R: Read>(
     let mut reader = LineReader::new(stream);
     let mut line = Vec::new();
     loop {
-        match reader.next_line(&mut line) {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(IngestError::invalid(
-                    path,
-                    "no problem line 'p sp <vertices> <arcs>'",
-                ))
-            }
-            Err(BlockError::Io(e)) => return Err(IngestError::io(path, e)),
-            Err(BlockError::LineTooLong(start)) => {
-                return Err(IngestError::parse(
-                    path,
-                    reader.lines + 1,
-                    "line too long",
-                    &start,
-                ))
-            }
+        if !reader.next_line_in(path, &mut line)? {
+            return Err(IngestError::invalid(
+                path,
+                "no problem line 'p sp <vertices> <arcs>'",
+            ));
         }
         let at = reader.lines;
         match kind(&line) {

@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::blocks::{BlockError, LineReader};
+use crate::blocks::LineReader;
 use crate::text::{Edges, LineParser};
 use crate::tokens::{
     is_blank_or_comment, is_separator, leading_vertex, parse_vertex, parse_weight, IdError, Tokens,
@@ -196,20 +196,7 @@ pub(crate) fn sniff(
     let mut line = Vec::new();
     // (line number, text) of the first two data lines.
     let mut data: Vec<(u64, Vec<u8>)> = Vec::with_capacity(2);
-    while data.len() < 2 {
-        match reader.next_line(&mut line) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(BlockError::Io(e)) => return Err(IngestError::io(path, e)),
-            Err(BlockError::LineTooLong(start)) => {
-                return Err(IngestError::parse(
-                    path,
-                    reader.lines + 1,
-                    "line too long",
-                    &start,
-                ))
-            }
-        }
+    while data.len() < 2 && reader.next_line_in(path, &mut line)? {
         if !is_blank_or_comment(&line, COMMENT_MARKERS) {
             data.push((reader.lines, line.clone()));
         }
@@ -234,22 +221,8 @@ pub(crate) fn skip_header<R: Read>(
 ) -> Result<std::io::BufReader<R>, IngestError> {
     let mut reader = LineReader::new(stream);
     let mut line = Vec::new();
-    while reader.lines < header {
-        match reader.next_line(&mut line) {
-            Ok(true) => {}
-            // The file changed since it was sniffed: what is left is parsed as it is.
-            Ok(false) => break,
-            Err(BlockError::Io(e)) => return Err(IngestError::io(path, e)),
-            Err(BlockError::LineTooLong(start)) => {
-                return Err(IngestError::parse(
-                    path,
-                    reader.lines + 1,
-                    "line too long",
-                    &start,
-                ))
-            }
-        }
-    }
+    // At the end of the file (it changed since it was sniffed) what is left is parsed as it is.
+    while reader.lines < header && reader.next_line_in(path, &mut line)? {}
     Ok(reader.into_inner())
 }
 

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use vastgraph_store::MAX_VERTICES;
 
-use crate::blocks::{BlockError, LineReader};
+use crate::blocks::LineReader;
 use crate::text::{Edges, LineParser};
 use crate::tokens::{is_blank_or_comment, parse_u64, parse_weight, Tokens};
 use crate::IngestError;
@@ -50,14 +50,7 @@ pub(crate) fn read_header<R: Read>(
 ) -> Result<(MatrixMarketHeader, LineReader<R>), IngestError> {
     let mut reader = LineReader::new(stream);
     let mut line = Vec::new();
-    let next = |reader: &mut LineReader<R>, line: &mut Vec<u8>| -> Result<bool, IngestError> {
-        reader.next_line(line).map_err(|e| match e {
-            BlockError::Io(e) => IngestError::io(path, e),
-            BlockError::LineTooLong(start) => {
-                IngestError::parse(path, reader.lines + 1, "line too long", &start)
-            }
-        })
-    };
+    let next = |reader: &mut LineReader<R>, line: &mut Vec<u8>| reader.next_line_in(path, line);
     if !next(&mut reader, &mut line)? {
         return Err(IngestError::invalid(
             path,
