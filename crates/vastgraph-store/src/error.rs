@@ -65,6 +65,12 @@ pub enum StoreError {
     TargetExists { path: PathBuf },
 
     #[error(
+        "{}: the store was replaced (--force) while it was being opened; run again to use the new one",
+        path.display()
+    )]
+    Replaced { path: PathBuf },
+
+    #[error(
         "{}: another process is writing it (it holds the lock {}); wait for it to finish",
         path.display(),
         lock.display()

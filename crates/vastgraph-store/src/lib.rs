@@ -40,7 +40,9 @@ pub use manifest::{
     Codec, Dropped, FileEntry, InputRecord, Manifest, PageSumsEntry, Provenance, WeightType,
 };
 pub use page_sums::{page_sum, PageSums, PAGE_BYTES};
-pub use reader::{open_manifest, validate_offsets, Advice, Store};
+pub use reader::{
+    check_not_replaced, open_manifest, store_identity, validate_offsets, Advice, Store,
+};
 pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
 pub use target_lock::{stage_path, TargetLock};
 pub use vastgraph_codec::ByteCodeLists;

@@ -171,6 +171,7 @@ pub struct Store {
 impl Store {
     /// Open and validate the store in `dir`.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        let identity = store_identity(dir);
         let manifest = read_manifest(dir)?;
         check_manifest(dir, &manifest)?;
         check_pages(dir, &manifest)?;
@@ -196,6 +197,7 @@ impl Store {
             first_neighbors,
             list_heads,
         };
+        check_not_replaced(dir, identity)?;
         store.validate()?;
         Ok(store)
     }
@@ -528,6 +530,26 @@ impl Store {
             Ok(())
         })
     }
+}
+
+/// The directory at `dir` (device, inode): a store replaced with `--force` is a new directory
+/// renamed over the path, so the identity changes. None when `dir` cannot be read.
+pub fn store_identity(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// Fails when the directory at `dir` is no longer the one whose `identity` was taken before
+/// its manifest was read: the store was replaced while it was being opened, and the files
+/// opened may belong to both stores. Files opened before the replacement stay readable (their
+/// directory is only renamed, then unlinked), so a store opened whole is used whole.
+pub fn check_not_replaced(dir: &Path, identity: Option<(u64, u64)>) -> Result<(), StoreError> {
+    if store_identity(dir) == identity {
+        return Ok(());
+    }
+    Err(StoreError::Replaced {
+        path: dir.to_path_buf(),
+    })
 }
 
 /// Reads and checks the manifest of the store in `dir`, and that every file it lists exists

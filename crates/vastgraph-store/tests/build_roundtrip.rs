@@ -432,10 +432,16 @@ fn a_stray_id_near_the_u32_limit_is_refused_before_the_offsets_are_written() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("store");
     let mut builder = StoreBuilder::create(&target, opts(16 * MIB)).unwrap();
-    builder.push_batch(&[0, 1], &[1, 4_294_967_294], None).unwrap();
+    builder
+        .push_batch(&[0, 1], &[1, 4_294_967_294], None)
+        .unwrap();
     let started = std::time::Instant::now();
     let err = builder.finish().unwrap_err().to_string();
-    assert!(started.elapsed().as_secs() < 5, "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "took {:?}",
+        started.elapsed()
+    );
     assert!(
         err.contains("4294967294") && err.contains("--relabel") && err.contains("34.4 GB"),
         "{err}"
@@ -446,4 +452,55 @@ fn a_stray_id_near_the_u32_limit_is_refused_before_the_offsets_are_written() {
     let mut builder = StoreBuilder::create(&target, opts(16 * MIB)).unwrap();
     builder.push_batch(&[0], &[1_000_000], None).unwrap();
     assert_eq!(builder.finish().unwrap().vertices, 1_000_001);
+}
+
+/// A store replaced with `--force` while readers open it: each open gives the old store whole,
+/// the new one whole, or an error; never the files of both. The two graphs have files of the
+/// same sizes, so only the directory's identity tells them apart.
+#[test]
+fn a_store_replaced_while_opened_is_never_mixed() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    // Two graphs of 64 vertices and 64 arcs each: a cycle one way, then the other way round.
+    let forward: Vec<(u32, u32)> = (0..64).map(|v| (v, (v + 1) % 64)).collect();
+    let backward: Vec<(u32, u32)> = (0..64).map(|v| (v, (v + 63) % 64)).collect();
+    let write = |edges: &[(u32, u32)]| {
+        let mut builder = StoreBuilder::create(
+            &target,
+            BuildOptions {
+                overwrite: true,
+                ..opts(16 * MIB)
+            },
+        )
+        .unwrap();
+        let (src, dst): (Vec<u32>, Vec<u32>) = edges.iter().copied().unzip();
+        builder.push_batch(&src, &dst, None).unwrap();
+        builder.finish().unwrap();
+    };
+    write(&forward);
+    let lists = |edges: &[(u32, u32)]| edges.iter().map(|e| e.1).collect::<Vec<u32>>();
+    let (a, b) = (lists(&forward), lists(&backward));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (mut whole, mut refused) = (0, 0);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for round in 0..60 {
+                write(if round % 2 == 0 { &backward } else { &forward });
+            }
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            match Store::open(&target) {
+                Ok(store) => {
+                    assert!(
+                        store.neighbors() == a || store.neighbors() == b,
+                        "a mixed store"
+                    );
+                    whole += 1;
+                }
+                Err(_) => refused += 1,
+            }
+        }
+    });
+    assert!(whole > 0, "no open succeeded ({refused} refused)");
 }

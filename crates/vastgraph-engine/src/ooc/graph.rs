@@ -108,6 +108,7 @@ impl OocGraph {
     /// validates the offsets, opens the neighbour file for direct reads, allocates the buffer
     /// pool, and loads or measures the device profile.
     pub fn open(dir: &Path, mut plan: MemoryPlan, options: OocOptions) -> anyhow::Result<OocGraph> {
+        let identity = vastgraph_store::store_identity(dir);
         let manifest = Self::manifest_of(dir)?;
         let n = manifest.vertices as usize;
         let sums_of = |name: &str| -> anyhow::Result<Option<PageSums>> {
@@ -247,6 +248,8 @@ impl OocGraph {
             plan.cache_bytes >> 20,
             plan.budget_bytes >> 20
         );
+        // Every file is open: from here on a replacement of the store cannot mix the two.
+        vastgraph_store::check_not_replaced(dir, identity)?;
         let cache = ListCache::new(n, plan.cache_bytes, weights.as_ref().map(|(_, t)| *t));
         let pages = match codes {
             None => neighbors.len().div_ceil(CHECKED_PAGE) as usize,
