@@ -6,7 +6,8 @@
 #
 # Everything is built once, in the `ci` profile (release optimisation without cross-crate LTO,
 # see Cargo.toml): the Rust tests, the `vastgraph` binary the Python tests run, and the Python
-# extension, which reuses the same compiled dependencies.
+# extension, which reuses the same compiled dependencies. Last, each fuzz target (scripts/fuzz.sh)
+# runs for a short while on its corpus.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,3 +22,6 @@ MATURIN_PEP517_ARGS="--profile ci" python3 -m pip install --quiet --disable-pip-
 
 echo "== Python tests"
 VASTGRAPH_BIN="$PWD/target/ci/vastgraph" python3 -m pytest tests/python -q -rs
+
+echo "== fuzz targets, 20 s each on their corpora (skipped without a nightly toolchain)"
+./scripts/fuzz.sh 20

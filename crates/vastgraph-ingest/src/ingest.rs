@@ -11,7 +11,9 @@ use crate::labels::LabelInterner;
 use crate::sink::EdgeSink;
 use crate::source::open_input;
 use crate::text::{ingest_text_body, DeclaredCount, TextBody};
-use crate::{dimacs, edge_list, matrix_market, webgraph_input, IngestError, IngestPlan, InputFormat};
+use crate::{
+    dimacs, edge_list, matrix_market, webgraph_input, IngestError, IngestPlan, InputFormat,
+};
 
 /// What `ingest` read.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

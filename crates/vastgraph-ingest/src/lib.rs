@@ -25,6 +25,8 @@ mod text;
 mod tokens;
 mod webgraph_input;
 
+#[doc(hidden)]
+pub mod fuzzing;
 #[cfg(test)]
 mod no_panic_tests;
 

@@ -99,15 +99,8 @@ pub(crate) fn ingest_text_body(
         let block = block.map_err(|e| block_error(path, next_line, e))?;
         let pieces = parse_block(&block, parser);
         for piece in pieces {
-            if let Some(f) = &piece.failure {
-                let line = next_line + f.line_in_piece;
-                return Err(IngestError::parse(
-                    path,
-                    line,
-                    &f.reason,
-                    &block[f.line.clone()],
-                ));
-            }
+            // Before the piece's failure: the records it counted all precede the failing line,
+            // so a record past the declared count is the earlier error, whatever the blocks.
             if let Some(declared) = body.declared {
                 if records + piece.records > declared.count {
                     let fitting = declared.count - records;
@@ -119,6 +112,15 @@ pub(crate) fn ingest_text_body(
                         &block[text],
                     ));
                 }
+            }
+            if let Some(f) = &piece.failure {
+                let line = next_line + f.line_in_piece;
+                return Err(IngestError::parse(
+                    path,
+                    line,
+                    &f.reason,
+                    &block[f.line.clone()],
+                ));
             }
             let Edges {
                 src,
@@ -273,8 +275,8 @@ fn scan_piece(
     piece
 }
 
-/// The line (index in the piece, byte range) of record number `k + 1` of a piece that
-/// parsed without failure and holds more than `k` records.
+/// The line (index in the piece, byte range) of record number `k + 1` of a piece that holds
+/// more than `k` records before its failure, if it has one.
 fn nth_record_line(
     block: &[u8],
     range: &Range<usize>,

@@ -3,8 +3,8 @@
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Once;
 use std::path::Path;
+use std::sync::Once;
 
 use vastgraph_store::MAX_VERTICES;
 use webgraph::prelude::*;
@@ -15,6 +15,9 @@ use crate::{check_cancelled, IngestError};
 
 /// Arcs per batch handed to the sink.
 const BATCH_ARCS: usize = 1 << 20;
+
+/// The largest compression window accepted (WebGraph's default is 7).
+const MAX_WINDOW: u64 = 1 << 16;
 
 /// What the `.properties` file declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +57,19 @@ pub(crate) fn read_info(path: &Path) -> Result<WebGraphInfo, IngestError> {
                 &properties,
                 format!("endianness '{endianness}' is not supported (only big-endian, as written by the Java WebGraph)"),
             ));
+        }
+    }
+    // The decoder allocates a slot per list of the window (and a list per slot) before it
+    // reads a bit: an absurd window must be refused, not allocated. Java WebGraph's is 7.
+    if let Some(window) = value("windowsize") {
+        match window.parse::<u64>() {
+            Ok(w) if w <= MAX_WINDOW => {}
+            _ => {
+                return Err(IngestError::invalid(
+                    &properties,
+                    format!("windowsize '{window}' is not a number of at most {MAX_WINDOW}"),
+                ))
+            }
         }
     }
     if info.nodes > MAX_VERTICES {
@@ -116,6 +132,47 @@ fn corrupt(graph_path: &Path, message: &str) -> IngestError {
     )
 }
 
+/// Decodes every node's degree alone (no successor is built) and checks each against the
+/// declared nodes and their sum against the declared arcs: the successor decoder reserves a
+/// list's degree before it reads the list, so a corrupt degree would otherwise ask for
+/// terabytes and abort the process instead of failing.
+fn check_degrees<F: SequentialDecoderFactory>(
+    graph: &BvGraphSeq<F>,
+    info: WebGraphInfo,
+    graph_path: &Path,
+) -> Result<(), IngestError> {
+    let mut degrees = decode_quietly(|| graph.offset_deg_iter())
+        .map_err(|m| corrupt(graph_path, &m))?;
+    let mut arcs: u64 = 0;
+    let mut node: u64 = 0;
+    while node < info.nodes {
+        // A batch of nodes at a time, so that a panic is caught near where it happened.
+        let end = (node + (1 << 16)).min(info.nodes);
+        decode_quietly(|| -> Result<(), IngestError> {
+            for u in node..end {
+                let degree = degrees.next_degree().map_err(|e| {
+                    IngestError::invalid(graph_path, format!("corrupt WebGraph stream: {e:#}"))
+                })? as u64;
+                arcs = arcs.saturating_add(degree);
+                if degree > info.nodes || arcs > info.arcs {
+                    return Err(IngestError::invalid(
+                        graph_path,
+                        format!(
+                            "node {u} has {degree} successors: more than the {} nodes, or past \
+                             the {} arcs the properties declare (corrupt stream)",
+                            info.nodes, info.arcs
+                        ),
+                    ));
+                }
+            }
+            Ok(())
+        })
+        .map_err(|m| corrupt(graph_path, &m))??;
+        node = end;
+    }
+    Ok(())
+}
+
 /// Streams all arcs into `sink`; `after_batch(nodes_done)` reports progress. Returns the
 /// number of arcs, checked against the properties. Decoding stops at the first arc that names
 /// a node beyond those declared, comes out of order, or exceeds the declared arc count, so a
@@ -144,9 +201,13 @@ pub(crate) fn ingest_webgraph(
             "node count differs from the properties",
         ));
     }
-    let mut pairs = decode_quietly(|| graph.iter().into_pairs())
-        .map_err(|m| corrupt(&graph_path, &m))?;
-    let (mut src, mut dst) = (Vec::with_capacity(BATCH_ARCS), Vec::with_capacity(BATCH_ARCS));
+    check_degrees(&graph, info, &graph_path)?;
+    let mut pairs =
+        decode_quietly(|| graph.iter().into_pairs()).map_err(|m| corrupt(&graph_path, &m))?;
+    let (mut src, mut dst) = (
+        Vec::with_capacity(BATCH_ARCS),
+        Vec::with_capacity(BATCH_ARCS),
+    );
     let mut arcs: u64 = 0;
     let mut last = (0usize, None::<usize>);
     loop {

@@ -133,3 +133,51 @@ fn cnr_2000_webgraph_matches_its_text_edge_list() {
     let self_loops = from_bv.pairs().iter().filter(|(u, v)| u == v).count();
     assert_eq!(self_loops, 87_442);
 }
+
+/// Properties as the webgraph fuzz target writes them from an input's first six bytes (nodes,
+/// arcs, window, reference count, interval length, flags); the rest is the `.graph` file.
+fn fuzzed(input: &[u8]) -> (tempfile::TempDir, PathBuf) {
+    const FLAGS: [&str; 4] = [
+        "",
+        "OUTDEGREES_DELTA",
+        "REFERENCES_UNARY|BLOCKS_DELTA",
+        "RESIDUALS_NIBBLE|OFFSETS_GAMMA",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("g");
+    let properties = format!(
+        "graphclass=it.unimi.dsi.webgraph.BVGraph\nversion=0\nendianness=big\nnodes={}\n\
+         arcs={}\nwindowsize={}\nmaxrefcount={}\nminintervallength={}\nzetak=3\n\
+         compressionflags={}\n",
+        1 + input[0] as u64 % 64,
+        input[1],
+        input[2] % 9,
+        input[3] % 5,
+        input[4] % 6,
+        FLAGS[input[5] as usize % FLAGS.len()],
+    );
+    std::fs::write(base.with_extension("graph"), &input[6..]).unwrap();
+    std::fs::write(base.with_extension("properties"), properties).unwrap();
+    (dir, base)
+}
+
+/// Streams the fuzz target found: a degree decoded from a corrupt stream made the decoder
+/// reserve 7.4 EB (an abort, which no panic handler catches), and a window of lists that ran
+/// out of memory. Each is now an error, from the degrees checked before any list is built.
+#[test]
+fn corrupt_degrees_are_refused_before_any_list_is_allocated() {
+    let inputs: [&[u8]; 2] = [
+        &[6, 3, 4, 0, 39, 58, 0, 0, 0, 0, 0, 0, 0, 25, 192, 0, 0, 0, 0, 0, 0],
+        &[1, 0, 123, 239, 138, 2, 0, 0, 0, 6, 93, 0, 0, 0, 59],
+    ];
+    for input in inputs {
+        let (_dir, base) = fuzzed(input);
+        if let Ok(sink) = read(&base) {
+            assert!(sink.src.len() <= 255, "{input:?}");
+        }
+    }
+    // An absurd window is refused from the properties alone.
+    let (_dir, base) = corrupted(|_, p| *p = p.replace("windowsize=7", "windowsize=99999999999"));
+    let err = read(&base).unwrap_err();
+    assert!(err.contains("windowsize"), "{err}");
+}

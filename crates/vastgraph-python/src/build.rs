@@ -103,12 +103,15 @@ pub fn convert(
     let order = vastgraph_store::VertexOrder::from_name(order).map_err(PyValueError::new_err)?;
     let state = BuildProgress::default();
     run_cancellable(py, threads, &state, progress.as_ref(), || {
-        let plan = vastgraph_ingest::plan(&inputs, &IngestOptions {
-            format,
-            relabel,
-            header,
-        })
-            .map_err(ingest_error)?;
+        let plan = vastgraph_ingest::plan(
+            &inputs,
+            &IngestOptions {
+                format,
+                relabel,
+                header,
+            },
+        )
+        .map_err(ingest_error)?;
         state.set_total(plan.total_bytes());
         // A symmetric Matrix Market file stores one triangle: the store must hold both.
         let settings = Settings {

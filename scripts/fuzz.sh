@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (fuzz/fuzz_targets: the input parsers, the store's open path with
+# out-of-core validation, the codecs' decoders) for SECONDS each (default 60) on its corpus in
+# fuzz/corpus/TARGET, seeded from tests/fixtures, and prints a table of executions and crashes.
+# A crash leaves its input in fuzz/artifacts/TARGET and makes the script fail.
+#
+# Needs a nightly toolchain (libFuzzer's sanitizer flags) and cargo-fuzz (installed from
+# crates.io when missing). Without nightly it says so and exits 0, so that the test command
+# runs everywhere.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+set -uo pipefail
+cd "$(dirname "$0")/../fuzz"
+seconds="${1:-60}"
+shift || true
+
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+    echo "fuzzing skipped: no nightly toolchain (rustup toolchain install nightly)"
+    exit 0
+fi
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "== installing cargo-fuzz"
+    cargo install --quiet --locked cargo-fuzz || { echo "fuzzing skipped: cargo-fuzz did not install"; exit 0; }
+fi
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+    mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+echo "== building ${#targets[@]} fuzz targets"
+cargo +nightly fuzz build --release >/dev/null 2>&1 || cargo +nightly fuzz build --release
+
+failed=0
+passed=0
+printf '%-16s %14s %10s %8s  %s\n' target executions exec/s crashes coverage
+for target in "${targets[@]}"; do
+    mkdir -p "corpus/$target" "artifacts/$target"
+    log=$(mktemp)
+    cargo +nightly fuzz run --release "$target" "corpus/$target" -- \
+        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 >"$log" 2>&1
+    status=$?
+    execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
+    rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
+    cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
+    crashes=0
+    if [ $status -ne 0 ]; then
+        crashes=1
+        failed=1
+        echo "---- $target failed; its log:"
+        tail -40 "$log"
+    else
+        passed=$((passed + 1))
+    fi
+    printf '%-16s %14s %10s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$crashes" "${cov:-?}"
+    rm -f "$log"
+done
+echo "fuzz: $passed passed, $((${#targets[@]} - passed)) failed"
+if [ $failed -ne 0 ]; then
+    echo "fuzzing found crashes: inputs in fuzz/artifacts/"
+    exit 1
+fi
