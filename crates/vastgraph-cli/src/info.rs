@@ -159,7 +159,9 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         println!("checksums    verified");
         match (m.directed, m.has_transpose) {
             (false, _) => println!("structure    verified: every arc's reverse is stored"),
-            (true, true) => println!("structure    verified: the transpose holds the lists' reverses"),
+            (true, true) => {
+                println!("structure    verified: the transpose holds the lists' reverses")
+            }
             (true, false) => {}
         }
     }

@@ -148,7 +148,10 @@ mod tests {
         let target = dir.path().join("store");
         let first = TargetLock::acquire(&target).unwrap();
         let err = TargetLock::acquire(&target).unwrap_err().to_string();
-        assert!(err.contains("store") && err.contains(".store.lock"), "{err}");
+        assert!(
+            err.contains("store") && err.contains(".store.lock"),
+            "{err}"
+        );
         drop(first);
         assert!(!dir.path().join(".store.lock").exists());
         TargetLock::acquire(&target).unwrap();

@@ -649,7 +649,9 @@ fn a_store_that_claims_symmetry_without_it_fails_verify() {
     // valid, but 0 -> 1 has no 1 -> 0.
     let target = dir.path().join("claims");
     let mut builder = StoreBuilder::create(&target, opts(16 * MIB)).unwrap();
-    builder.push_batch(&[0, 1, 2, 2], &[1, 2, 1, 0], None).unwrap();
+    builder
+        .push_batch(&[0, 1, 2, 2], &[1, 2, 1, 0], None)
+        .unwrap();
     builder.finish().unwrap();
     edit_manifest(&target, |m| m["directed"] = false.into());
     let err = structure_err(&target);

@@ -578,7 +578,6 @@ fn releasing_cache<R>(g: &OocGraph, kernel: impl FnOnce() -> R) -> R {
     result
 }
 
-
 /// Totals over the iterations recorded since the run started, and the records themselves.
 fn io_summary(g: &OocGraph, wall_seconds: f64) -> serde_json::Value {
     let records = g.take_records();

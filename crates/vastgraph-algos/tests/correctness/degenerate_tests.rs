@@ -122,7 +122,11 @@ fn every_algorithm_survives_degenerate_graphs_in_both_modes() {
                             shape.name,
                             if symmetric { "symmetric" } else { "directed" },
                             if weighted { "weighted" } else { "unweighted" },
-                            if within_budget { "--memory" } else { "in memory" },
+                            if within_budget {
+                                "--memory"
+                            } else {
+                                "in memory"
+                            },
                         );
                         match catch_unwind(AssertUnwindSafe(|| {
                             run(&dir, algorithm.name, within_budget)

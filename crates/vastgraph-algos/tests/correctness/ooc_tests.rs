@@ -935,7 +935,10 @@ fn a_repeated_or_unordered_id_is_refused_in_both_modes() {
     let ids = ids_of(&pristine);
     // Inside hub 1's long list; at a page boundary of 1024 ids; in a short list.
     let page_start = (offsets[1] / 1024 + 3) * 1024;
-    assert!(page_start < offsets[2], "hub 1's list crosses the page boundary");
+    assert!(
+        page_start < offsets[2],
+        "hub 1's list crosses the page boundary"
+    );
     let short = (2..offsets.len() - 1)
         .find(|&v| (3..50).contains(&(offsets[v + 1] - offsets[v])))
         .unwrap();
@@ -944,7 +947,10 @@ fn a_repeated_or_unordered_id_is_refused_in_both_modes() {
         .enumerate()
     {
         let before = ids[arc as usize - 1];
-        for (what, id) in [("repeated", before), ("unordered", before.saturating_sub(1))] {
+        for (what, id) in [
+            ("repeated", before),
+            ("unordered", before.saturating_sub(1)),
+        ] {
             let dir = tmp.path().join(format!("bad-{k}-{what}"));
             std::fs::create_dir(&dir).unwrap();
             for entry in std::fs::read_dir(&pristine).unwrap() {
@@ -952,8 +958,14 @@ fn a_repeated_or_unordered_id_is_refused_in_both_modes() {
                 std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
             }
             corrupt_id(&dir, arc, id);
-            let err = Store::open(&dir).err().expect("the in-memory open refuses it").to_string();
-            assert!(err.contains("strictly increasing"), "in memory, {what} at {arc}: {err}");
+            let err = Store::open(&dir)
+                .err()
+                .expect("the in-memory open refuses it")
+                .to_string();
+            assert!(
+                err.contains("strictly increasing"),
+                "in memory, {what} at {arc}: {err}"
+            );
             for mode in [IoMode::Selective, IoMode::Streaming, IoMode::Adaptive] {
                 // PageRank reads every list (a traversal may settle a vertex without reading
                 // its list, and then its answer does not depend on it).

@@ -48,7 +48,9 @@ fn damaged_webgraph_input_is_an_error_not_a_panic() {
         ),
         (
             "zeroed".into(),
-            webgraph_copy(dir.path(), "zeroed", |g, _| g.iter_mut().for_each(|b| *b = 0)),
+            webgraph_copy(dir.path(), "zeroed", |g, _| {
+                g.iter_mut().for_each(|b| *b = 0)
+            }),
         ),
         (
             "window 0".into(),
@@ -58,11 +60,15 @@ fn damaged_webgraph_input_is_an_error_not_a_panic() {
         ),
         (
             "more nodes declared".into(),
-            webgraph_copy(dir.path(), "nodes", |_, p| *p = p.replace("nodes=7", "nodes=9000")),
+            webgraph_copy(dir.path(), "nodes", |_, p| {
+                *p = p.replace("nodes=7", "nodes=9000")
+            }),
         ),
         (
             "fewer arcs declared".into(),
-            webgraph_copy(dir.path(), "arcs", |_, p| *p = p.replace("arcs=13", "arcs=5")),
+            webgraph_copy(dir.path(), "arcs", |_, p| {
+                *p = p.replace("arcs=13", "arcs=5")
+            }),
         ),
     ];
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/webgraph");
@@ -82,8 +88,12 @@ fn damaged_webgraph_input_is_an_error_not_a_panic() {
         real("cnr-flags", &|_, p| {
             *p = p.replace("compressionflags=", "compressionflags=OUTDEGREES_DELTA")
         });
-        real("cnr-window", &|_, p| *p = p.replace("windowsize=7", "windowsize=0"));
-        real("cnr-nodes", &|_, p| *p = p.replace("nodes=325557", "nodes=400000"));
+        real("cnr-window", &|_, p| {
+            *p = p.replace("windowsize=7", "windowsize=0")
+        });
+        real("cnr-nodes", &|_, p| {
+            *p = p.replace("nodes=325557", "nodes=400000")
+        });
     } else {
         eprintln!("skipping the cnr-2000 cases: ../shared/data/webgraph is absent");
     }
@@ -91,9 +101,15 @@ fn damaged_webgraph_input_is_an_error_not_a_panic() {
         let target = dir.path().join(format!("store-{name}"));
         let started = Instant::now();
         let o = vastgraph(&["convert", &input, "-o", s(&target)]);
-        assert!(started.elapsed() < Duration::from_secs(60), "{name}: too slow");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{name}: too slow"
+        );
         let e = assert_clean_failure(&o, &name);
-        assert!(e.contains(".graph") || e.contains(".properties"), "{name}: {e}");
+        assert!(
+            e.contains(".graph") || e.contains(".properties"),
+            "{name}: {e}"
+        );
         assert!(!target.exists(), "{name}: a store was written");
     }
 }
@@ -123,7 +139,10 @@ fn a_header_line_is_detected_reported_and_skipped() {
     let info = ok(&["info", s(&target), "--json"]);
     let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
     // The ids stay integers: 0..=9, two arcs; the header is no edge.
-    assert_eq!((j["vertices"].as_u64(), j["arcs"].as_u64()), (Some(10), Some(2)));
+    assert_eq!(
+        (j["vertices"].as_u64(), j["arcs"].as_u64()),
+        (Some(10), Some(2))
+    );
     assert_eq!(j["has_labels"], false);
 }
 
@@ -137,7 +156,10 @@ fn a_stray_id_near_the_limit_is_refused_at_once_with_relabel_as_the_way_out() {
     let o = vastgraph(&["convert", s(&input), "-o", s(&target)]);
     assert!(started.elapsed() < Duration::from_secs(20));
     let e = assert_clean_failure(&o, "sparse ids");
-    assert!(e.contains("--relabel") && e.contains("GB of offsets"), "{e}");
+    assert!(
+        e.contains("--relabel") && e.contains("GB of offsets"),
+        "{e}"
+    );
     ok(&["convert", s(&input), "-o", s(&target), "--relabel"]);
 }
 
@@ -145,14 +167,26 @@ fn a_stray_id_near_the_limit_is_refused_at_once_with_relabel_as_the_way_out() {
 fn absurd_arguments_are_refused_with_the_limit() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("store");
-    ok(&["convert", &fixture("tiny.tsv"), "-o", s(&target), "--symmetrize"]);
+    ok(&[
+        "convert",
+        &fixture("tiny.tsv"),
+        "-o",
+        s(&target),
+        "--symmetrize",
+    ]);
     let started = Instant::now();
     let o = vastgraph(&["--threads", "100000", "run", "bfs", s(&target)]);
     assert!(started.elapsed() < Duration::from_secs(20));
     let e = assert_clean_failure(&o, "--threads 100000");
     assert!(e.contains("100000") && e.contains("limit"), "{e}");
     for memory in [None, Some("64MiB")] {
-        let mut args = vec!["run", "random-walk", s(&target), "--walk-length", "1099511627776"];
+        let mut args = vec![
+            "run",
+            "random-walk",
+            s(&target),
+            "--walk-length",
+            "1099511627776",
+        ];
         if let Some(m) = memory {
             args.extend(["--memory", m]);
         }
@@ -200,7 +234,10 @@ fn info_verify_catches_a_false_claim_of_symmetry() {
     std::fs::write(&manifest, serde_json::to_vec(&m).unwrap()).unwrap();
     let o = vastgraph(&["info", s(&target), "--verify"]);
     let e = assert_clean_failure(&o, "false symmetry");
-    assert!(e.contains("has no reverse") && e.contains("symmetric"), "{e}");
+    assert!(
+        e.contains("has no reverse") && e.contains("symmetric"),
+        "{e}"
+    );
 }
 
 /// Output files are replaced only with --force (--overwrite is its alias), checked before the
@@ -210,14 +247,30 @@ fn existing_output_files_need_force() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("store");
     ok(&["convert", &fixture("tiny.tsv"), "-o", s(&target)]);
-    for (flag, path) in [("--output", dir.path().join("d.tsv")), ("--stats", dir.path().join("s.json"))] {
+    for (flag, path) in [
+        ("--output", dir.path().join("d.tsv")),
+        ("--stats", dir.path().join("s.json")),
+    ] {
         ok(&["run", "bfs", s(&target), flag, s(&path)]);
         let before = std::fs::read(&path).unwrap();
         let o = vastgraph(&["run", "bfs", s(&target), flag, s(&path), "--source", "3"]);
         let e = assert_clean_failure(&o, flag);
         assert!(e.contains("already exists") && e.contains("--force"), "{e}");
-        assert_eq!(std::fs::read(&path).unwrap(), before, "{flag}: the file was touched");
-        ok(&["run", "bfs", s(&target), flag, s(&path), "--source", "3", "--force"]);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "{flag}: the file was touched"
+        );
+        ok(&[
+            "run",
+            "bfs",
+            s(&target),
+            flag,
+            s(&path),
+            "--source",
+            "3",
+            "--force",
+        ]);
     }
     let tsv = dir.path().join("arcs.tsv");
     ok(&["export", s(&target), "-o", s(&tsv)]);

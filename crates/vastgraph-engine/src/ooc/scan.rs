@@ -637,7 +637,9 @@ fn check_increasing(g: &OocGraph, ids: &[Vertex], first_arc: u64) -> io::Result<
     let offsets = g.offsets();
     let end = first_arc + ids.len() as u64;
     // The last vertex whose list starts at or before `first_arc` holds it (first_arc < m).
-    let mut v = offsets.partition_point(|&o| o <= first_arc).saturating_sub(1);
+    let mut v = offsets
+        .partition_point(|&o| o <= first_arc)
+        .saturating_sub(1);
     let mut at = first_arc;
     while at < end && v + 1 < offsets.len() {
         let list_end = offsets[v + 1].min(end);
