@@ -9,8 +9,8 @@ floats, a generator of sets for ``connected_components``). A graph from
 :func:`vastgraph.open` dispatches without conversion (``nx.pagerank(vastgraph.open(path))``);
 its nodes are the dense ids, or the store's labels when it has them.
 
-Which calls run here (others, and unsupported arguments, are declined through ``can_run``, so
-NetworkX falls back to its own implementation when ``nx.config.fallback_to_nx`` is set):
+The functions below run vastgraph's kernels when they compute exactly what NetworkX would;
+for other arguments they run NetworkX's own implementation on the caller's graph:
 
 - ``pagerank``: no ``personalization``/``nstart``/``dangling``, unweighted (``weight=None`` or no
   edge has the weight attribute), not a multigraph.
@@ -18,23 +18,48 @@ NetworkX falls back to its own implementation when ``nx.config.fallback_to_nx`` 
   ``node_connected_component``.
 - ``core_number``: undirected, no self-loops (NetworkX refuses those).
 - ``triangles`` (self-loops ignored, as in NetworkX).
-- ``single_source_shortest_path_length`` and ``bfs_layers`` (one source).
+- ``single_source_shortest_path_length`` and ``bfs_layers`` (one or more sources).
 - ``single_source_dijkstra_path_length``: a string weight, non-negative weights that float32
   holds exactly (the store keeps integer weights as int32, others as float32).
-- ``betweenness_centrality_subset`` with one source, all nodes as targets and ``weight=None``:
-  vastgraph's single-source Brandes dependency, rescaled as NetworkX does.
+- ``betweenness_centrality`` (all sources, ``k=None``) and ``betweenness_centrality_subset``
+  (all nodes as targets), with ``weight=None``: a sum of vastgraph's single-source Brandes
+  dependencies, rescaled as NetworkX does.
 
-Within a ``bfs_layers`` layer, nodes come in dense-id order (``G``'s node order), which may
-differ from NetworkX's discovery order.
+Multigraphs (a store has no parallel edges) and subclasses of ``nx.Graph`` that override how
+a graph is read (such as the complement graph of ``networkx.algorithms.approximation``,
+whose ``G.edges()`` lists other edges than ``G.adj``) always run NetworkX's implementation.
+
+How the two hooks decide (NetworkX 3.6, ``networkx/utils/backends.py``):
+
+- ``can_run`` is NetworkX's "may this backend be called at all". It is True for every listed
+  function given NetworkX graphs: what the kernels cannot reproduce runs NetworkX's
+  implementation from inside the backend, so ``backend="vastgraph"`` (with which NetworkX
+  never tries another backend) returns NetworkX's answer instead of raising
+  NotImplementedError. For a vastgraph graph it is True only when the kernel can run (there
+  is no NetworkX graph to fall back on; NetworkX converts one with ``convert_to_nx`` when
+  ``nx.config.fallback_to_nx`` is set).
+- ``should_run`` is consulted only for automatic dispatch (``nx.config.backend_priority``)
+  of NetworkX graphs: it is True only when a kernel computes the call and converting pays
+  off (the graph is large enough and the call more than one pass over it, or NetworkX's
+  cache already holds a store of it), else a string saying why, and NetworkX then runs its
+  own implementation without converting the graph.
+
+Within a ``bfs_layers`` layer after the first, nodes come in dense-id order (``G``'s node
+order), which may differ from NetworkX's discovery order.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import logging
 import math
 import shutil
 import tempfile
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -43,6 +68,8 @@ from .build import from_edges
 from .graph import Graph
 
 BACKEND = "vastgraph"
+
+_logger = logging.getLogger(__name__)
 
 # --------------------------------------------------------------------------------------------
 # Conversion
@@ -54,19 +81,94 @@ def _nx():
     return networkx
 
 
-def _edge_weights(G: Any, attribute: str, default: Any) -> Optional[np.ndarray]:
+def _reference(G: Any) -> Callable[[], Any]:
+    try:
+        return weakref.ref(G)
+    except TypeError:  # pragma: no cover - NetworkX graphs take weak references
+        return lambda: G
+
+
+class _NotStored:
+    """A NetworkX graph that a store cannot hold exactly (a multigraph, non-numeric or missing
+    weights, several edge attributes): the functions given it run NetworkX's implementation on
+    the graph itself."""
+
+    __networkx_backend__ = BACKEND
+
+    def __init__(self, G: Any, reason: str):
+        self._nx_source = _reference(G)
+        self.reason = reason
+        self._directed = G.is_directed()
+        self._multigraph = G.is_multigraph()
+        self.__networkx_cache__: Dict[str, Any] = {}
+
+    def is_directed(self) -> bool:
+        return self._directed
+
+    def is_multigraph(self) -> bool:
+        return self._multigraph
+
+    def __repr__(self) -> str:
+        return f"<vastgraph.nx_backend._NotStored: {self.reason}>"
+
+
+def _is_number(value: Any) -> bool:
+    numeric = isinstance(value, (int, float, np.integer, np.floating))
+    return numeric and not isinstance(value, (bool, np.bool_))
+
+
+# How NetworkX's algorithms read a graph: a subclass that overrides any of these (such as
+# NetworkX's complement-graph class in approximation.kcomponents) may mean other edges than
+# G.edges() lists, so it is left to NetworkX.
+_GRAPH_ACCESS = (
+    "__iter__", "__contains__", "__len__", "__getitem__", "adj", "succ", "pred", "edges",
+    "neighbors", "successors", "predecessors", "degree", "nodes", "adjacency",
+    "number_of_edges", "size", "number_of_nodes", "has_edge",
+)  # fmt: skip
+
+
+def _overridden_access(G: Any) -> Optional[str]:
+    """The first graph-access attribute that G's class overrides, if any."""
+    nx = _nx()
+    base = nx.DiGraph if isinstance(G, nx.DiGraph) else nx.Graph if isinstance(G, nx.Graph) else None
+    if base is None or type(G) is base:
+        return None
+    for attribute in _GRAPH_ACCESS:
+        if getattr(type(G), attribute, None) is not getattr(base, attribute, None):
+            return attribute
+    return None
+
+
+def _why_not_stored(G: Any, attrs: Dict[str, Any], preserve_edge_attrs: bool) -> Optional[str]:
+    """None when a store holds G exactly as far as the call needs, else the reason."""
+    if G.is_multigraph():
+        return "multigraphs are not supported (a store has no parallel edges)"
+    overridden = _overridden_access(G)
+    if overridden is not None:
+        return f"{type(G).__name__} overrides {overridden} (vastgraph reads G.edges() only)"
+    if preserve_edge_attrs and any(data for _, _, data in G.edges(data=True)):
+        return "vastgraph keeps at most one numeric edge attribute (the weight)"
+    if len(attrs) > 1:
+        return f"vastgraph keeps one edge attribute, not {sorted(attrs)}"
+    if attrs:
+        ((attribute, default),) = attrs.items()
+        for _, _, data in G.edges(data=True):
+            if attribute not in data and default is None:
+                return f"some edges have no {attribute!r} attribute and there is no default"
+            value = data.get(attribute, default)
+            if not _is_number(value):
+                return f"edge attribute {attribute!r} value {value!r} is not a number"
+    return None
+
+
+def _edge_weights(edges: List[Tuple[Any, Any, dict]], attribute: str, default: Any) -> Optional[np.ndarray]:
     """The edges' ``attribute`` values (``default`` where missing), or None when no edge has
     the attribute and the default is 1 (an unweighted graph, as NetworkX sees it)."""
-    if not any(attribute in data for _, _, data in G.edges(data=True)):
+    if not any(attribute in data for _, _, data in edges):
         if default is None or default == 1:
             return None
-    if default is None and not all(attribute in data for _, _, data in G.edges(data=True)):
-        raise NotImplementedError(f"some edges have no {attribute!r} attribute and there is no default")
-    return np.fromiter(
-        (data.get(attribute, default) for _, _, data in G.edges(data=True)),
-        dtype=np.float64,
-        count=G.number_of_edges(),
-    )
+    values = (data.get(attribute, default) for _, _, data in edges)
+    return np.fromiter(values, dtype=np.float64, count=len(edges))
 
 
 def convert_from_nx(
@@ -78,32 +180,33 @@ def convert_from_nx(
     preserve_graph_attrs: bool = False,
     name: Optional[str] = None,
     graph_name: Optional[str] = None,
-) -> Graph:
+) -> Any:
     """A NetworkX graph as a vastgraph :class:`Graph` in a temporary store. Nodes get dense
     ids in ``G``'s order; an undirected graph is stored symmetrised, a directed one with its
     transpose; self-loops are kept. With one edge attribute asked for (``edge_attrs``), its
-    values become the arc weights."""
-    if isinstance(G, Graph):
+    values become the arc weights. The converted graph keeps a weak reference to ``G``, on
+    which calls the kernels cannot reproduce run NetworkX's implementation. A graph no store
+    holds exactly (a multigraph, non-numeric weights ...) is not stored: the functions run
+    NetworkX's implementation on it."""
+    if isinstance(G, (Graph, _NotStored)):
         return G
-    if G.is_multigraph():
-        raise NotImplementedError("vastgraph stores have no parallel edges: multigraphs are not supported")
-    if preserve_edge_attrs and any(data for _, _, data in G.edges(data=True)):
-        raise NotImplementedError("vastgraph keeps at most one numeric edge attribute (the weight)")
     attrs = dict(edge_attrs or {})
-    if len(attrs) > 1:
-        raise NotImplementedError(f"vastgraph keeps one edge attribute, not {sorted(attrs)}")
+    reason = _why_not_stored(G, attrs, preserve_edge_attrs)
+    if reason is not None:
+        return _NotStored(G, reason)
     nodes = list(G)
     index = {node: i for i, node in enumerate(nodes)}
-    m = G.number_of_edges()
-    src = np.fromiter((index[u] for u, _ in G.edges()), dtype=np.uint32, count=m)
-    dst = np.fromiter((index[v] for _, v in G.edges()), dtype=np.uint32, count=m)
+    edges = list(G.edges(data=True))
+    m = len(edges)
+    src = np.fromiter((index[u] for u, _, _ in edges), dtype=np.uint32, count=m)
+    dst = np.fromiter((index[v] for _, v, _ in edges), dtype=np.uint32, count=m)
     weights = None
     if attrs:
         ((attribute, default),) = attrs.items()
-        weights = _edge_weights(G, attribute, default)
+        weights = _edge_weights(edges, attribute, default)
     # NetworkX's Dijkstra returns ints when every weight is a Python int, floats otherwise.
     int_weights = weights is None or all(
-        isinstance(data.get(attribute, default), (int, np.integer)) for _, _, data in G.edges(data=True)
+        isinstance(data.get(attribute, default), (int, np.integer)) for _, _, data in edges
     )
     workdir = tempfile.mkdtemp(prefix="vastgraph-nx-")
     try:
@@ -124,12 +227,18 @@ def convert_from_nx(
         raise
     converted = Graph(built._native, nodes=nodes, cleanup=lambda: shutil.rmtree(workdir, ignore_errors=True))
     converted._int_weights = int_weights
+    converted._nx_source = _reference(G)
     return converted
 
 
 def convert_to_nx(obj: Any, *, name: Optional[str] = None) -> Any:
     """Results are already NetworkX types; a vastgraph Graph becomes a NetworkX (Di)Graph
     with its node names and ``weight`` edge attributes."""
+    if isinstance(obj, _NotStored):
+        source = obj._nx_source()
+        if source is None:  # pragma: no cover - the caller holds the graph
+            raise ValueError("the NetworkX graph this stood for is gone")
+        return source
     if not isinstance(obj, Graph):
         return obj
     nx = _nx()
@@ -155,144 +264,11 @@ def _names(g: Graph) -> Sequence[Any]:
     return range(g.num_vertices) if names is None else names
 
 
-def _graph_of(G: Any) -> Graph:
-    if not isinstance(G, Graph):  # pragma: no cover - NetworkX converts before calling
-        raise TypeError(f"expected a vastgraph Graph, got {type(G).__name__}")
-    return G
-
-
-def _source_id(g: Graph, source: Any, missing: Callable[[], Exception]) -> int:
-    try:
-        return g.vertex_id(source)
-    except (KeyError, TypeError, ValueError):
-        raise missing() from None
-
-
-# --------------------------------------------------------------------------------------------
-# Algorithms: each returns what the NetworkX function returns
-
-
-def pagerank(
-    G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight", dangling=None
-):
-    g = _graph_of(G)
-    n = g.num_vertices
-    if n == 0:
-        return {}
-    # NetworkX stops when the L1 change is below n * tol; vastgraph's tolerance is the bound.
-    result = _algorithms.run(
-        g, "pagerank", damping=float(alpha), tolerance=n * float(tol), max_iters=int(max_iter)
-    )
-    if not result.stats["extra"].get("converged", False):
-        raise _nx().PowerIterationFailedConvergence(max_iter)
-    return dict(zip(_names(g), result.values.tolist()))
-
-
-def _component_labels(g: Graph) -> np.ndarray:
-    return _algorithms.connected_components(g)
-
-
-def _components(g: Graph) -> Iterator[Set[Any]]:
-    """Node sets of the components, ordered by their smallest dense id (the order in which
-    NetworkX meets them walking G's nodes)."""
-    labels = _component_labels(g)
-    order = np.argsort(labels, kind="stable")
-    sorted_labels = labels[order]
-    starts = (
-        np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
-        if len(labels)
-        else np.zeros(0, dtype=np.int64)
-    )
-    ends = np.r_[starts[1:], len(labels)]
-    names = _names(g)
-    for lo, hi in zip(starts.tolist(), ends.tolist()):
-        yield {names[i] for i in order[lo:hi].tolist()}
-
-
-def connected_components(G):
-    g = _graph_of(G)
-    # Run now (not lazily at the first next()), so errors surface at the call.
-    components = list(_components(g))
-    return (c for c in components)
-
-
-def number_connected_components(G):
-    g = _graph_of(G)
-    return int(len(np.unique(_component_labels(g))))
-
-
-def is_connected(G):
-    g = _graph_of(G)
-    if g.num_vertices == 0:
-        raise _nx().NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-    labels = _component_labels(g)
-    return bool(np.all(labels == labels[0]))
-
-
-def node_connected_component(G, n):
-    g = _graph_of(G)
-    v = g.vertex_id(n)
-    labels = _component_labels(g)
-    names = _names(g)
-    return {names[i] for i in np.flatnonzero(labels == labels[v]).tolist()}
-
-
-def core_number(G):
-    g = _graph_of(G)
-    return dict(zip(_names(g), _algorithms.core_number(g).tolist()))
-
-
-def triangles(G, nodes=None):
-    g = _graph_of(G)
-    counts = _algorithms.triangles(g).tolist() if g.num_vertices else []
-    names = _names(g)
-    if nodes is not None:
-        try:
-            return int(counts[g.vertex_id(nodes)])
-        except (KeyError, TypeError, ValueError):
-            pass
-        return {v: int(counts[g.vertex_id(v)]) for v in nodes}
-    return dict(zip(names, counts))
-
-
-def _hop_distances(g: Graph, source: int) -> np.ndarray:
-    return _algorithms.bfs(g, source)
-
-
-def single_source_shortest_path_length(G, source, cutoff=None):
-    g = _graph_of(G)
-    s = _source_id(g, source, lambda: _nx().NodeNotFound(f"Source {source} is not in G"))
-    dist = _hop_distances(g, s)
-    reached = np.flatnonzero(dist >= 0)
-    if cutoff is not None:
-        reached = reached[dist[reached] <= cutoff]
-    # NetworkX lists nodes in BFS order: by distance (then, here, by dense id).
-    reached = reached[np.argsort(dist[reached], kind="stable")]
-    names = _names(g)
-    return {names[i]: int(dist[i]) for i in reached.tolist()}
-
-
-def bfs_layers(G, sources):
-    g = _graph_of(G)
-    if _is_node(g, sources):
-        sources = [sources]
-    sources = list(sources)
-    for source in sources:
-        if not _is_node(g, source):
-            raise _nx().NetworkXError(f"The node {source} is not in the graph.")
-    if len(sources) != 1:  # pragma: no cover - can_run declines these
-        raise NotImplementedError("vastgraph's BFS has one source")
-    dist = _hop_distances(g, g.vertex_id(sources[0]))
-    reached = np.flatnonzero(dist >= 0)
-    reached = reached[np.argsort(dist[reached], kind="stable")]
-    names = _names(g)
-    layers: List[List[Any]] = []
-    for i in reached.tolist():
-        d = int(dist[i])
-        if d == len(layers):
-            layers.append([])
-        layers[d].append(names[i])
-    return iter(layers)
+def _nx_graph(G: Any) -> Any:
+    """The NetworkX graph a converted graph was made from (None for a vastgraph store, or
+    when that graph is gone)."""
+    ref = getattr(G, "_nx_source", None)
+    return ref() if ref is not None else None
 
 
 def _is_node(g: Graph, node: Any) -> bool:
@@ -303,67 +279,11 @@ def _is_node(g: Graph, node: Any) -> bool:
         return False
 
 
-def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
-    g = _graph_of(G)
-    s = _source_id(g, source, lambda: _nx().NodeNotFound(f"Node {source} not found in graph"))
-    if g.weighted:
-        dist = _algorithms.sssp(g, s)
-        reachable = np.isfinite(dist)
-        integral = g._int_weights if g._int_weights is not None else g.manifest.get("weight_type") == "i32"
-    else:
-        hops = _hop_distances(g, s)
-        dist, reachable, integral = hops.astype(np.float64), hops >= 0, True
-    reached = np.flatnonzero(reachable)
-    if cutoff is not None:
-        reached = reached[dist[reached] <= cutoff]
-    reached = reached[np.argsort(dist[reached], kind="stable")]
-    names = _names(g)
-    convert = int if integral else float
-    lengths = {names[i]: convert(dist[i]) for i in reached.tolist()}
-    lengths[names[s]] = 0  # an int, as NetworkX starts from 0
-    return lengths
-
-
-def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=None):
-    g = _graph_of(G)
-    (source,) = list(sources)
-    dependency = _algorithms.betweenness(g, g.vertex_id(source))
-    n = g.num_vertices
-    pairs = n - 1  # NetworkX's N without endpoints
-    scale = 1.0
-    if pairs >= 2:
-        if normalized:
-            scale = 1.0 / (pairs * (pairs - 1))
-        elif not g.directed:
-            scale = 0.5
-    return dict(zip(_names(g), (dependency * scale).tolist()))
-
-
-# --------------------------------------------------------------------------------------------
-# What can run here
-
-
-def _has_edge_attribute(G: Any, attribute: Any) -> bool:
-    if isinstance(G, Graph):
-        return G.weighted
-    return any(attribute in data for _, _, data in G.edges(data=True))
-
-
-def _weights_fit_store(G: Any, attribute: str) -> Any:
-    """True, or the reason the weights cannot be stored exactly or used by Dijkstra."""
-    if isinstance(G, Graph):
-        return True
-    for _, _, data in G.edges(data=True):
-        w = data.get(attribute, 1)
-        if not isinstance(w, (int, float, np.integer, np.floating)) or isinstance(w, bool):
-            return f"weight {w!r} is not a number"
-        if not math.isfinite(w) or w < 0:
-            return f"weight {w!r} is negative or not finite"
-        # Integral weights are stored as int32 and others as float32: exact for both only
-        # when float32 holds the value.
-        if float(np.float32(w)) != float(w):
-            return f"weight {w!r} is not exactly representable in float32"
-    return True
+def _source_id(g: Graph, source: Any, missing: Callable[[], Exception]) -> int:
+    try:
+        return g.vertex_id(source)
+    except (KeyError, TypeError, ValueError):
+        raise missing() from None
 
 
 def _is_member(G: Any, node: Any) -> bool:
@@ -375,126 +295,527 @@ def _is_member(G: Any, node: Any) -> bool:
         return False
 
 
-def can_run(name: str, args: tuple, kwargs: dict) -> Any:
-    """True when this backend computes exactly what NetworkX would for these arguments, or a
-    string saying why not."""
-    check = _CAN_RUN.get(name)
-    if check is None:
-        return False
+# --------------------------------------------------------------------------------------------
+# Dispatch: each function checks whether a kernel computes it exactly, and otherwise runs
+# NetworkX's implementation on the NetworkX graph it was converted from.
+
+
+class _Invalid(str):
+    """A check's answer for arguments NetworkX raises on (a node not in G ...): on a NetworkX
+    graph, NetworkX's implementation raises its own error; on a vastgraph store, the kernel
+    path raises the same exception."""
+
+
+_CHECKS: Dict[str, Tuple[inspect.Signature, Callable[..., Any], Tuple[str, ...]]] = {}
+_FUNCTIONS: Dict[str, Callable[..., Any]] = {}
+
+
+def _run_networkx(name: str, G: Any, reason: str, arguments: Dict[str, Any]) -> Any:
+    source = G._nx_source() if isinstance(G, _NotStored) else _nx_graph(G)
+    if source is None:
+        # A vastgraph store: can_run declined this already unless the call got here directly.
+        raise NotImplementedError(f"vastgraph cannot run {name} with these arguments: {reason}")
+    _logger.debug("%s runs NetworkX's implementation, because: %s", name, reason)
+    return getattr(_nx(), name)(source, backend="networkx", **arguments)
+
+
+def _dispatched(check: Callable[..., Any], collections: Tuple[str, ...] = ()):
+    """Registers a kernel path with its check: ``check(G, **arguments)`` returns True when the
+    kernel computes exactly what NetworkX does, else a string saying why not. ``collections``
+    name the arguments that may be iterators: they are read once into lists (and handed to
+    NetworkX as iterators again when it runs the call)."""
+
+    def register(kernel: Callable[..., Any]) -> Callable[..., Any]:
+        name = kernel.__name__
+        signature = inspect.signature(kernel)
+        _CHECKS[name] = (signature, check, collections)
+
+        @functools.wraps(kernel)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            G = arguments.pop("G")
+            replay = set()
+            for parameter in collections:
+                if isinstance(arguments[parameter], Iterator):
+                    arguments[parameter] = list(arguments[parameter])
+                    replay.add(parameter)
+
+            def networkx(reason: str) -> Any:
+                given = {k: (iter(v) if k in replay else v) for k, v in arguments.items()}
+                return _run_networkx(name, G, reason, given)
+
+            if isinstance(G, _NotStored):
+                return networkx(G.reason)
+            # Decide on the NetworkX graph when there is one: the same decision should_run
+            # makes before conversion.
+            source = _nx_graph(G)
+            try:
+                reason = _check_graph(source if source is not None else G)
+                if reason is True:
+                    reason = check(source if source is not None else G, **arguments)
+            except Exception as exc:  # odd arguments: NetworkX raises its own error
+                reason = f"arguments not understood: {exc}"
+            if reason is not True and not (source is None and isinstance(reason, _Invalid)):
+                return networkx(reason)
+            return kernel(G, **arguments)
+
+        _FUNCTIONS[name] = run
+        return run
+
+    return register
+
+
+def _check_graph(G: Any) -> Any:
+    if G.is_multigraph():
+        return "multigraphs are not supported (a store has no parallel edges)"
+    overridden = None if isinstance(G, Graph) else _overridden_access(G)
+    if overridden is not None:
+        return f"{type(G).__name__} overrides {overridden} (vastgraph reads G.edges() only)"
+    return True
+
+
+def _kernel_reason(name: str, args: tuple, kwargs: dict) -> Any:
+    """True when vastgraph's kernel computes ``name(*args, **kwargs)`` exactly as NetworkX
+    does, else a string saying why not. Iterator arguments are not consumed."""
+    signature, check, collections = _CHECKS[name]
     try:
-        return check(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
     except TypeError as exc:  # wrong arguments: let NetworkX raise its own error
         return f"arguments not understood: {exc}"
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    G = arguments.pop("G")
+    for parameter in collections:
+        if isinstance(arguments[parameter], Iterator):
+            return f"{parameter} is an iterator (deciding would consume it)"
+    try:
+        reason = _check_graph(G)
+        reason = check(G, **arguments) if reason is True else reason
+    except Exception as exc:  # odd arguments: NetworkX raises its own error
+        return f"arguments not understood: {exc}"
+    if isinstance(G, Graph) and isinstance(reason, _Invalid):
+        return True  # the kernel path raises NetworkX's exception
+    return reason
 
 
-def _pagerank_ok(
-    G,
-    alpha=0.85,
-    personalization=None,
-    max_iter=100,
-    tol=1.0e-6,
-    nstart=None,
-    weight="weight",
-    dangling=None,
-    **_,
-):
-    if G.is_multigraph():
-        return "multigraphs are not supported"
+def _graph_argument(args: tuple, kwargs: dict) -> Any:
+    return args[0] if args else kwargs.get("G")
+
+
+def can_run(name: str, args: tuple, kwargs: dict) -> Any:
+    """Whether ``name`` may be called here. For NetworkX graphs: True for every function this
+    backend lists, since what no kernel computes exactly runs NetworkX's implementation on
+    the graph (``backend="vastgraph"`` then falls back instead of raising). For vastgraph
+    graphs: True only when a kernel computes the call exactly, else a string saying why."""
+    if name not in _CHECKS:
+        return False
+    if isinstance(_graph_argument(args, kwargs), Graph):
+        return _kernel_reason(name, args, kwargs)
+    return True
+
+
+# Converting a NetworkX graph is a Python pass over its edges plus a temporary store (tens of
+# milliseconds even for a tiny graph). For these functions NetworkX's own run is about one
+# pass over G, cheaper than converting it: automatic dispatch runs them here only on a store
+# NetworkX already holds for G.
+_ONE_PASS = frozenset(
+    {
+        "connected_components",
+        "number_connected_components",
+        "is_connected",
+        "node_connected_component",
+        "single_source_shortest_path_length",
+        "bfs_layers",
+        "single_source_dijkstra_path_length",
+    }
+)
+# Below these sizes (nodes + edges) NetworkX's run was quicker than converting and running
+# the kernel, measured on two cores (more cores favour the kernels).
+_MIN_SIZE = {
+    "betweenness_centrality": 2_000,
+    "betweenness_centrality_subset": 2_000,
+    "triangles": 20_000,
+    "core_number": 200_000,
+    "pagerank": 1_000_000,  # NetworkX's PageRank is SciPy's: little to gain on one call
+}
+_DEFAULT_MIN_SIZE = 100_000
+
+
+def _has_cached_store(G: Any) -> bool:
+    """Whether NetworkX's cache on G holds a store of it (converted for any edge attributes:
+    a call needing others converts once more)."""
+    cache = getattr(G, "__networkx_cache__", None)
+    if not isinstance(cache, dict):
+        return False
+    stored = cache.get("backends", {}).get(BACKEND, {})
+    return any(isinstance(converted, Graph) for converted in stored.values())
+
+
+def _worth_converting(name: str, G: Any, args: tuple, kwargs: dict) -> Any:
+    if isinstance(G, Graph) or _has_cached_store(G):
+        return True
+    one_pass = name in _ONE_PASS
+    if name == "betweenness_centrality_subset":
+        sources = args[1] if len(args) > 1 else kwargs.get("sources", ())
+        one_pass = len(list(sources)) < 8  # one BFS per source
+    if one_pass:
+        return (
+            f"converting G costs more than NetworkX's own {name}, about one pass over G "
+            "(backend='vastgraph' or a vastgraph graph runs the kernel)"
+        )
+    size = G.number_of_nodes() + G.number_of_edges()
+    if size < _MIN_SIZE.get(name, _DEFAULT_MIN_SIZE):
+        return (
+            f"G is small ({size} nodes + edges): converting it costs more than NetworkX's own "
+            f"{name} (backend='vastgraph' runs the kernel)"
+        )
+    return True
+
+
+def should_run(name: str, args: tuple, kwargs: dict) -> Any:
+    """Whether to convert and run here, asked by NetworkX's automatic dispatch
+    (``nx.config.backend_priority``; not with ``backend=``) after ``can_run``: True when a
+    kernel computes the call exactly and converting G pays off (NetworkX already holds a
+    store of G, or the call is more than one pass over G and G is large enough), else a
+    string saying why not, and NetworkX runs its own implementation without converting."""
+    if name not in _CHECKS:
+        return False
+    reason = _kernel_reason(name, args, kwargs)
+    if reason is not True:
+        return reason
+    return _worth_converting(name, _graph_argument(args, kwargs), args, kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# What the kernels compute exactly
+
+
+def _has_edge_attribute(G: Any, attribute: Any) -> bool:
+    if isinstance(G, Graph):
+        return G.weighted
+    return any(attribute in data for _, _, data in G.edges(data=True))
+
+
+def _has_self_loops(G: Any) -> bool:
+    if isinstance(G, Graph):
+        return False  # a store's self-loops are the kernel's business (convert drops them)
+    return any(node in neighbors for node, neighbors in G.adj.items())
+
+
+def _weights_fit_store(G: Any, attribute: str) -> Any:
+    """True, or the reason the weights cannot be stored exactly or used by Dijkstra."""
+    if isinstance(G, Graph):
+        return True
+    for _, _, data in G.edges(data=True):
+        w = data.get(attribute, 1)
+        if not _is_number(w):
+            return f"weight {w!r} is not a number"
+        if not math.isfinite(w) or w < 0:
+            return f"weight {w!r} is negative or not finite"
+        # Integral weights are stored as int32 and others as float32: exact for both only
+        # when float32 holds the value.
+        if float(np.float32(w)) != float(w):
+            return f"weight {w!r} is not exactly representable in float32"
+    return True
+
+
+def _nodes_of(G: Any) -> Set[Any]:
+    return set(_names(G)) if isinstance(G, Graph) else set(G)
+
+
+def _pagerank_ok(G, alpha, personalization, max_iter, tol, nstart, weight, dangling):
     for what, value in (("personalization", personalization), ("nstart", nstart), ("dangling", dangling)):
         if value is not None:
             return f"{what} is not supported"
     if weight is not None and _has_edge_attribute(G, weight):
-        return "vastgraph's PageRank is unweighted (pass weight=None)"
+        return "vastgraph's PageRank is unweighted (weight=None, or no edge has the attribute)"
     return True
 
 
-def _undirected_simple(G, *_, **__):
-    if G.is_multigraph():
-        return "multigraphs are not supported"
+def _always(G, **_):
     return True
 
 
-def _core_number_ok(G, **_):
+def _node_connected_component_ok(G, n):
+    return True if _is_member(G, n) else _Invalid(f"{n!r} is not a node (NetworkX raises)")
+
+
+def _core_number_ok(G):
     if G.is_directed():
         return "vastgraph's k-core needs an undirected graph"
-    if G.is_multigraph():
-        return "multigraphs are not supported"
-    if not isinstance(G, Graph) and _nx().number_of_selfloops(G) > 0:
+    if _has_self_loops(G):
         return "self-loops (NetworkX raises for them)"
     return True
 
 
-def _triangles_ok(G, nodes=None, **_):
+def _triangles_ok(G, nodes):
     # Self-loops are fine: vastgraph's triangle counting ignores them, as NetworkX does.
-    if G.is_multigraph():
-        return "multigraphs are not supported"
+    if G.is_directed():
+        return "triangles are defined on undirected graphs (NetworkX raises)"
+    if nodes is None or _is_member(G, nodes):
+        return True
+    try:
+        for node in nodes:
+            hash(node)
+    except TypeError:
+        return _Invalid("nodes is not a node, an iterable of nodes or None (NetworkX raises)")
     return True
 
 
-def _sssp_length_ok(G, source=None, cutoff=None, **_):
-    if G.is_multigraph():
-        return "multigraphs are not supported"
-    return True
+def _source_ok(G, source, cutoff=None, **_):
+    if _is_member(G, source):
+        return True
+    return _Invalid(f"source {source!r} is not in the graph (NetworkX raises)")
 
 
-def _bfs_layers_ok(G, sources=None, **_):
-    if G.is_multigraph():
-        return "multigraphs are not supported"
+def _bfs_layers_ok(G, sources):
     if _is_member(G, sources):
         return True
     try:
-        count = len(list(sources))
+        missing = [s for s in sources if not _is_member(G, s)]
     except TypeError:
-        return True  # NetworkX raises its own error
-    return True if count == 1 else "vastgraph's BFS has one source"
+        return _Invalid("sources is not a node or an iterable of nodes (NetworkX raises)")
+    if missing:
+        return _Invalid(f"source {missing[0]!r} is not in the graph (NetworkX raises)")
+    return True
 
 
-def _dijkstra_ok(G, source=None, cutoff=None, weight="weight", **_):
-    if G.is_multigraph():
-        return "multigraphs are not supported"
+def _dijkstra_ok(G, source, cutoff, weight):
     if not isinstance(weight, str):
         return "weight functions are not supported"
+    if not _is_member(G, source):
+        return _Invalid(f"source {source!r} is not in the graph (NetworkX raises)")
     return _weights_fit_store(G, weight)
 
 
-def _bc_subset_ok(G, sources=None, targets=None, normalized=False, weight=None, **_):
-    if G.is_multigraph():
-        return "multigraphs are not supported"
-    if weight is not None:
-        return "weighted betweenness is not supported"
+def _sources_ok(G, sources):
     try:
         source_list = list(sources)
+    except TypeError:
+        return _Invalid("sources is not an iterable of nodes (NetworkX raises)")
+    for source in source_list:
+        if not _is_member(G, source):
+            return _Invalid(f"source {source!r} is not in the graph (NetworkX raises)")
+    return True
+
+
+def _bc_subset_ok(G, sources, targets, normalized, weight):
+    if weight is not None:
+        return "weighted betweenness is not supported"
+    reason = _sources_ok(G, sources)
+    if reason is not True:
+        return reason
+    try:
         target_set = set(targets)
     except TypeError:
-        return "sources and targets must be collections of nodes"
-    if len(source_list) != 1:
-        return "vastgraph's betweenness has one source"
-    nodes = set(_names(G)) if isinstance(G, Graph) else set(G)
-    if target_set != nodes:
-        return "targets must be all nodes"
-    if not _is_member(G, source_list[0]):
-        return "the source is not in the graph"
+        return "targets is not an iterable of nodes"
+    if not _nodes_of(G) <= target_set:
+        return "targets must include every node (vastgraph's dependencies sum over all targets)"
     return True
 
 
-_CAN_RUN: Dict[str, Callable[..., Any]] = {
-    "pagerank": _pagerank_ok,
-    "connected_components": _undirected_simple,
-    "number_connected_components": _undirected_simple,
-    "is_connected": _undirected_simple,
-    "node_connected_component": _undirected_simple,
-    "core_number": _core_number_ok,
-    "triangles": _triangles_ok,
-    "single_source_shortest_path_length": _sssp_length_ok,
-    "bfs_layers": _bfs_layers_ok,
-    "single_source_dijkstra_path_length": _dijkstra_ok,
-    "betweenness_centrality_subset": _bc_subset_ok,
-}
-
-
-def should_run(name: str, args: tuple, kwargs: dict) -> bool:
-    """Always worth it when asked for: conversion is linear, the kernels are parallel."""
+def _bc_ok(G, k, normalized, weight, endpoints, seed):
+    if weight is not None:
+        return "weighted betweenness is not supported"
+    if k is not None and k != len(G):
+        return "sampled betweenness (k) is not supported"
     return True
+
+
+# --------------------------------------------------------------------------------------------
+# Algorithms: each returns what the NetworkX function returns
+
+
+@_dispatched(_pagerank_ok)
+def pagerank(
+    G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None, weight="weight", dangling=None
+):
+    n = G.num_vertices
+    if n == 0:
+        return {}
+    # NetworkX stops when the L1 change is below n * tol; vastgraph's tolerance is the bound.
+    result = _algorithms.run(
+        G, "pagerank", damping=float(alpha), tolerance=n * float(tol), max_iters=int(max_iter)
+    )
+    if not result.stats["extra"].get("converged", False):
+        raise _nx().PowerIterationFailedConvergence(max_iter)
+    return dict(zip(_names(G), result.values.tolist()))
+
+
+def _components(g: Graph) -> List[Set[Any]]:
+    """Node sets of the components, ordered by their smallest dense id (the order in which
+    NetworkX meets them walking G's nodes)."""
+    labels = _algorithms.connected_components(g)
+    order = np.argsort(labels, kind="stable")
+    sorted_labels = labels[order]
+    starts = (
+        np.flatnonzero(np.r_[True, sorted_labels[1:] != sorted_labels[:-1]])
+        if len(labels)
+        else np.zeros(0, dtype=np.int64)
+    )
+    ends = np.r_[starts[1:], len(labels)]
+    names = _names(g)
+    return [{names[i] for i in order[lo:hi].tolist()} for lo, hi in zip(starts.tolist(), ends.tolist())]
+
+
+@_dispatched(_always)
+def connected_components(G):
+    # Run now (not lazily at the first next()), so errors surface at the call.
+    components = _components(G)
+    return (c for c in components)
+
+
+@_dispatched(_always)
+def number_connected_components(G):
+    if G.num_vertices == 0:
+        return 0
+    return int(len(np.unique(_algorithms.connected_components(G))))
+
+
+@_dispatched(_always)
+def is_connected(G):
+    if G.num_vertices == 0:
+        raise _nx().NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
+    labels = _algorithms.connected_components(G)
+    return bool(np.all(labels == labels[0]))
+
+
+@_dispatched(_node_connected_component_ok)
+def node_connected_component(G, n):
+    v = _source_id(G, n, lambda: KeyError(n))
+    labels = _algorithms.connected_components(G)
+    names = _names(G)
+    return {names[i] for i in np.flatnonzero(labels == labels[v]).tolist()}
+
+
+@_dispatched(_core_number_ok)
+def core_number(G):
+    if G.num_vertices == 0:
+        return {}
+    return dict(zip(_names(G), _algorithms.core_number(G).tolist()))
+
+
+@_dispatched(_triangles_ok, collections=("nodes",))
+def triangles(G, nodes=None):
+    counts = _algorithms.triangles(G).tolist() if G.num_vertices else []
+    if nodes is None:
+        return dict(zip(_names(G), counts))
+    if _is_node(G, nodes):
+        return counts[G.vertex_id(nodes)]
+    # As NetworkX's nbunch: nodes not in G are skipped.
+    return {v: counts[G.vertex_id(v)] for v in nodes if _is_node(G, v)}
+
+
+def _hop_distances(g: Graph, sources: Sequence[int]) -> np.ndarray:
+    """Hop distances from the nearest of ``sources`` (-1: unreachable)."""
+    dist = _algorithms.bfs(g, sources[0])
+    for s in sources[1:]:
+        other = _algorithms.bfs(g, s)
+        closer = (other >= 0) & ((dist < 0) | (other < dist))
+        dist[closer] = other[closer]
+    return dist
+
+
+def _by_distance(dist: np.ndarray, reached: np.ndarray) -> np.ndarray:
+    # NetworkX lists nodes in BFS order: by distance (then, here, by dense id).
+    return reached[np.argsort(dist[reached], kind="stable")]
+
+
+@_dispatched(_source_ok)
+def single_source_shortest_path_length(G, source, cutoff=None):
+    s = _source_id(G, source, lambda: _nx().NodeNotFound(f"Source {source} is not in G"))
+    dist = _hop_distances(G, [s])
+    reached = np.flatnonzero(dist >= 0)
+    if cutoff is not None:
+        reached = reached[dist[reached] <= cutoff]
+    names = _names(G)
+    return {names[i]: int(dist[i]) for i in _by_distance(dist, reached).tolist()}
+
+
+@_dispatched(_bfs_layers_ok, collections=("sources",))
+def bfs_layers(G, sources):
+    if _is_node(G, sources):
+        sources = [sources]
+    first = list(set(sources))  # NetworkX's first layer, in its order
+    if not first:
+        return iter([])
+    ids = [
+        _source_id(G, s, lambda s=s: _nx().NetworkXError(f"The node {s} is not in the graph."))
+        for s in first
+    ]
+    dist = _hop_distances(G, ids)
+    reached = np.flatnonzero(dist > 0)
+    names = _names(G)
+    layers: List[List[Any]] = [first]
+    for i in _by_distance(dist, reached).tolist():
+        d = int(dist[i])
+        if d == len(layers):
+            layers.append([])
+        layers[d].append(names[i])
+    return iter(layers)
+
+
+@_dispatched(_dijkstra_ok)
+def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
+    s = _source_id(G, source, lambda: _nx().NodeNotFound(f"Node {source} not found in graph"))
+    if G.weighted:
+        dist = _algorithms.sssp(G, s)
+        reachable = np.isfinite(dist)
+        integral = G._int_weights if G._int_weights is not None else G.manifest.get("weight_type") == "i32"
+    else:
+        hops = _hop_distances(G, [s])
+        dist, reachable, integral = hops.astype(np.float64), hops >= 0, True
+    reached = np.flatnonzero(reachable)
+    if cutoff is not None:
+        reached = reached[dist[reached] <= cutoff]
+    names = _names(G)
+    convert = int if integral else float
+    lengths = {names[i]: convert(dist[i]) for i in _by_distance(dist, reached).tolist()}
+    lengths[names[s]] = 0  # an int, as NetworkX starts from 0
+    return lengths
+
+
+def _rescale(values: np.ndarray, n: int, *, normalized: bool, directed: bool, endpoints: bool) -> np.ndarray:
+    """NetworkX's rescaling of betweenness summed over every source (no sampling)."""
+    pairs = n if endpoints else n - 1  # NetworkX's N
+    if pairs < 2:
+        return values
+    if normalized:
+        scale = 1 / (pairs * (pairs - 1))
+    else:
+        scale = pairs / (pairs * (1 if directed else 2))
+    return values * scale if scale != 1 else values
+
+
+def _dependencies(g: Graph, sources: Sequence[int], endpoints: bool = False) -> np.ndarray:
+    """Single-source Brandes dependencies summed over ``sources`` (a source's own is 0);
+    with ``endpoints``, every reached node also counts as an endpoint, as in NetworkX."""
+    total = np.zeros(g.num_vertices, dtype=np.float64)
+    for s in sources:
+        total += _algorithms.betweenness(g, s)
+        if endpoints:
+            reached = _algorithms.bfs(g, s) >= 0
+            total += reached
+            total[s] += int(np.count_nonzero(reached)) - 2  # len(S) - 1, less the 1 just added
+    return total
+
+
+@_dispatched(_bc_ok)
+def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
+    n = G.num_vertices
+    values = _dependencies(G, range(n), endpoints=bool(endpoints))
+    values = _rescale(values, n, normalized=normalized, directed=G.directed, endpoints=bool(endpoints))
+    return dict(zip(_names(G), values.tolist()))
+
+
+@_dispatched(_bc_subset_ok, collections=("sources", "targets"))
+def betweenness_centrality_subset(G, sources, targets, normalized=False, weight=None):
+    n = G.num_vertices
+    values = _dependencies(G, [_source_id(G, s, lambda s=s: KeyError(s)) for s in sources])
+    values = _rescale(values, n, normalized=normalized, directed=G.directed, endpoints=False)
+    return dict(zip(_names(G), values.tolist()))
 
 
 class BackendInterface:
@@ -504,29 +825,50 @@ class BackendInterface:
     convert_to_nx = staticmethod(convert_to_nx)
     can_run = staticmethod(can_run)
     should_run = staticmethod(should_run)
-    pagerank = staticmethod(pagerank)
-    connected_components = staticmethod(connected_components)
-    number_connected_components = staticmethod(number_connected_components)
-    is_connected = staticmethod(is_connected)
-    node_connected_component = staticmethod(node_connected_component)
-    core_number = staticmethod(core_number)
-    triangles = staticmethod(triangles)
-    single_source_shortest_path_length = staticmethod(single_source_shortest_path_length)
-    bfs_layers = staticmethod(bfs_layers)
-    single_source_dijkstra_path_length = staticmethod(single_source_dijkstra_path_length)
-    betweenness_centrality_subset = staticmethod(betweenness_centrality_subset)
 
+    @staticmethod
+    def on_start_tests(items: Any) -> None:
+        """Called by NetworkX's test suite (``NETWORKX_TEST_BACKEND=vastgraph``) with the
+        collected pytest items: marks the tests that cannot pass here, with the reason."""
+        import pytest
+
+        for item in items:
+            module = getattr(getattr(item, "module", None), "__name__", "")
+            reason = _expected_failure(f"{module}::{item.nodeid.split('::', 1)[-1]}")
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+
+
+for _name, _function in _FUNCTIONS.items():
+    setattr(BackendInterface, _name, staticmethod(_function))
 
 backend_interface = BackendInterface()
 
 
+# NetworkX tests that cannot pass with this backend, as ("module::Class::test", reason), e.g.
+# ("networkx.algorithms.traversal.tests.test_bfs::TestBFS::test_bfs_layers", "..."). None at
+# present: every test of the functions listed here passes.
+_EXPECTED_FAILURES: Tuple[Tuple[str, str], ...] = ()
+
+
+def _expected_failure(test: str) -> Optional[str]:
+    for name, reason in _EXPECTED_FAILURES:
+        if test == name or test.startswith(name + "["):  # all parametrizations
+            return reason
+    return None
+
+
 # Shown in the "Backends" section of the NetworkX docstrings.
+_NO_MULTIGRAPHS = "Multigraphs are not supported."
+_FALLBACK_NOTE = " Other calls run NetworkX's implementation."
 _LIMITS = {
-    "pagerank": "Unweighted only (weight=None or no weights in G); personalization, nstart and dangling are not supported.",
+    "pagerank": "Unweighted (weight=None or no weights in G), without personalization, nstart or dangling.",
     "core_number": "Undirected graphs without self-loops.",
-    "bfs_layers": "One source; within a layer, nodes come in G's node order.",
+    "triangles": "Self-loops are ignored, as in NetworkX.",
+    "bfs_layers": "Within a layer after the first, nodes come in G's node order.",
     "single_source_dijkstra_path_length": "String weight attribute; non-negative weights that float32 represents exactly.",
-    "betweenness_centrality_subset": "One source, all nodes as targets, weight=None (single-source Brandes).",
+    "betweenness_centrality": "weight=None and k=None (exact, every source): single-source Brandes dependencies summed.",
+    "betweenness_centrality_subset": "weight=None, every node among the targets: single-source Brandes dependencies summed.",
 }
 
 
@@ -538,7 +880,7 @@ def get_info() -> Dict[str, Any]:
         "package": "vastgraph",
         "short_summary": "Parallel graph analytics on memory-mapped graph stores (Rust).",
         "functions": {
-            name: ({"additional_docs": _LIMITS[name]} if name in _LIMITS else {}) for name in _CAN_RUN
+            name: {"additional_docs": _LIMITS.get(name, _NO_MULTIGRAPHS) + _FALLBACK_NOTE} for name in _CHECKS
         },
         "default_config": {},
     }
