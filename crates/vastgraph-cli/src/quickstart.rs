@@ -91,13 +91,18 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
                     .take(2)
                     .map(|(k, v)| format!("{k}={v}"))
                     .collect();
+                // tc's result is its total, in the stats.
+                let result = match (&out.values, out.stats.extra.get("triangles")) {
+                    (None, Some(triangles)) => format!("{triangles} triangles"),
+                    _ => summarize(&out.values),
+                };
                 println!(
                     "{:<22} {:>10.4} {:>10} {:>12}  {} {}",
                     algo.name,
                     out.wall_seconds,
                     out.stats.iterations,
                     crate::size::human(out.peak_mutable_bytes),
-                    summarize(&out.values),
+                    result,
                     extra.join(" ")
                 );
             }
