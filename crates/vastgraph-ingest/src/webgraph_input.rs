@@ -141,8 +141,8 @@ fn check_degrees<F: SequentialDecoderFactory>(
     info: WebGraphInfo,
     graph_path: &Path,
 ) -> Result<(), IngestError> {
-    let mut degrees = decode_quietly(|| graph.offset_deg_iter())
-        .map_err(|m| corrupt(graph_path, &m))?;
+    let mut degrees =
+        decode_quietly(|| graph.offset_deg_iter()).map_err(|m| corrupt(graph_path, &m))?;
     let mut arcs: u64 = 0;
     let mut node: u64 = 0;
     while node < info.nodes {

@@ -167,7 +167,9 @@ fn fuzzed(input: &[u8]) -> (tempfile::TempDir, PathBuf) {
 #[test]
 fn corrupt_degrees_are_refused_before_any_list_is_allocated() {
     let inputs: [&[u8]; 2] = [
-        &[6, 3, 4, 0, 39, 58, 0, 0, 0, 0, 0, 0, 0, 25, 192, 0, 0, 0, 0, 0, 0],
+        &[
+            6, 3, 4, 0, 39, 58, 0, 0, 0, 0, 0, 0, 0, 25, 192, 0, 0, 0, 0, 0, 0,
+        ],
         &[1, 0, 123, 239, 138, 2, 0, 0, 0, 6, 93, 0, 0, 0, 59],
     ];
     for input in inputs {
