@@ -21,7 +21,11 @@ use vastgraph_engine::{
     VertexSubset,
 };
 
-use crate::common::{check_source, AlgoError, RunStats, VerifyError};
+use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): path counts and dependencies (f64),
+/// levels and the per-level frontiers.
+pub const STATE: StateSize = StateSize::per_vertex(32);
 
 const ALGORITHM: &str = "bc";
 

@@ -30,7 +30,11 @@ use vastgraph_engine::bitmap::WORDS_PER_TASK;
 use vastgraph_engine::graph::{find_in_word, for_each_list_prefetched, PUSH_CHUNK};
 use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
 
-use crate::common::{check_source, AlgoError, RunStats, VerifyError};
+use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): distances (i64), the queue and three
+/// bitmaps; the parents output adds a word.
+pub const STATE: StateSize = StateSize::per_vertex(28);
 
 const ALGORITHM: &str = "bfs";
 

@@ -31,7 +31,14 @@ use vastgraph_engine::{
 };
 
 use crate::cc::{connected_components, CcParams};
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): a spanning forest, its Euler-tour
+/// numbering, low/high values and the graph filter of non-tree arcs.
+pub const STATE: StateSize = StateSize {
+    bytes_per_vertex: 64,
+    bits_per_arc: 3,
+};
 
 const ALGORITHM: &str = "biconnectivity";
 

@@ -28,10 +28,14 @@ use rayon::prelude::*;
 use vastgraph_engine::memory::prefetch;
 use vastgraph_engine::{Adjacency, EdgeMapCounters, Graph, Vertex};
 
-use crate::common::{AlgoError, RunStats, VerifyError};
+use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
 use crate::hashing::{below, seeded_hash};
 use crate::ldd::{check_beta, grow_clusters};
 use crate::serial_check::UnionFind;
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): the u32 forest (afforest), or the
+/// LDD's packed cluster and parent words, rounds and order (ldd).
+pub const STATE: StateSize = StateSize::per_vertex(32);
 
 const ALGORITHM: &str = "cc";
 

@@ -16,8 +16,12 @@ use vastgraph_engine::{
     edge_map, Adjacency, EdgeMapCounters, EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::priority::{ReleaseLower, VertexPriority};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): colours, priorities and counts of
+/// uncoloured higher-priority neighbours.
+pub const STATE: StateSize = StateSize::per_vertex(28);
 
 const ALGORITHM: &str = "coloring";
 

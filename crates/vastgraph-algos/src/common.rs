@@ -96,3 +96,32 @@ pub fn require_symmetric<A: Adjacency>(
         Err(AlgoError::NeedsSymmetric { algorithm })
     }
 }
+
+/// The DRAM a kernel keeps beside the graph, its output included: what a run within a memory
+/// budget sets aside for it before the rest goes to reading the graph. Each algorithm declares
+/// its own beside its kernel (`STATE`), as an upper bound of what it allocates; a test measures
+/// every kernel's heap peak against its declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StateSize {
+    pub bytes_per_vertex: u64,
+    /// Bits per arc, for kernels that keep a graph filter (Sage's bit per edge) or per-arc
+    /// bucket entries; 0 for the O(n) kernels.
+    pub bits_per_arc: u64,
+}
+
+/// Per worker thread, for task-local buffers (a push's destinations, a block of a list).
+const STATE_PER_THREAD: u64 = 512 << 10;
+
+impl StateSize {
+    pub const fn per_vertex(bytes_per_vertex: u64) -> StateSize {
+        StateSize {
+            bytes_per_vertex,
+            bits_per_arc: 0,
+        }
+    }
+
+    /// The bytes for `n` vertices and `m` arcs with `threads` worker threads.
+    pub fn bytes(&self, n: u64, m: u64, threads: u64) -> u64 {
+        self.bytes_per_vertex * n + (self.bits_per_arc * m).div_ceil(8) + STATE_PER_THREAD * threads
+    }
+}

@@ -18,7 +18,11 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, Graph, Vertex};
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): degrees, the peeling buckets and the
+/// chosen set.
+pub const STATE: StateSize = StateSize::per_vertex(28);
 
 const ALGORITHM: &str = "densest-subgraph";
 

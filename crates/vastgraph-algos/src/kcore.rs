@@ -18,7 +18,11 @@ use vastgraph_engine::{
     EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): degrees, coreness and the buckets of
+/// the peeling order.
+pub const STATE: StateSize = StateSize::per_vertex(28);
 
 const ALGORITHM: &str = "kcore";
 

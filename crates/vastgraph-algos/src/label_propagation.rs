@@ -15,7 +15,11 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
 
-use crate::common::{AlgoError, RunStats, VerifyError};
+use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): two label arrays and the changed
+/// flags.
+pub const STATE: StateSize = StateSize::per_vertex(16);
 
 const ALGORITHM: &str = "label-propagation";
 

@@ -20,8 +20,12 @@ use vastgraph_engine::{
     VertexSubset,
 };
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::hashing::unit_interval;
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): shifts, cluster ids, start rounds
+/// and the order of the starts.
+pub const STATE: StateSize = StateSize::per_vertex(32);
 
 const ALGORITHM: &str = "ldd";
 

@@ -19,9 +19,16 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, Bitmap, Graph, GraphFilter, Vertex, VertexSubset};
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::hashing::seeded_hash;
 use crate::serial_check::check_edges_of;
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): the graph filter (a bit per arc and
+/// its block index), priorities, matched flags and the edges.
+pub const STATE: StateSize = StateSize {
+    bytes_per_vertex: 56,
+    bits_per_arc: 3,
+};
 
 const ALGORITHM: &str = "matching";
 

@@ -16,8 +16,12 @@ use vastgraph_engine::{
     edge_map, Adjacency, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::priority::{ReleaseLower, VertexPriority};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): priorities, counts of higher-
+/// priority neighbours and the decisions.
+pub const STATE: StateSize = StateSize::per_vertex(24);
 
 const ALGORITHM: &str = "mis";
 

@@ -28,7 +28,10 @@ use vastgraph_engine::atomics::AtomicF64;
 use vastgraph_engine::memory::advise_huge_pages;
 use vastgraph_engine::{Adjacency, Graph, Vertex};
 
-use crate::common::{AlgoError, RunStats, VerifyError};
+use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): scores and contributions, both f64.
+pub const STATE: StateSize = StateSize::per_vertex(20);
 
 const ALGORITHM: &str = "pagerank";
 

@@ -30,7 +30,15 @@ use vastgraph_engine::{
     VertexSubset,
 };
 
-use crate::common::{check_source, AlgoError, RunStats, VerifyError};
+use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]) of delta-pagerank: scores, residuals,
+/// accumulated changes and the frontier.
+pub const DELTA_STATE: StateSize = StateSize::per_vertex(48);
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]) of personalized-pagerank: as
+/// delta-pagerank's, with the teleport set.
+pub const PERSONALIZED_STATE: StateSize = StateSize::per_vertex(48);
 
 const DELTA_PAGERANK: &str = "delta-pagerank";
 const PERSONALIZED: &str = "personalized-pagerank";

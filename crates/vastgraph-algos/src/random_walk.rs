@@ -9,9 +9,14 @@
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, Graph, Vertex};
 
-use crate::common::{check_source, AlgoError, RunStats, VerifyError};
+use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
 use crate::hashing::{below, seeded_hash2};
 use crate::serial_check::has_arc;
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): the walks (one row of ids per walk)
+/// for the default start vertices and length; a longer output is checked against the budget by the
+/// kernel.
+pub const STATE: StateSize = StateSize::per_vertex(56);
 
 const ALGORITHM: &str = "random-walk";
 

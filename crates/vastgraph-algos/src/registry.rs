@@ -9,7 +9,7 @@ use thiserror::Error;
 use vastgraph_engine::{memory, visit_store, Adjacency, Graph, GraphVisitor, Vertex};
 use vastgraph_store::Store;
 
-use crate::common::{AlgoError, RunStats, VerifyError};
+use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
 use crate::*;
 
 /// Parameters by name; each algorithm reads the ones it has and uses its defaults for the rest.
@@ -103,31 +103,33 @@ pub enum RunError {
 pub struct AlgorithmInfo {
     pub name: &'static str,
     pub summary: &'static str,
+    /// What the kernel keeps in DRAM, for a run within a memory budget.
+    pub state: StateSize,
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] = &[
-    AlgorithmInfo { name: "bfs", summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree" },
-    AlgorithmInfo { name: "sssp", summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable" },
-    AlgorithmInfo { name: "bellman-ford", summary: "shortest-path distance from --source, any weights; error on a negative cycle" },
-    AlgorithmInfo { name: "cc", summary: "connected components (weak on directed graphs), label = smallest id in the component" },
-    AlgorithmInfo { name: "pagerank", summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters" },
-    AlgorithmInfo { name: "bc", summary: "single-source betweenness dependency from --source (Brandes)" },
-    AlgorithmInfo { name: "kcore", summary: "coreness of every vertex (symmetric graphs)" },
-    AlgorithmInfo { name: "tc", summary: "triangle count (total in stats; --per-vertex for counts per vertex)" },
-    AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets" },
-    AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex" },
-    AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))" },
-    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges" },
-    AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first" },
-    AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set" },
-    AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen" },
-    AlgorithmInfo { name: "matching", summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges" },
-    AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen" },
-    AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats" },
-    AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation" },
-    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk" },
-    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule" },
-    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)" },
+    AlgorithmInfo { name: "bfs", summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree", state: bfs::STATE },
+    AlgorithmInfo { name: "sssp", summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable", state: sssp::STATE },
+    AlgorithmInfo { name: "bellman-ford", summary: "shortest-path distance from --source, any weights; error on a negative cycle", state: sssp::STATE },
+    AlgorithmInfo { name: "cc", summary: "connected components (weak on directed graphs), label = smallest id in the component", state: cc::STATE },
+    AlgorithmInfo { name: "pagerank", summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters", state: pagerank::STATE },
+    AlgorithmInfo { name: "bc", summary: "single-source betweenness dependency from --source (Brandes)", state: bc::STATE },
+    AlgorithmInfo { name: "kcore", summary: "coreness of every vertex (symmetric graphs)", state: kcore::STATE },
+    AlgorithmInfo { name: "tc", summary: "triangle count (total in stats; --per-vertex for counts per vertex)", state: tc::STATE },
+    AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets", state: widest::STATE },
+    AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex", state: ldd::STATE },
+    AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))", state: spanner::STATE },
+    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges", state: spanning_forest::STATE },
+    AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first", state: coloring::STATE },
+    AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set", state: mis::STATE },
+    AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen", state: densest::STATE },
+    AlgorithmInfo { name: "matching", summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges", state: matching::STATE },
+    AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen", state: setcover::STATE },
+    AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE },
+    AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation", state: label_propagation::STATE },
+    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE },
+    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE },
+    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE },
 ];
 
 /// The default source: the vertex with the most out-edges (smallest id among ties), so a run
@@ -152,9 +154,21 @@ pub(crate) fn execute<R>(
     parameters: serde_json::Value,
     into: impl FnOnce(R) -> (Option<Values>, RunStats),
 ) -> Result<Output, RunError> {
+    execute_then(kernel, &|| {}, verifier, parameters, into)
+}
+
+/// [`execute`], calling `after_kernel` between the kernel and its verifier.
+pub(crate) fn execute_then<R>(
+    kernel: impl FnOnce() -> Result<R, AlgoError>,
+    after_kernel: &dyn Fn(),
+    verifier: Option<Verifier<'_, R>>,
+    parameters: serde_json::Value,
+    into: impl FnOnce(R) -> (Option<Values>, RunStats),
+) -> Result<Output, RunError> {
     let started = Instant::now();
     let (result, peak) = memory::measure_heap_peak(kernel);
     let wall_seconds = started.elapsed().as_secs_f64();
+    after_kernel();
     let result = result?;
     let verify_seconds = match verifier {
         Some(check) => {
@@ -225,17 +239,34 @@ pub fn run<A: Adjacency>(
     p: &Params,
     verify: bool,
 ) -> Result<Output, RunError> {
+    run_then(name, g, p, verify.then_some(g), &|| {})
+}
+
+/// [`run`], with the verifier (if any) reading `verify_on`, and `after_kernel` called when the
+/// kernel is done, before its verifier: an out-of-core run takes the kernel's I/O records there,
+/// and verifies on the mapped store rather than by reads at random.
+pub fn run_then<A: Adjacency, B: Adjacency>(
+    name: &str,
+    g: &Graph<A>,
+    p: &Params,
+    verify_on: Option<&Graph<B>>,
+    after_kernel: &dyn Fn(),
+) -> Result<Output, RunError> {
     let source = || p.source.unwrap_or_else(|| default_source(g));
     macro_rules! go {
         ($q:expr, $kernel:path, |$g:ident, $qq:ident, $r:ident| $verify:expr, |$res:ident| $into:expr) => {{
             let q = $q;
-            let check = |$r: &_| {
-                let ($g, $qq) = (g, &q);
-                $verify
-            };
-            execute(
+            let qr = &q;
+            let check = verify_on.map(|vg| {
+                move |$r: &_| {
+                    let ($g, $qq) = (vg, qr);
+                    $verify
+                }
+            });
+            execute_then(
                 || $kernel(g, &q),
-                verify.then_some(&check as &dyn Fn(&_) -> _),
+                after_kernel,
+                check.as_ref().map(|c| c as &dyn Fn(&_) -> _),
                 params_json(&q),
                 |$res| $into,
             )

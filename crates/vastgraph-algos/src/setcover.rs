@@ -23,8 +23,15 @@ use vastgraph_engine::{
     Adjacency, Bitmap, BucketOrder, Buckets, Graph, GraphFilter, Vertex, VertexSubset,
 };
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::hashing::seeded_hash2;
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): the graph filter, the buckets of
+/// sets by cost and the chosen sets.
+pub const STATE: StateSize = StateSize {
+    bytes_per_vertex: 60,
+    bits_per_arc: 3,
+};
 
 const ALGORITHM: &str = "setcover";
 

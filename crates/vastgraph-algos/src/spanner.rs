@@ -18,10 +18,14 @@ use std::collections::{HashMap, VecDeque};
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, EdgeMapCounters, Graph, Vertex};
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::hashing::{below, seeded_hash};
 use crate::ldd::{check_beta, grow_cluster_trees};
 use crate::serial_check::{check_edges_of, undirected_lists, UnionFind};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): the clustering's arrays and the
+/// spanner's edges (O(n) for the default k).
+pub const STATE: StateSize = StateSize::per_vertex(36);
 
 const ALGORITHM: &str = "spanner";
 

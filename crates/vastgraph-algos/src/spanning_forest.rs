@@ -14,8 +14,12 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, Graph, Vertex};
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::serial_check::{check_edges_of, components, UnionFind};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): the forest's parents and the edges
+/// it outputs (two ids each).
+pub const STATE: StateSize = StateSize::per_vertex(64);
 
 const ALGORITHM: &str = "spanning-forest";
 

@@ -36,9 +36,21 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, Graph, Vertex};
 
-use crate::common::{require_symmetric, AlgoError, RunStats, VerifyError};
+use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 
 mod filtered;
+mod ranges;
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): ranks by degree, per-vertex counts
+/// and the marking arrays of each thread; and for [`TcMethod::Ranges`] a range of lists, half a
+/// byte an arc (about 16 passes).
+pub const STATE: StateSize = StateSize {
+    bytes_per_vertex: 32,
+    bits_per_arc: 4,
+};
+
+/// The smallest range of [`TcMethod::Ranges`], so that a small graph is not cut into many.
+const MIN_RANGE_BYTES: u64 = 256 << 10;
 
 const ALGORITHM: &str = "tc";
 
@@ -52,6 +64,10 @@ pub enum TcMethod {
     /// The same, with the orientation low → high rank kept in a graph filter (O(m) bits) and
     /// lower neighbours' lists read through it.
     Filter,
+    /// The same count by ranges of middle vertices, each range's lower neighbours' lists read
+    /// in one pass ([`ranges`]): what a graph read from disk runs instead of the marking
+    /// method.
+    Ranges,
 }
 
 impl TcMethod {
@@ -59,6 +75,7 @@ impl TcMethod {
         match self {
             TcMethod::Marking => "marking",
             TcMethod::Filter => "filter",
+            TcMethod::Ranges => "ranges",
         }
     }
 }
@@ -69,9 +86,12 @@ impl std::str::FromStr for TcMethod {
         match s {
             "marking" => Ok(TcMethod::Marking),
             "filter" => Ok(TcMethod::Filter),
+            "ranges" => Ok(TcMethod::Ranges),
             _ => Err(AlgoError::InvalidParameter {
                 algorithm: ALGORITHM,
-                message: format!("unknown method {s:?}; expected \"marking\" or \"filter\""),
+                message: format!(
+                    "unknown method {s:?}; expected \"marking\", \"filter\" or \"ranges\""
+                ),
             }),
         }
     }
@@ -85,6 +105,9 @@ pub struct TcParams {
     /// (0 disables the cache; more ids, fewer neighbours scanned).
     pub cache_ids_per_vertex: usize,
     pub method: TcMethod,
+    /// [`TcMethod::Ranges`]: bytes of lists a range holds (0: half a byte per arc of the
+    /// graph, as [`STATE`] declares, and at least 256 KiB).
+    pub range_bytes: u64,
 }
 
 impl Default for TcParams {
@@ -93,6 +116,7 @@ impl Default for TcParams {
             per_vertex: false,
             cache_ids_per_vertex: 4,
             method: TcMethod::Marking,
+            range_bytes: 0,
         }
     }
 }
@@ -163,15 +187,29 @@ impl Apex for ApexHits<'_> {
 pub fn tc<A: Adjacency>(g: &Graph<A>, params: &TcParams) -> Result<TcResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
-    let method = params.method;
+    // On a graph read from disk, a lower neighbour's list at random is a read per arc.
+    let method = match params.method {
+        TcMethod::Marking if A::READS_IN_PASSES => TcMethod::Ranges,
+        method => method,
+    };
     let counts: Option<Vec<AtomicU64>> = params
         .per_vertex
         .then(|| (0..n).into_par_iter().map(|_| AtomicU64::new(0)).collect());
     let mut filter_stats = None;
+    let mut ranges_run = None;
     let (triangles, intersections) = match method {
         TcMethod::Filter => {
             let (t, i, fs) = filtered::count_all(g.out(), counts.as_deref());
             filter_stats = Some(fs);
+            (t, i)
+        }
+        TcMethod::Ranges => {
+            let range_bytes = match params.range_bytes {
+                0 => (STATE.bits_per_arc * g.num_arcs() / 8).max(MIN_RANGE_BYTES),
+                bytes => bytes,
+            };
+            let (t, i, r) = ranges::count_all(g.out(), counts.as_deref(), range_bytes);
+            ranges_run = Some(r);
             (t, i)
         }
         _ => count_all(g.out(), counts.as_deref(), params.cache_ids_per_vertex),
@@ -186,6 +224,9 @@ pub fn tc<A: Adjacency>(g: &Graph<A>, params: &TcParams) -> Result<TcResult, Alg
     .with("triangles", triangles)
     .with("intersections", intersections)
     .with("method", method.name());
+    if let Some(r) = ranges_run {
+        stats = stats.with("ranges", r);
+    }
     if let Some(fs) = filter_stats {
         stats = stats
             .with("filter_bytes", fs.bytes)

@@ -26,7 +26,14 @@ use vastgraph_engine::{
     EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
-use crate::common::{check_source, AlgoError, RunStats, VerifyError};
+use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): widths (f64), bucket ids and bucket
+/// entries, repeated as widths improve.
+pub const STATE: StateSize = StateSize {
+    bytes_per_vertex: 24,
+    bits_per_arc: 1,
+};
 
 const ALGORITHM: &str = "widest-path";
 

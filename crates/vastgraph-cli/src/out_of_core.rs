@@ -11,8 +11,8 @@ use vastgraph_engine::ooc::{OocOptions, PROCESS_BASELINE_BYTES};
 use crate::run::{write_output, write_stats, RunArgs};
 use crate::size::human;
 
-/// Runs `args` out of core within `budget` bytes. Returns false when the algorithm has no
-/// out-of-core kernel but the whole graph fits the budget, so the caller runs it in memory.
+/// Runs `args` out of core within `budget` bytes. Returns false when the algorithm has no kernel
+/// of passes and the mapped graph with its state fits the budget, so the caller runs it in memory.
 pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
     let baseline_rss = memory::rss_bytes();
     memory::set_budget(budget);
@@ -29,13 +29,13 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         match ooc::open_within_budget(&args.store, &args.algorithm, &params, budget, options)? {
             BudgetFit::OutOfCore(graph) => graph,
             BudgetFit::InMemory { need } => {
-                log::warn!(
-                "{} has no out-of-core kernel; the graph and its state (about {}) fit the budget \
-                 of {}, so it runs in memory",
-                args.algorithm,
-                human(need),
-                human(budget)
-            );
+                log::info!(
+                    "{}: the mapped graph and the kernel's state (about {}) fit the budget of {}, \
+                     so it runs in memory",
+                    args.algorithm,
+                    human(need),
+                    human(budget)
+                );
                 return Ok(false);
             }
         };
@@ -104,18 +104,17 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         .map(|a| a.iter().filter_map(|m| m.as_str()).collect())
         .unwrap_or_default();
     eprintln!(
-        "{} on {} out of core ({}, {} backend): {:.4} s{}, {} iterations{} in {} passes [{}], read {} in {} requests \
+        "{} on {} out of core ({}, {} backend): {:.4} s{}, {} iterations{}{}, read {} in {} requests \
          ({:.0} MB/s, amplification {:.2}, I/O wait {:.3} s, compute {:.3} s){}, peak RSS {}{}",
         args.algorithm,
         args.store.display(),
-        args.io_mode.name(),
+        if modes == ["random"] { "random access" } else { args.io_mode.name() },
         graph.backend_name(),
         median,
         if args.trials > 1 { format!(" (median of {})", args.trials) } else { String::new() },
         out.output.stats.iterations,
         crate::run::convergence(&out.output.stats),
-        modes.len(),
-        summarize_modes(&modes),
+        passes_summary(&modes),
         human(io["bytes_read"].as_u64().unwrap_or(0)),
         io["requests"],
         io["read_mb_per_s"].as_f64().unwrap_or(0.0),
@@ -130,6 +129,15 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         if out.output.verify_seconds.is_some() { ", verified" } else { "" },
     );
     Ok(true)
+}
+
+/// " in 5 passes [selective x3, streaming x2]", or for a kernel that read its lists at random
+/// through the cache of blocks, " (lists read through the block cache)".
+fn passes_summary(modes: &[&str]) -> String {
+    match modes {
+        ["random"] => " (lists read through the block cache)".to_string(),
+        _ => format!(" in {} passes [{}]", modes.len(), summarize_modes(modes)),
+    }
 }
 
 /// "selective x3, streaming x2, selective" for a run of iteration modes.

@@ -84,6 +84,10 @@ impl<'c> EdgeMapOptions<'c> {
     }
 }
 
+/// On a graph read in passes, a push from at most this many vertices walks their lists one at a
+/// time instead.
+const WALK_MAX_LISTS: usize = 32;
+
 /// Vertices with more out-edges than this are split across tasks when pushing.
 const HEAVY_DEGREE: usize = 1 << 13;
 
@@ -116,6 +120,15 @@ pub fn edge_map<A: Adjacency, F: EdgeMapFn>(
         }
     };
 
+    // A push from a few vertices walks their lists: a planned pass would cost more to plan
+    // than the few reads it saves.
+    let few_lists = frontier.len() <= WALK_MAX_LISTS && pull_from.is_none();
+    if !few_lists {
+        if let Some((result, scanned)) = by_passes(g, frontier, f, opts, pull_from.is_some()) {
+            count_step(pull_from.is_some(), scanned);
+            return result;
+        }
+    }
     if let Some(incoming) = pull_from {
         let converted;
         let bits = match frontier.dense_bits() {
@@ -138,6 +151,82 @@ pub fn edge_map<A: Adjacency, F: EdgeMapFn>(
         }
         VertexSubset::Sparse { ids, .. } => push_sparse(out, ids, f, n, opts.output),
     }
+}
+
+/// On a graph read from disk in passes ([`Adjacency::scan_lists`]): one planned read of the
+/// frontier's lists (push), or of the lists of the vertices that still want an update (pull),
+/// each list's arcs applied while `cond` holds. Both directions update atomically: the pieces
+/// of one long list may be handled by several threads at once. Returns the output and the arcs
+/// looked at, or None on a graph whose lists are walked one at a time.
+fn by_passes<A: Adjacency, F: EdgeMapFn>(
+    g: &Graph<A>,
+    frontier: &VertexSubset,
+    f: &F,
+    opts: &EdgeMapOptions,
+    pull: bool,
+) -> Option<(VertexSubset, u64)> {
+    if !A::READS_IN_PASSES {
+        return None;
+    }
+    let n = g.num_vertices();
+    let converted;
+    let bits = match frontier.dense_bits() {
+        Some(b) => b,
+        None => {
+            converted = sparse_to_bitmap(n, frontier.sparse_ids()?);
+            &converted
+        }
+    };
+    let won = Bitmap::new(if opts.output { n } else { 0 });
+    let looked = AtomicU64::new(0);
+    let weight = |ws: &[f64], i: usize| if F::WEIGHTED { ws[i] } else { 1.0 };
+    let scanned = match (pull, g.incoming()) {
+        (true, Some(incoming)) => {
+            let wanting = vertices_where(n, |d| f.cond(d));
+            incoming.scan_lists(&wanting, F::WEIGHTED, |d, sources, ws| {
+                let mut seen = 0;
+                for (i, &s) in sources.iter().enumerate() {
+                    if !f.cond(d) {
+                        break;
+                    }
+                    seen += 1;
+                    if bits.get(s as usize) && f.update_atomic(s, d, weight(ws, i)) && opts.output {
+                        won.set_atomic(d as usize);
+                    }
+                }
+                looked.fetch_add(seen, Ordering::Relaxed);
+            })
+        }
+        _ => g.out().scan_lists(bits, F::WEIGHTED, |s, targets, ws| {
+            for (i, &d) in targets.iter().enumerate() {
+                if f.cond(d) && f.update_atomic(s, d, weight(ws, i)) && opts.output {
+                    won.set_atomic(d as usize);
+                }
+            }
+            looked.fetch_add(targets.len() as u64, Ordering::Relaxed);
+        }),
+    };
+    if !scanned {
+        return None;
+    }
+    let result = match opts.output {
+        true => VertexSubset::from_bitmap(won),
+        false => VertexSubset::empty(n),
+    };
+    Some((result, looked.into_inner()))
+}
+
+/// The vertices `d` for which `keep(d)` holds, as a bitmap built a word at a time.
+fn vertices_where<K: Fn(Vertex) -> bool + Sync>(n: usize, keep: K) -> Bitmap {
+    let words = (0..n.div_ceil(64))
+        .into_par_iter()
+        .map(|w| {
+            (64 * w..(64 * w + 64).min(n))
+                .filter(|&d| keep(d as Vertex))
+                .fold(0u64, |word, d| word | 1 << (d - 64 * w))
+        })
+        .collect();
+    Bitmap::from_words(words, n)
 }
 
 fn sparse_to_bitmap(n: usize, ids: &[Vertex]) -> Bitmap {

@@ -16,6 +16,10 @@ pub const NEIGHBOR_BLOCK: usize = vastgraph_codec::BLOCK_EDGES;
 ///
 /// Neighbours come in ascending id order. Unweighted graphs report weight 1.0 for every arc.
 pub trait Adjacency: Sync {
+    /// Whether [`Self::scan_lists`] reads lists in planned passes (a graph on disk): then
+    /// `edge_map` hands it whole frontiers rather than walking their lists one at a time.
+    const READS_IN_PASSES: bool = false;
+
     fn num_vertices(&self) -> usize;
     fn num_arcs(&self) -> u64;
     fn degree(&self, v: Vertex) -> usize;
@@ -108,6 +112,21 @@ pub trait Adjacency: Sync {
     /// of queueing behind the work on each list. A hint; the default does nothing.
     #[inline]
     fn prefetch_list(&self, _v: Vertex) {}
+
+    /// On a graph read from disk in passes: calls `visit(v, neighbours, weights)` for the
+    /// lists of the vertices of `set`, read in one planned pass, and returns true. A long list
+    /// may arrive in several consecutive pieces, from several threads at once; `weights` are
+    /// the pieces' arc weights when `weighted` (1.0 on an unweighted graph), empty otherwise.
+    /// A graph whose lists are cheaper to walk one at a time (in memory) returns false without
+    /// calling `visit`: the default. [`Self::READS_IN_PASSES`] tells which beforehand.
+    fn scan_lists<V: Fn(Vertex, &[Vertex], &[f64]) + Sync>(
+        &self,
+        _set: &Bitmap,
+        _weighted: bool,
+        _visit: V,
+    ) -> bool {
+        false
+    }
 
     /// Like `for_each_weighted`, stopping as soon as `f` returns false. Returns false if stopped.
     fn try_for_each_weighted<F: FnMut(Vertex, f64) -> bool>(&self, v: Vertex, f: F) -> bool;

@@ -43,6 +43,11 @@ impl AlignedBuf {
         // SAFETY: `len` bytes were allocated (and zeroed) in `new`.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
+
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: as in `as_slice`; `&mut self` makes the borrow exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
 }
 
 impl Drop for AlignedBuf {

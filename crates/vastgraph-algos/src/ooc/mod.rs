@@ -1,14 +1,17 @@
-//! Out-of-core kernels: the same algorithms and results as the in-memory registry, on an
-//! [`OocGraph`] that reads neighbour lists from disk under a memory budget, one pass per
-//! iteration. Label-correcting kernels (bfs, sssp) let the engine reprocess loaded ranges
-//! (reentry); cc and mis are one sequential pass each (CLIP's beyond-neighbourhood kernels).
+//! Runs within a memory budget on an [`OocGraph`], which reads neighbour lists from disk.
+//! bfs, sssp, cc and pagerank have kernels of passes: one planned read of the active vertices'
+//! lists per iteration; label-correcting ones (bfs, sssp) let the engine reprocess loaded
+//! ranges (reentry), cc is one sequential pass (CLIP's beyond-neighbourhood kernels). Every
+//! other algorithm runs its one in-memory kernel on [`OocGraph::lists`], the engine's graph
+//! interface over a cache of blocks of the files: the same kernel, so the same result as in
+//! memory, with `--seed` alike.
 //!
 //! [`run`] is this module's counterpart of [`crate::registry::run`]: same parameter names, output
-//! arrays and verifiers (which read the store through the page cache, after the kernel).
+//! arrays and verifiers (those of the kernels of passes read the store through the page cache,
+//! after the kernel; the others verify on the lists they ran on).
 
 mod bfs;
 mod cc;
-mod mis;
 mod pagerank;
 mod sssp;
 
@@ -17,12 +20,12 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 use vastgraph_engine::bitmap::WORDS_PER_TASK;
-use vastgraph_engine::memory::human_bytes;
+use vastgraph_engine::ooc::OocLists;
 use vastgraph_engine::ooc::{
     long_list_reserve, page_sums_reserve, MemoryPlan, OocGraph, OocOptions, Reserved, ScanSpec,
     Weights,
 };
-use vastgraph_engine::{visit_store, Adjacency, Bitmap, Graph, GraphVisitor, Vertex};
+use vastgraph_engine::{visit_store, Adjacency, Bitmap, CsrGraph, Graph, GraphVisitor, Vertex};
 use vastgraph_store::manifest::LIST_HEAD_IDS;
 use vastgraph_store::Store;
 
@@ -31,16 +34,16 @@ use crate::registry::{execute, params_json, Output, Params, RunError, Values};
 
 pub use bfs::bfs;
 pub use cc::connected_components;
-pub use mis::maximal_independent_set;
 pub use pagerank::pagerank;
 pub use sssp::sssp;
 
-/// The algorithms with an out-of-core kernel.
-pub const OUT_OF_CORE: &[&str] = &["bfs", "sssp", "cc", "pagerank", "mis"];
+/// The algorithms with a kernel of passes: each iteration reads the lists of its active
+/// vertices in one planned pass (selective or streaming). Every other algorithm runs its
+/// in-memory kernel on the lists read through the cache of blocks ([`OocGraph::lists`]).
+pub const PASS_KERNELS: &[&str] = &["bfs", "sssp", "cc", "pagerank"];
 
-/// Bytes of vertex state the out-of-core kernel of `name` keeps for `n` vertices (outputs
-/// included), or None when it has no out-of-core kernel. The budget check adds the offsets and
-/// the I/O buffers.
+/// Bytes of vertex state the pass kernel of `name` keeps for `n` vertices (outputs included),
+/// or None when it has none. The budget check adds the offsets and the I/O buffers.
 pub fn state_bytes(name: &str, n: u64, p: &Params) -> Option<u64> {
     let bitmap = n.div_ceil(64) * 8;
     Some(match name {
@@ -53,24 +56,23 @@ pub fn state_bytes(name: &str, n: u64, p: &Params) -> Option<u64> {
         "cc" => 4 * n + bitmap,
         // Scores and incoming sums.
         "pagerank" => 16 * n + bitmap,
-        // One decision byte per vertex (becomes the output).
-        "mis" => n + bitmap,
         _ => return None,
     })
 }
 
 /// How a run of `name` on the store in `dir` fits a memory budget.
 pub enum BudgetFit {
-    /// The out-of-core kernel runs on this graph, opened for direct reads within the budget.
+    /// The graph is opened for direct reads within the budget: for the kernel of passes, or
+    /// for the in-memory kernel reading lists through the cache of blocks.
     OutOfCore(Box<OocGraph>),
-    /// No out-of-core kernel, but the mapped graph and its vertex state (`need` bytes) fit the
-    /// budget: the in-memory kernel runs.
+    /// The mapped graph and the kernel's state (`need` bytes) fit the budget, and the
+    /// algorithm has no kernel of passes: the in-memory kernel runs on the mapped store.
     InMemory { need: u64 },
 }
 
 /// Plans a run of `name` within `budget` bytes, for the CLI's `--memory` and Python's `memory=`
-/// alike. Fails before anything runs when the O(n) state alone does not fit (the message gives
-/// the minimum), or when the algorithm has no out-of-core kernel and the graph does not fit.
+/// alike. Fails before anything runs when the state alone does not fit (the message gives the
+/// minimum).
 pub fn open_within_budget(
     dir: &Path,
     name: &str,
@@ -79,31 +81,56 @@ pub fn open_within_budget(
     options: OocOptions,
 ) -> anyhow::Result<BudgetFit> {
     let manifest = OocGraph::manifest_of(dir)?;
-    let n = manifest.vertices;
-    let Some(state) = state_bytes(name, n, p) else {
-        // In memory the graph is mapped and the kernels keep a few words per vertex.
-        let graph_bytes: u64 = manifest
-            .files
-            .iter()
-            .filter(|f| f.name != vastgraph_store::manifest::files::LABELS)
-            .map(|f| f.bytes)
-            .sum();
-        let need = graph_bytes + 32 * n;
-        anyhow::ensure!(
-            need <= budget,
-            "{name} has no out-of-core kernel, and in memory it needs about {} (the graph and \
-             its vertex state), more than the memory budget of {}; the out-of-core algorithms \
-             are {}",
-            human_bytes(need),
-            human_bytes(budget),
-            OUT_OF_CORE.join(", ")
-        );
-        return Ok(BudgetFit::InMemory { need });
+    let (n, m) = (manifest.vertices, manifest.arcs);
+    let threads = rayon::current_num_threads() as u64;
+    let (state, weight_files, options) = match state_bytes(name, n, p) {
+        Some(state) => (
+            state,
+            usize::from(reads_weights(name) && manifest.weighted),
+            options,
+        ),
+        None => {
+            let info = crate::registry::ALGORITHMS
+                .iter()
+                .find(|a| a.name == name)
+                .ok_or_else(|| RunError::Unknown(name.to_string()))?;
+            let state = info.state.bytes(n, m, threads);
+            // The mapped graph and the state fit: the in-memory kernel runs as it would
+            // without a budget.
+            let graph_bytes: u64 = manifest
+                .files
+                .iter()
+                .filter(|f| f.name != vastgraph_store::manifest::files::LABELS)
+                .map(|f| f.bytes)
+                .sum();
+            if graph_bytes + state <= budget {
+                return Ok(BudgetFit::InMemory {
+                    need: graph_bytes + state,
+                });
+            }
+            let random_access = OocOptions {
+                random_access: true,
+                ..options
+            };
+            (state, usize::from(manifest.weighted), random_access)
+        }
     };
-    let weight_files = usize::from(reads_weights(name) && manifest.weighted);
     let reserved = Reserved {
         long_lists: long_list_reserve(dir, &manifest, weight_files == 1)?,
         page_sums: page_sums_reserve(&manifest, weight_files == 1),
+    };
+    // A kernel reading lists at random through the cache of blocks also reads whole frontiers
+    // in passes (edge_map): a quarter of the room beyond the fixed part goes to their pool, the
+    // rest to the blocks.
+    let (buffer, depth) = match options.random_access {
+        true => {
+            let fixed = offsets_bytes(&manifest) + state + reserved.long_lists + reserved.page_sums;
+            let per_file = budget.saturating_sub(fixed) / 4 / (1 + weight_files) as u64;
+            let buffer = (per_file as usize / PASS_DEPTH / PAGE as usize * PAGE as usize)
+                .clamp(MIN_PASS_BUFFER, MAX_PASS_BUFFER);
+            (Some(buffer), Some(PASS_DEPTH))
+        }
+        false => (None, None),
     };
     let plan = MemoryPlan::new(
         budget,
@@ -111,14 +138,20 @@ pub fn open_within_budget(
         1 + weight_files,
         state,
         reserved,
-        None,
-        None,
+        buffer,
+        depth,
     )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     Ok(BudgetFit::OutOfCore(Box::new(OocGraph::open(
         dir, plan, options,
     )?)))
 }
+
+/// The I/O pool of a run that reads lists through the cache of blocks: its depth, and the
+/// bounds of its buffers.
+const PASS_DEPTH: usize = 16;
+const MIN_PASS_BUFFER: usize = 16 << 10;
+const MAX_PASS_BUFFER: usize = 1 << 20;
 
 /// Bytes of offsets an out-of-core run holds in DRAM: the edge offsets, and a compressed
 /// store's byte offsets of the codes.
@@ -451,7 +484,6 @@ enum Check<'r> {
         &'r crate::pagerank::PageRankParams,
         &'r crate::pagerank::PageRankResult,
     ),
-    Mis(&'r crate::mis::MisResult),
 }
 
 impl GraphVisitor for Check<'_> {
@@ -462,7 +494,6 @@ impl GraphVisitor for Check<'_> {
             Check::Sssp(source, r) => crate::sssp::verify_sssp(g, source, r),
             Check::Cc(r) => crate::cc::verify_cc(g, r),
             Check::PageRank(q, r) => crate::pagerank::verify_pagerank(g, q, r),
-            Check::Mis(r) => crate::mis::verify_mis(g, r),
         }
     }
 }
@@ -487,6 +518,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
     };
     g.take_records();
     g.clear_cache();
+    let kernel_records = std::sync::Mutex::new(None);
     let output = match name {
         "bfs" => {
             let q = crate::bfs::BfsParams {
@@ -545,29 +577,69 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 |r| (Some(Values::F64(r.scores)), r.stats),
             )?
         }
-        "mis" => {
-            let check = |r: &crate::mis::MisResult| with_store(Check::Mis(r));
-            execute(
-                || releasing_cache(g, || maximal_independent_set(g)),
-                verify.then_some(&check as _),
-                serde_json::json!({"method": "greedy in id order, one pass"}),
-                |r| (Some(Values::U8(r.in_set)), r.stats),
-            )?
-        }
         other => {
-            return Err(RunError::Algo(AlgoError::InvalidParameter {
-                algorithm: "run",
-                message: format!(
-                    "{other} has no out-of-core kernel (those that do: {})",
-                    OUT_OF_CORE.join(", ")
-                ),
-            }))
+            let lists = Graph::new(g.lists(), None, g.is_symmetric());
+            // The records up to the kernel's end are its own; the verifier reads the mapped
+            // store, through the page cache, as those of the kernels of passes do.
+            let take = || *kernel_records.lock().unwrap() = Some(g.take_records());
+            let output = releasing_cache(g, || match verify {
+                false => crate::registry::run_then(other, &lists, p, None::<&CsrGraph>, &take),
+                true => {
+                    let store =
+                        Store::open(&dir).map_err(|e| VerifyError::new("store", e.to_string()))?;
+                    visit_store(
+                        &store,
+                        VerifiedOnStore {
+                            name: other,
+                            lists: &lists,
+                            params: p,
+                            after_kernel: &take,
+                        },
+                    )
+                }
+            });
+            // A read error left some lists empty: whatever the kernel or its verifier made of
+            // them, the error is the outcome.
+            if let Some(e) = g.take_list_error() {
+                let algorithm = crate::registry::ALGORITHMS
+                    .iter()
+                    .find(|a| a.name == other)
+                    .map_or("run", |a| a.name);
+                return Err(RunError::Algo(io_error(algorithm, e)));
+            }
+            output?
         }
     };
+    let records = kernel_records
+        .into_inner()
+        .unwrap()
+        .unwrap_or_else(|| g.take_records());
     Ok(OocOutput {
-        io: io_summary(g, output.wall_seconds),
+        io: io_summary(g, output.wall_seconds, records),
         output,
     })
+}
+
+/// The in-memory kernel of `name` on the lists read through the cache of blocks, verified on
+/// the mapped store's graph.
+struct VerifiedOnStore<'a, 'g> {
+    name: &'a str,
+    lists: &'a Graph<OocLists<'g>>,
+    params: &'a Params,
+    after_kernel: &'a dyn Fn(),
+}
+
+impl GraphVisitor for VerifiedOnStore<'_, '_> {
+    type Output = Result<Output, RunError>;
+    fn visit<A: Adjacency>(self, mapped: &Graph<A>) -> Self::Output {
+        crate::registry::run_then(
+            self.name,
+            self.lists,
+            self.params,
+            Some(mapped),
+            self.after_kernel,
+        )
+    }
 }
 
 /// Runs a kernel, then empties the cache of short lists: the verifier that may follow, and the
@@ -578,9 +650,12 @@ fn releasing_cache<R>(g: &OocGraph, kernel: impl FnOnce() -> R) -> R {
     result
 }
 
-/// Totals over the iterations recorded since the run started, and the records themselves.
-fn io_summary(g: &OocGraph, wall_seconds: f64) -> serde_json::Value {
-    let records = g.take_records();
+/// Totals over the kernel's passes (`records`), and the records themselves.
+fn io_summary(
+    g: &OocGraph,
+    wall_seconds: f64,
+    records: Vec<vastgraph_engine::ooc::IterationRecord>,
+) -> serde_json::Value {
     let sum = |f: &dyn Fn(&vastgraph_engine::ooc::IterationRecord) -> f64| -> f64 {
         records.iter().map(f).sum()
     };

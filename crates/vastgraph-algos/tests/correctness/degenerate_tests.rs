@@ -82,6 +82,7 @@ fn options() -> OocOptions {
             random_reads_per_second: 2e5,
         }),
         recalibrate: false,
+        random_access: false,
     }
 }
 

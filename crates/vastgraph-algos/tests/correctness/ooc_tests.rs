@@ -89,6 +89,7 @@ fn adaptive_options() -> OocOptions {
         direct: true,
         profile: Some(PROFILE),
         recalibrate: false,
+        random_access: false,
     }
 }
 
@@ -150,6 +151,7 @@ fn try_open_within(
             direct: true,
             profile: Some(PROFILE),
             recalibrate: false,
+            random_access: false,
         },
     )
 }
@@ -172,6 +174,10 @@ fn assert_same(a: &Values, b: &Values, what: &str) {
         (Values::I64(a), Values::I64(b)) => assert!(a == b, "{what}: values differ"),
         (Values::U32(a), Values::U32(b)) => assert!(a == b, "{what}: values differ"),
         (Values::U8(a), Values::U8(b)) => assert!(a == b, "{what}: values differ"),
+        (Values::U64(a), Values::U64(b)) => assert!(a == b, "{what}: values differ"),
+        (Values::Rows { data: a, cols: x }, Values::Rows { data: b, cols: y }) => {
+            assert!(a == b && x == y, "{what}: rows differ")
+        }
         (Values::F64(a), Values::F64(b)) => {
             let worst = a
                 .iter()
@@ -571,7 +577,7 @@ fn adaptive_merges_gaps_the_fixed_selective_mode_leaves() {
 }
 
 #[test]
-fn cc_pagerank_mis_sssp_match_in_memory() {
+fn cc_pagerank_sssp_match_in_memory() {
     let tmp = tempfile::tempdir().unwrap();
     for (symmetric, seed) in [(true, 5), (false, 6)] {
         let dir = tmp.path().join(format!("g{seed}"));
@@ -593,22 +599,76 @@ fn cc_pagerank_mis_sssp_match_in_memory() {
                 );
             }
         }
-        let g = open(&dir, "mis", IoMode::Adaptive, 5, BackendChoice::Auto);
-        if symmetric {
-            // Verified (independent and maximal) inside `run`.
-            let (got, _) = out_of_core(&g, "mis", &params);
-            let Values::U8(set) = got else {
-                panic!("mis gives flags")
+    }
+}
+
+/// Every algorithm of the registry runs within a budget that does not hold the graph, on a raw
+/// and a compressed store, symmetric and directed: those without a kernel of passes run their
+/// in-memory kernel on lists read from disk, so each gives the in-memory result (verified on
+/// the mapped store), and reads its lists rather than mapping them.
+#[test]
+fn every_algorithm_within_a_budget_gives_the_in_memory_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 20_000u32;
+    let list = edges(n, 400_000, 23);
+    let threads = rayon::current_num_threads() as u64;
+    for (symmetric, codec) in [
+        (true, Codec::Raw),
+        (true, Codec::FrameOfReference64),
+        (false, Codec::Raw),
+    ] {
+        let dir = tmp.path().join(format!("{symmetric}-{}", codec.name()));
+        build_from(&dir, &list, symmetric, true, codec);
+        let manifest = OocGraph::manifest_of(&dir).unwrap();
+        let graph_bytes: u64 = manifest.files.iter().map(|f| f.bytes).sum();
+        for info in registry::ALGORITHMS {
+            let what = format!("{} on {}", info.name, dir.display());
+            let params = Params {
+                source: Some(1),
+                sources: Some(vec![1, 2]),
+                max_iters: Some(5),
+                ..Default::default()
             };
-            assert!(
-                set[19_990..].iter().all(|&x| x == 1),
-                "isolated vertices join"
+            let store = Store::open(&dir).unwrap();
+            let want = registry::run_on_store(&store, info.name, &params, true);
+            // The vertex state and a little less than the graph.
+            let state = match ooc::state_bytes(info.name, manifest.vertices, &params) {
+                Some(state) => state,
+                None => info.state.bytes(manifest.vertices, manifest.arcs, threads),
+            };
+            let budget = state + graph_bytes - 64 * 1024;
+            let fit = ooc::open_within_budget(&dir, info.name, &params, budget, adaptive_options());
+            let g = match fit {
+                Ok(ooc::BudgetFit::OutOfCore(g)) => g,
+                Ok(ooc::BudgetFit::InMemory { .. }) => panic!("{what}: ran in memory"),
+                Err(e) => panic!("{what}: {e:#}"),
+            };
+            let started = std::time::Instant::now();
+            let got = ooc::run(info.name, &g, &params, true);
+            println!(
+                "{what}: {:.2} s within {budget} bytes",
+                started.elapsed().as_secs_f64()
             );
-        } else {
-            assert!(
-                ooc::run("mis", &g, &params, false).is_err(),
-                "mis needs a symmetric graph"
-            );
+            match (want, got) {
+                (Ok(want), Ok(got)) => {
+                    if let (Some(a), Some(b)) = (&want.values, &got.output.values) {
+                        assert_same(a, b, &what);
+                    }
+                    assert_eq!(
+                        want.stats.extra.get("triangles"),
+                        got.output.stats.extra.get("triangles"),
+                        "{what}"
+                    );
+                    assert!(got.io["bytes_read"].as_u64().unwrap() > 0, "{what}");
+                }
+                // A directed store refused by the algorithm is refused the same way.
+                (Err(want), Err(got)) => assert_eq!(want.to_string(), got.to_string(), "{what}"),
+                (want, got) => panic!(
+                    "{what}: in memory {:?}, within the budget {:?}",
+                    want.err().map(|e| e.to_string()),
+                    got.err().map(|e| e.to_string())
+                ),
+            }
         }
     }
 }
@@ -638,19 +698,8 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
             tolerance: Some(1e-10),
             ..Default::default()
         };
-        let mut algorithms = vec!["bfs", "sssp", "cc", "pagerank"];
-        if symmetric {
-            algorithms.push("mis");
-        }
-        for algorithm in algorithms {
-            // The in-memory mis is another (parallel) greedy; the out-of-core one, in id
-            // order, must pick the same set from raw and compressed lists.
-            let want = if algorithm == "mis" {
-                let g = open(&raw, algorithm, IoMode::Adaptive, 5, BackendChoice::Auto);
-                out_of_core(&g, algorithm, &params).0
-            } else {
-                in_memory(&raw, algorithm, &params)
-            };
+        for algorithm in ["bfs", "sssp", "cc", "pagerank"] {
+            let want = in_memory(&raw, algorithm, &params);
             for mode in MODES {
                 let g = open(&packed, algorithm, mode, 5, BackendChoice::Auto);
                 assert!(g.is_compressed());

@@ -19,13 +19,14 @@ proptest! {
     ) {
         let edges: Vec<(Vertex, Vertex)> = raw.iter().map(|&(u, v)| (u % n as u32, v % n as u32)).collect();
         let g = InMemoryGraph::from_edges(n, &edges, true);
-        let params = TcParams { per_vertex, cache_ids_per_vertex, method: TcMethod::Marking };
+        let params = TcParams { per_vertex, cache_ids_per_vertex, method: TcMethod::Marking, ..Default::default() };
         let r = tc(&g.view(), &params).unwrap();
         verify_tc(&g.view(), &r).map_err(|e| TestCaseError::fail(e.to_string()))?;
         prop_assert_eq!(r.per_vertex.is_some(), per_vertex);
-        // Both methods on both backends.
-        for method in [TcMethod::Marking, TcMethod::Filter] {
-            let params = TcParams { method, ..params.clone() };
+        // Every method on both backends; ranges of a few lists each, so that a triangle's
+        // vertices fall in different ranges.
+        for method in [TcMethod::Marking, TcMethod::Filter, TcMethod::Ranges] {
+            let params = TcParams { method, range_bytes: 64, ..params.clone() };
             let plain = tc(&without_slices(&g), &params).unwrap();
             prop_assert_eq!(plain.triangles, r.triangles);
             prop_assert_eq!(&plain.per_vertex, &r.per_vertex);
@@ -102,11 +103,13 @@ fn skewed_graph_same_on_one_and_two_threads() {
         (1, TcMethod::Marking),
         (4, TcMethod::Marking),
         (0, TcMethod::Filter),
+        (0, TcMethod::Ranges),
     ] {
         let params = TcParams {
             per_vertex: true,
             cache_ids_per_vertex,
             method,
+            range_bytes: 4096,
         };
         let one = with_threads(1, || tc(&g.view(), &params).unwrap());
         let two = with_threads(2, || tc(&g.view(), &params).unwrap());

@@ -51,10 +51,15 @@ fn too_small_a_budget_fails_before_starting_with_the_minimum() {
         .to_string();
     let o = vastgraph(&["run", "pagerank", &store, "--memory", &minimum, "--verify"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // No out-of-core kernel and too big for the budget: a clear refusal.
-    let o = vastgraph(&["run", "kcore", &store, "--memory", "1MiB"]);
+    // An algorithm without a kernel of passes is refused the same way, naming its state.
+    let o = vastgraph(&["run", "kcore", &store, "--memory", "256KiB"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("no out-of-core kernel"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("kcore: a memory budget of 256.0 KiB is too small")
+            && err.contains("the algorithm's vertex state"),
+        "{err}"
+    );
 }
 
 #[test]

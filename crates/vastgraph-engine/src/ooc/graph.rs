@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
+use rayon::prelude::*;
 use vastgraph_codec::ListCodec;
 use vastgraph_io::{
     load_or_calibrate, AlignedBuf, BackendChoice, DataFile, DeviceProfile, IoConfig, IoEngine,
@@ -15,6 +16,7 @@ use vastgraph_store::manifest::files;
 use vastgraph_store::{Manifest, PageSums, StoreError, WeightType};
 
 use super::cache::ListCache;
+use super::lists::{list_buffer_bytes, BlockCache};
 use super::memory_plan::MemoryPlan;
 use super::offsets::ByteOffsets;
 use super::plan::{Layout, ARC_BYTES};
@@ -37,6 +39,10 @@ pub struct OocOptions {
     pub profile: Option<DeviceProfile>,
     /// Measure the device again even when its profile is cached, and cache the new one.
     pub recalibrate: bool,
+    /// The kernel reads lists through [`OocGraph::lists`] (random access) as well as in
+    /// passes: the room the plan leaves is shared between the cache of blocks and the cache of
+    /// short lists.
+    pub random_access: bool,
 }
 
 impl Default for OocOptions {
@@ -48,6 +54,7 @@ impl Default for OocOptions {
             direct: true,
             profile: None,
             recalibrate: false,
+            random_access: false,
         }
     }
 }
@@ -87,6 +94,9 @@ pub struct OocGraph {
     pub(crate) plan: MemoryPlan,
     pub(crate) records: Mutex<Vec<IterationRecord>>,
     pub(crate) cache: ListCache,
+    /// The cache of blocks behind [`OocGraph::lists`], and the first error a read there met.
+    pub(crate) blocks: BlockCache,
+    pub(crate) list_error: Mutex<Option<String>>,
     /// Of a raw store: the pages of the neighbour file whose ids have all been checked (one bit
     /// per 4 KiB, 128 KiB for a 4 GiB file). See `check_ids_once`.
     pub(crate) checked_pages: Bitmap,
@@ -250,13 +260,37 @@ impl OocGraph {
         );
         // Every file is open: from here on a replacement of the store cannot mix the two.
         vastgraph_store::check_not_replaced(dir, identity)?;
-        let cache = ListCache::new(n, plan.cache_bytes, weights.as_ref().map(|(_, t)| *t));
+        if options.random_access {
+            // Each thread holds the lists it is handed in buffers of its own (see `lists.rs`).
+            let max_degree = (0..n)
+                .into_par_iter()
+                .map(|v| offsets[v + 1] - offsets[v])
+                .max()
+                .unwrap_or(0);
+            let threads = rayon::current_num_threads() as u64;
+            let buffers =
+                threads * list_buffer_bytes(max_degree, weights.is_some(), codes.is_some());
+            take_from_cache_room(&mut plan, buffers, "the buffers of the longest lists")?;
+            plan.long_list_bytes += buffers;
+        }
+        // A kernel reading lists at random also reads frontiers in passes (edge_map): the
+        // room is shared between the blocks and the short lists its passes read again.
+        let (list_room, block_room) = match options.random_access {
+            true => (plan.cache_bytes / 2, plan.cache_bytes / 2),
+            false => (plan.cache_bytes, 0),
+        };
+        let cache = ListCache::new(n, list_room, weights.as_ref().map(|(_, t)| *t));
+        // As for the cache of short lists, a quarter of the room is left to the allocator and to
+        // transient buffers.
+        let blocks = BlockCache::new(block_room / 4 * 3);
         let pages = match codes {
             None => neighbors.len().div_ceil(CHECKED_PAGE) as usize,
             Some(_) => 0,
         };
         Ok(OocGraph {
             cache,
+            blocks,
+            list_error: Mutex::new(None),
             checked_pages: Bitmap::new(pages),
             dir: dir.to_path_buf(),
             manifest,
@@ -332,6 +366,7 @@ impl OocGraph {
     /// Empties the cache of short lists, so that a run does not profit from an earlier one.
     pub fn clear_cache(&self) {
         self.cache.clear();
+        self.blocks.clear();
     }
     /// Bytes held by the cache of short lists (within the plan's `cache_bytes`).
     pub fn cache_bytes(&self) -> u64 {
@@ -339,7 +374,9 @@ impl OocGraph {
     }
     /// The records of the iterations run so far, removing them.
     pub fn take_records(&self) -> Vec<IterationRecord> {
-        std::mem::take(&mut *self.records.lock().unwrap())
+        let mut records = std::mem::take(&mut *self.records.lock().unwrap());
+        records.extend(self.blocks.take_record());
+        records
     }
 }
 

@@ -18,6 +18,7 @@
 mod bits;
 mod cache;
 mod graph;
+mod lists;
 mod memory_plan;
 mod offsets;
 mod plan;
@@ -27,6 +28,7 @@ mod side_files;
 pub use bits::{any_in_range, take_range};
 pub use cache::MAX_CACHED_ARCS;
 pub use graph::{long_list_reserve, page_sums_reserve, OocGraph, OocOptions};
+pub use lists::{list_buffer_bytes, OocLists};
 pub use memory_plan::{BudgetError, MemoryPlan, Reserved, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ModeEstimate, PrefetchFn, ScanSpec, Weights};
 pub use side_files::{
