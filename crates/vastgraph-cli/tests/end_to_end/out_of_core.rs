@@ -239,3 +239,107 @@ fn out_of_core_bfs_stays_within_budget_in_a_memory_cgroup() {
         }
     }
 }
+
+/// Every algorithm of the registry, within a budget below its store, stays inside a memory
+/// cgroup of the budget plus the process allowance, reads its lists from disk, and writes the
+/// in-memory result.
+#[test]
+fn every_algorithm_stays_within_its_budget_in_a_memory_cgroup() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 2^15 vertices, ~1M arcs: about 3.8 MiB of ids and as much of weights.
+    let store = tmp.path().join("kron15w").display().to_string();
+    let o = vastgraph(&[
+        "generate",
+        "kron",
+        "--scale",
+        "15",
+        "--symmetrize",
+        "--weighted",
+        "-o",
+        &store,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let budget = 7 * MIB;
+    let limit = budget + PROCESS_ALLOWANCE;
+    let cgroup = match MemoryCgroup::create("vastgraph-every-algorithm", limit) {
+        Ok(c) => c,
+        Err(reason) => {
+            println!("SKIP every_algorithm_stays_within_its_budget_in_a_memory_cgroup: {reason}");
+            return;
+        }
+    };
+    let graph_bytes: u64 = fs::read_dir(&store)
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(
+        graph_bytes > budget,
+        "the store ({graph_bytes} bytes) fits the budget"
+    );
+    for info in vastgraph_algos::registry::ALGORITHMS {
+        let algorithm = info.name;
+        let reference = tmp.path().join(format!("{algorithm}-in-memory.npy"));
+        let out = tmp.path().join(format!("{algorithm}.npy"));
+        let stats_path = tmp.path().join(format!("{algorithm}.json"));
+        let o = vastgraph(&["run", algorithm, &store, "-o", reference.to_str().unwrap()]);
+        let has_output = o.status.success();
+        let mut command = cgroup.command(env!("CARGO_BIN_EXE_vastgraph"));
+        command
+            .args(["--quiet", "run", algorithm, &store])
+            .args(["--memory", &budget.to_string()])
+            .args(["--stats", stats_path.to_str().unwrap()]);
+        if has_output {
+            command.args(["-o", out.to_str().unwrap()]);
+        }
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success(),
+            "{algorithm} failed ({:?}): {stderr}",
+            output.status
+        );
+        assert_eq!(cgroup.oom_kills(), 0, "{algorithm} was OOM-killed");
+        let s = stats(&stats_path);
+        let peak = s["peak_rss_bytes"].as_u64().unwrap();
+        assert!(
+            peak <= limit,
+            "{algorithm}: peak RSS {} MiB over {} MiB",
+            peak / MIB,
+            limit / MIB
+        );
+        assert!(
+            s["bytes_read"].as_u64().unwrap() > 0,
+            "{algorithm} read no lists"
+        );
+        if has_output {
+            assert_same_npy(&reference, &out, algorithm);
+        }
+    }
+    assert!(cgroup.max_usage() <= limit);
+}
+
+/// The two .npy files hold the same array: the same bytes, or float64 values within 1e-9 (a
+/// sum taken in another order: pushes from a frontier read in a pass).
+fn assert_same_npy(a: &Path, b: &Path, what: &str) {
+    let (a, b) = (fs::read(a).unwrap(), fs::read(b).unwrap());
+    let header = |x: &[u8]| 10 + u16::from_le_bytes([x[8], x[9]]) as usize;
+    let text = String::from_utf8_lossy(&a[..header(&a)]).to_string();
+    if !text.contains("<f8") {
+        assert!(a == b, "{what}: the outputs differ");
+        return;
+    }
+    let values = |x: &[u8]| -> Vec<f64> {
+        x[header(x)..]
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (x, y) = (values(&a), values(&b));
+    assert_eq!(x.len(), y.len(), "{what}");
+    for (i, (p, q)) in x.iter().zip(&y).enumerate() {
+        assert!(
+            p == q || (p - q).abs() <= 1e-9 * p.abs().max(q.abs()).max(1e-12),
+            "{what}: value {i} is {p} in memory, {q} within the budget"
+        );
+    }
+}
