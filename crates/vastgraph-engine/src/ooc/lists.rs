@@ -28,7 +28,7 @@ use vastgraph_codec::decode_list_blocks;
 use vastgraph_io::{AlignedBuf, DataFile, ALIGN};
 use vastgraph_store::{WeightType, WeightsRef};
 
-use super::graph::OocGraph;
+use super::graph::{Codes, OocGraph};
 use super::scan::{IterationRecord, ScanSpec};
 use crate::bitmap::Bitmap;
 use crate::graph::Adjacency;
@@ -372,7 +372,7 @@ impl OocLists<'_> {
         with_buffer(|buf| {
             let walked = match &g.codes {
                 None => self.walk_raw(v, lo, hi, weighted, buf, &mut f),
-                Some(_) => self.walk_codes(v, lo, hi, weighted, buf, &mut f),
+                Some(codes) => self.walk_codes(codes, v, lo..hi, weighted, buf, &mut f),
             };
             walked.unwrap_or_else(|e| {
                 g.keep_list_error(e);
@@ -416,15 +416,15 @@ impl OocLists<'_> {
 
     fn walk_codes<F: FnMut(&[Vertex], &[f64]) -> bool>(
         &self,
+        codes: &Codes,
         v: Vertex,
-        lo: usize,
-        hi: usize,
+        positions: std::ops::Range<usize>,
         weighted: bool,
         buf: &mut ListBuf,
         f: &mut F,
     ) -> io::Result<bool> {
         let g = self.g;
-        let codes = g.codes.as_ref().expect("a compressed store");
+        let std::ops::Range { start: lo, end: hi } = positions;
         let (from, to) = (
             codes.byte_offsets.get(v as usize),
             codes.byte_offsets.get(v as usize + 1),
