@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use vastgraph_codec::decode_list_blocks;
 use vastgraph_io::{AlignedBuf, DataFile, ALIGN};
-use vastgraph_store::{WeightType, WeightsRef};
+use vastgraph_store::WeightType;
 
 use super::graph::{Codes, OocGraph};
 use super::scan::{IterationRecord, ScanSpec};
@@ -288,6 +288,7 @@ impl BlockCache {
 struct ListBuf {
     bytes: Vec<u8>,
     ids: Vec<Vertex>,
+    weight_bytes: Vec<u8>,
     weights: Vec<f64>,
 }
 
@@ -513,11 +514,14 @@ impl OocLists<'_> {
             buf.weights.resize((b - a) as usize, 1.0);
             return Ok(());
         };
-        let mut raw = Vec::with_capacity(4 * (b - a) as usize);
+        buf.weight_bytes.clear();
         self.g
             .blocks
-            .copy(file, FileTag::Weights, 4 * a, 4 * b, &mut raw)?;
-        let words = raw.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+            .copy(file, FileTag::Weights, 4 * a, 4 * b, &mut buf.weight_bytes)?;
+        let words = buf
+            .weight_bytes
+            .chunks_exact(4)
+            .map(|c| [c[0], c[1], c[2], c[3]]);
         match kind {
             WeightType::I32 => buf
                 .weights
@@ -618,8 +622,7 @@ impl Adjacency for OocLists<'_> {
                 buf.weights.clear();
                 match weights {
                     None => buf.weights.resize(ids.len(), 1.0),
-                    Some(WeightsRef::I32(w)) => buf.weights.extend(w.iter().map(|&x| x as f64)),
-                    Some(WeightsRef::F32(w)) => buf.weights.extend(w.iter().map(|&x| x as f64)),
+                    Some(w) => buf.weights.extend((0..w.len()).map(|i| w.get(i))),
                 }
                 visit(v, ids, &buf.weights)
             })
