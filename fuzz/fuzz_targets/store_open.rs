@@ -118,8 +118,10 @@ fuzz_target!(|input: &[u8]| {
             random_reads_per_second: 2e5,
         }),
         recalibrate: false,
+        ..OocOptions::default()
     };
-    for algorithm in ["bfs", "pagerank", "cc", "sssp"] {
+    // kcore and tc run their in-memory kernels over the lists on disk.
+    for algorithm in ["bfs", "pagerank", "cc", "sssp", "kcore", "tc"] {
         let params = Params::default();
         if let Ok(BudgetFit::OutOfCore(g)) =
             ooc::open_within_budget(&dir, algorithm, &params, 8 << 20, options())
