@@ -128,11 +128,14 @@ impl BlockCache {
             SMALL_BLOCK
         };
         let blocks = (room / block as u64) as usize;
-        let shards = (0..SHARDS)
+        // At least 4 blocks a shard: a shard of none would drop what a sweep reads ahead
+        // into it, and the sweep would read those blocks again one by one.
+        let count = (blocks / 4).clamp(1, SHARDS);
+        let shards = (0..count)
             .map(|s| {
                 Mutex::new(Shard {
                     // The blocks spread over the shards, the first ones taking the remainder.
-                    capacity: blocks / SHARDS + usize::from(s < blocks % SHARDS),
+                    capacity: blocks / count + usize::from(s < blocks % count),
                     ..Default::default()
                 })
             })
@@ -159,7 +162,7 @@ impl BlockCache {
 
     fn shard(&self, key: u64) -> &Mutex<Shard> {
         let h = key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-        &self.shards[h as usize % SHARDS]
+        &self.shards[h as usize % self.shards.len()]
     }
 
     /// Block `index` of `file`, from the cache or read (and cached).
@@ -643,4 +646,4 @@ impl Adjacency for OocLists<'_> {
 }
 
 #[allow(dead_code)]
-const _: () = assert!(LARGE_BLOCK % ALIGN == 0 && SMALL_BLOCK % ALIGN == 0);
+const _: () = assert!(LARGE_BLOCK.is_multiple_of(ALIGN) && SMALL_BLOCK.is_multiple_of(ALIGN));
