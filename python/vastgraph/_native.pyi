@@ -50,6 +50,9 @@ def run_algorithm(
     io_mode: Optional[str] = None,
     mrt: Optional[int] = None,
     recalibrate: bool = False,
+    checkpoint: Optional[str] = None,
+    checkpoint_every: Optional[str] = None,
+    resume: bool = False,
 ) -> Tuple[Optional[np.ndarray], str]: ...
 def convert(
     inputs: Sequence[_Path],

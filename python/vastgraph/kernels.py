@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+import os
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -87,6 +88,9 @@ def run(
     io_mode: Optional[str] = None,
     mrt: Optional[int] = None,
     recalibrate: bool = False,
+    checkpoint: Optional[Union[str, "os.PathLike[str]"]] = None,
+    checkpoint_every: Optional[Union[int, str]] = None,
+    resume: bool = False,
     **params: Any,
 ) -> RunResult:
     """Runs registry algorithm ``algorithm`` (a name from :func:`algorithms`, as in
@@ -95,7 +99,13 @@ def run(
     epsilon, walk_length, every); ``verify=True`` also runs the algorithm's independent
     verifier (ValueError if it disagrees). With ``memory``, an out-of-core run takes
     ``vastgraph run``'s I/O options: ``io_mode`` ("adaptive", "selective" or "streaming"),
-    ``mrt`` (reentries, default 5) and ``recalibrate`` (measure the disk again)."""
+    ``mrt`` (reentries, default 5) and ``recalibrate`` (measure the disk again).
+
+    ``checkpoint=DIR`` saves an iterative kernel's state there as it runs (pagerank and its
+    variants, label-propagation, sssp, bfs, kcore), every ``checkpoint_every`` iterations (an
+    int) or after a time ("30s", "5m"; default "60s"); Ctrl-C saves, then raises
+    KeyboardInterrupt. ``resume=True`` continues from the saved state, to the result an
+    uninterrupted run gives. The checkpoint is removed when the run completes."""
     _check_graph(g)
     unknown = sorted(set(params) - _PARAM_NAMES)
     if unknown:
@@ -107,6 +117,9 @@ def run(
     values, stats_json = _native.run_algorithm(
         g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
         memory=budget, io_mode=io_mode, mrt=mrt, recalibrate=bool(recalibrate),
+        checkpoint=None if checkpoint is None else os.fspath(checkpoint),
+        checkpoint_every=None if checkpoint_every is None else str(checkpoint_every),
+        resume=bool(resume),
     )
     return RunResult(values, json.loads(stats_json))
 

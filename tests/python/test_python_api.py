@@ -3,6 +3,9 @@ built from NumPy, pandas and pyarrow arrays equal `vastgraph convert` of the sam
 round trips, every registry algorithm equals `vastgraph run`, labels, option checking."""
 
 import json
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -545,3 +548,45 @@ def test_convert_in_degree_order_is_convert_then_reorder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "c", "e.tsv"]
     with pytest.raises(ValueError, match="unknown vertex order"):
         vg.convert(edges, tmp_path / "d", order="random")
+
+
+def test_a_run_killed_mid_way_resumes_from_its_checkpoint(store_above_the_budget, tmp_path):
+    # A child process runs pagerank with a checkpoint after every iteration and is killed
+    # (SIGKILL) once the first one is saved; the resumed run ends with the uninterrupted result.
+    checkpoint = tmp_path / "checkpoint"
+    params = dict(tolerance=0.0, max_iters=1000)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, vastgraph as vg; "
+            "vg.run(vg.open(sys.argv[1]), 'pagerank', tolerance=0.0, max_iters=1000, "
+            "checkpoint=sys.argv[2], checkpoint_every=1)",
+            str(store_above_the_budget),
+            str(checkpoint),
+        ]
+    )
+    deadline = time.monotonic() + 60
+    while not (checkpoint / "checkpoint.vgck").exists():
+        assert child.poll() is None, "the run ended before its first save"
+        assert time.monotonic() < deadline, "no checkpoint after 60 s"
+        time.sleep(0.02)
+    child.kill()
+    child.wait()
+
+    g = vg.open(store_above_the_budget)
+    with pytest.raises(ValueError, match="--resume"):
+        vg.run(g, "pagerank", checkpoint=checkpoint, **params)
+    with pytest.raises(ValueError, match="other parameters"):
+        vg.run(g, "pagerank", checkpoint=checkpoint, resume=True, tolerance=0.0, max_iters=999)
+    resumed = vg.run(g, "pagerank", checkpoint=checkpoint, resume=True, **params)
+    assert 1 <= resumed.stats["resumed_from_iteration"] < 1000
+    assert not (checkpoint / "checkpoint.vgck").exists()
+    whole = vg.run(g, "pagerank", **params)
+    np.testing.assert_array_equal(resumed.values, whole.values)
+    with pytest.raises(ValueError, match="no checkpoint to resume from"):
+        vg.run(g, "pagerank", checkpoint=checkpoint, resume=True, **params)
+    with pytest.raises(ValueError, match="does not save checkpoints"):
+        vg.run(g, "cc", checkpoint=tmp_path / "other")
+    with pytest.raises(ValueError, match="give checkpoint= too"):
+        vg.run(g, "pagerank", resume=True)

@@ -30,6 +30,7 @@ use vastgraph_engine::bitmap::WORDS_PER_TASK;
 use vastgraph_engine::graph::{find_in_word, for_each_list_prefetched, PUSH_CHUNK};
 use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
 
+use crate::checkpoint::{self, Checkpoint, Column, State};
 use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): distances (i64), the queue and three
@@ -71,22 +72,74 @@ pub struct BfsResult {
 }
 
 pub fn bfs<A: Adjacency>(g: &Graph<A>, params: &BfsParams) -> Result<BfsResult, AlgoError> {
+    bfs_resumable(g, params, None)
+}
+
+/// [`bfs`], saving its state to `checkpoint` at the end of levels (the distances and parents
+/// found so far), or continuing from the state saved there.
+pub fn bfs_resumable<A: Adjacency>(
+    g: &Graph<A>,
+    params: &BfsParams,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<BfsResult, AlgoError> {
     let source = check_source(g, params.source)?;
     let n = g.num_vertices();
+    let saved = checkpoint::begin(checkpoint, ALGORITHM, params)?;
+    let mut resumed = None;
+    let (dist, parent) = match saved {
+        None => (
+            unreached_array(n),
+            params.parents.then(|| {
+                (0..n)
+                    .into_par_iter()
+                    .map(|_| AtomicU64::new(NO_PARENT))
+                    .collect()
+            }),
+        ),
+        Some(mut saved) => {
+            resumed = Some(Levels {
+                depth: saved.u64("depth")? as i64,
+                reached: saved.u64("reached")?,
+                edges: saved.u64("edges")?,
+                top_down: saved.u64("top_down")?,
+                bottom_up: saved.u64("bottom_up")?,
+            });
+            let dist = saved.column::<i64>("distances", n)?;
+            let parent = match params.parents {
+                true => Some(saved.column::<u64>("parents", n)?),
+                false => None,
+            };
+            (
+                dist.into_iter().map(AtomicI64::new).collect(),
+                parent.map(|p| p.into_iter().map(AtomicU64::new).collect()),
+            )
+        }
+    };
     let search = Search {
         out: g.out(),
-        dist: unreached_array(n),
-        parent: params.parents.then(|| {
-            (0..n)
-                .into_par_iter()
-                .map(|_| AtomicU64::new(NO_PARENT))
-                .collect()
-        }),
+        dist,
+        parent,
         visited: Bitmap::new(n),
         queue: (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
         tail: AtomicUsize::new(0),
     };
-    let levels = search.run(g.incoming(), source, g.num_arcs());
+    let save = |levels: &Levels| {
+        checkpoint::after_iteration(checkpoint, ALGORITHM, params, levels.depth as u64, || {
+            let mut columns = vec![Column::from_fn("distances", n, |v| {
+                search.dist[v].load(Relaxed)
+            })];
+            if let Some(parent) = &search.parent {
+                columns.push(Column::from_fn("parents", n, |v| parent[v].load(Relaxed)));
+            }
+            State::new(columns)
+                .with("depth", levels.depth)
+                .with("reached", levels.reached)
+                .with("edges", levels.edges)
+                .with("top_down", levels.top_down)
+                .with("bottom_up", levels.bottom_up)
+        })
+    };
+    let levels = search.run(g.incoming(), source, g.num_arcs(), resumed, &save)?;
     let max_depth = levels.depth;
     let stats = RunStats {
         iterations: levels.top_down + levels.bottom_up,
@@ -117,7 +170,7 @@ struct Search<'g, A: Adjacency> {
     tail: AtomicUsize,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Levels {
     depth: i64,
     reached: u64,
@@ -144,21 +197,37 @@ impl Claimed {
 }
 
 impl<A: Adjacency> Search<'_, A> {
-    fn run(&self, incoming: Option<&A>, source: Vertex, arcs: u64) -> Levels {
+    /// Searches from `source`, or from the last level of `resumed` (whose distances are in
+    /// `dist`); calls `save` at the end of every level.
+    fn run(
+        &self,
+        incoming: Option<&A>,
+        source: Vertex,
+        arcs: u64,
+        resumed: Option<Levels>,
+        save: &dyn Fn(&Levels) -> Result<(), AlgoError>,
+    ) -> Result<Levels, AlgoError> {
         let n = self.dist.len();
-        self.mark(source, source, 0);
-        self.visited.set_atomic(source as usize);
-        self.queue[0].store(source, Relaxed);
-        self.tail.store(1, Relaxed);
-        let mut levels = Levels {
-            reached: 1,
-            ..Default::default()
+        let (mut levels, mut scout, mut unexplored) = match resumed {
+            None => {
+                self.mark(source, source, 0);
+                self.visited.set_atomic(source as usize);
+                self.queue[0].store(source, Relaxed);
+                self.tail.store(1, Relaxed);
+                let levels = Levels {
+                    reached: 1,
+                    ..Default::default()
+                };
+                (levels, self.out.degree(source) as u64, arcs)
+            }
+            Some(levels) => {
+                let (scout, explored) = self.restore(levels.depth);
+                (levels, scout, arcs.saturating_sub(explored))
+            }
         };
         // Both bitmaps of the bottom-up steps, allocated once (and only if they can be used).
         let mut bitmaps = incoming.map(|_| (Bitmap::new(n), Bitmap::new(n)));
-        let mut window = 0..1;
-        let mut scout = self.out.degree(source) as u64;
-        let mut unexplored = arcs;
+        let mut window = 0..self.tail.load(Relaxed);
         while !window.is_empty() {
             match (incoming, bitmaps.as_mut()) {
                 (Some(incoming), Some((front, next))) if scout > unexplored / ALPHA => {
@@ -176,6 +245,7 @@ impl<A: Adjacency> Search<'_, A> {
                         awake = found;
                         levels.reached += found as u64;
                         levels.edges += scanned;
+                        save(&levels)?;
                         if awake < before && awake <= n / BETA {
                             break;
                         }
@@ -193,12 +263,39 @@ impl<A: Adjacency> Search<'_, A> {
                     levels.reached += window.len() as u64;
                     levels.edges += step.edges;
                     scout = step.scout;
+                    save(&levels)?;
                 }
             }
         }
         // The last level expanded found nothing.
         levels.depth -= 1;
-        levels
+        Ok(levels)
+    }
+
+    /// Rebuilds what a search keeps between levels from the distances of a resumed one: the
+    /// visited bitmap, and the vertices at `depth` as the queue's window. Returns their
+    /// out-degree sum and that of every vertex visited before them (the direction rule's
+    /// inputs).
+    fn restore(&self, depth: i64) -> (u64, u64) {
+        let n = self.dist.len();
+        let (mut scout, mut explored, mut tail) = (0u64, 0u64, 0usize);
+        for v in 0..n {
+            let d = self.dist[v].load(Relaxed);
+            if d == UNREACHED {
+                continue;
+            }
+            self.visited.set_atomic(v);
+            let degree = self.out.degree(v as Vertex) as u64;
+            if d == depth {
+                self.queue[tail].store(v as Vertex, Relaxed);
+                tail += 1;
+                scout += degree;
+            } else {
+                explored += degree;
+            }
+        }
+        self.tail.store(tail, Relaxed);
+        (scout, explored)
     }
 
     /// Records that `v` is at `depth` with parent `parent`, when no other thread can touch `v`.

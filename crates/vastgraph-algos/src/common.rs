@@ -28,6 +28,20 @@ pub enum AlgoError {
         algorithm: &'static str,
         message: String,
     },
+    /// A checkpoint could not be read, written or used for this run.
+    #[error("{}: {message}", path.display())]
+    Checkpoint {
+        path: std::path::PathBuf,
+        message: String,
+    },
+    /// The run stopped on request (Ctrl-C, or the checkpoint's `stop_after`) after saving its
+    /// state.
+    #[error("{algorithm} stopped after iteration {iteration}; its state is saved in {}: run the same command with --resume to continue", path.display())]
+    Interrupted {
+        algorithm: &'static str,
+        iteration: u64,
+        path: std::path::PathBuf,
+    },
     #[error("{algorithm}: {message}")]
     InvalidInput {
         algorithm: &'static str,

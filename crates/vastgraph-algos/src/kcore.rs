@@ -18,6 +18,7 @@ use vastgraph_engine::{
     EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
+use crate::checkpoint::{self, Checkpoint, Column, State};
 use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): degrees, coreness and the buckets of
@@ -86,15 +87,46 @@ impl EdgeMapFn for Peel<'_> {
 
 /// Coreness of every vertex; the graph must be symmetric.
 pub fn kcore<A: Adjacency>(g: &Graph<A>, params: &KcoreParams) -> Result<KcoreResult, AlgoError> {
+    kcore_resumable(g, params, None)
+}
+
+/// [`kcore`], saving the peeling's state to `checkpoint` after rounds (the degrees, and which
+/// vertices are peeled), or continuing from the state saved there.
+pub fn kcore_resumable<A: Adjacency>(
+    g: &Graph<A>,
+    params: &KcoreParams,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<KcoreResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
     let out = g.out();
-    // Degrees above u32::MAX cannot occur: a vertex has fewer than 2^32 distinct neighbours.
-    let degree: Vec<AtomicU32> = (0..n as Vertex)
-        .into_par_iter()
-        .map(|v| AtomicU32::new(out.degree(v) as u32))
-        .collect();
-    let flags: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+    let (mut rounds, mut max_core, mut edges_before) = (0u64, 0u32, 0u64);
+    let (degree, flags): (Vec<AtomicU32>, Vec<AtomicU8>) =
+        match checkpoint::begin(checkpoint, ALGORITHM, params)? {
+            Some(mut saved) => {
+                rounds = saved.iteration;
+                max_core = saved.u64("max_core")? as u32;
+                edges_before = saved.u64("edges")?;
+                let degree = saved.column::<u32>("degrees", n)?;
+                let peeled = saved.column::<u8>("peeled", n)?;
+                (
+                    degree.into_iter().map(AtomicU32::new).collect(),
+                    peeled
+                        .into_iter()
+                        .map(|p| AtomicU8::new(p & PEELED))
+                        .collect(),
+                )
+            }
+            // Degrees above u32::MAX cannot occur: a vertex has fewer than 2^32 distinct
+            // neighbours.
+            None => (
+                (0..n as Vertex)
+                    .into_par_iter()
+                    .map(|v| AtomicU32::new(out.degree(v) as u32))
+                    .collect(),
+                (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect(),
+            ),
+        };
     let counters = EdgeMapCounters::default();
     let opts = EdgeMapOptions {
         direction: params.direction,
@@ -108,7 +140,6 @@ pub fn kcore<A: Adjacency>(g: &Graph<A>, params: &KcoreParams) -> Result<KcoreRe
         }
     };
     let mut buckets = Buckets::new(n, key, BucketOrder::Increasing);
-    let (mut rounds, mut max_core) = (0u64, 0u32);
     while let Some((k, ids)) = buckets.next_bucket() {
         rounds += 1;
         let k = k as u32;
@@ -135,6 +166,14 @@ pub fn kcore<A: Adjacency>(g: &Graph<A>, params: &KcoreParams) -> Result<KcoreRe
             flags[v as usize].fetch_and(!MOVED, Relaxed);
         });
         buckets.update(moved);
+        checkpoint::after_iteration(checkpoint, ALGORITHM, params, rounds, || {
+            State::new(vec![
+                Column::from_fn("degrees", n, |v| degree[v].load(Relaxed)),
+                Column::from_fn("peeled", n, |v| flags[v].load(Relaxed) & PEELED),
+            ])
+            .with("max_core", max_core)
+            .with("edges", edges_before + counters.edges())
+        })?;
     }
     drop(buckets);
 
@@ -144,7 +183,7 @@ pub fn kcore<A: Adjacency>(g: &Graph<A>, params: &KcoreParams) -> Result<KcoreRe
     let coreness: Vec<u32> = degree.into_iter().map(AtomicU32::into_inner).collect();
     let stats = RunStats {
         iterations: rounds,
-        edges_traversed: counters.edges(),
+        edges_traversed: edges_before + counters.edges(),
         ..Default::default()
     }
     .with("max_core", max_core);

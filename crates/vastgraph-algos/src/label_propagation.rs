@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
 
+use crate::checkpoint::{self, Checkpoint, Column, State};
 use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): two label arrays and the changed
@@ -59,13 +60,30 @@ pub fn label_propagation<A: Adjacency>(
     g: &Graph<A>,
     params: &LabelPropagationParams,
 ) -> Result<LabelPropagationResult, AlgoError> {
+    label_propagation_resumable(g, params, None)
+}
+
+/// [`label_propagation`], saving the labels to `checkpoint` after rounds, or continuing from
+/// the labels saved there.
+pub fn label_propagation_resumable<A: Adjacency>(
+    g: &Graph<A>,
+    params: &LabelPropagationParams,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<LabelPropagationResult, AlgoError> {
     let incoming = g.incoming().ok_or(AlgoError::NeedsTranspose {
         algorithm: ALGORITHM,
     })?;
     let n = g.num_vertices();
-    let mut labels: Vec<u32> = (0..n as u32).collect();
-    let mut next = vec![0u32; n];
     let (mut rounds, mut changed) = (0u64, 0u64);
+    let mut labels: Vec<u32> = match checkpoint::begin(checkpoint, ALGORITHM, params)? {
+        Some(mut saved) => {
+            rounds = saved.iteration;
+            changed = saved.u64("changed")?;
+            saved.column("labels", n)?
+        }
+        None => (0..n as u32).collect(),
+    };
+    let mut next = vec![0u32; n];
     while rounds < params.max_iters as u64 {
         rounds += 1;
         // Leaves of at most 1024 vertices: see `vastgraph_engine::bitmap::WORDS_PER_TASK`.
@@ -84,6 +102,9 @@ pub fn label_propagation<A: Adjacency>(
         if changed == 0 {
             break;
         }
+        checkpoint::after_iteration(checkpoint, ALGORITHM, params, rounds, || {
+            State::new(vec![Column::of("labels", &labels)]).with("changed", changed)
+        })?;
     }
     drop(next);
     let used = Bitmap::new(n);

@@ -6,6 +6,7 @@ pub mod bc;
 pub mod bfs;
 pub mod biconnectivity;
 pub mod cc;
+pub mod checkpoint;
 pub mod coloring;
 pub mod common;
 pub mod densest;

@@ -28,6 +28,7 @@ use vastgraph_engine::atomics::AtomicF64;
 use vastgraph_engine::memory::advise_huge_pages;
 use vastgraph_engine::{Adjacency, Graph, Vertex};
 
+use crate::checkpoint::{self, Checkpoint, Column, State};
 use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): scores and contributions, both f64.
@@ -90,17 +91,34 @@ pub fn pagerank<A: Adjacency>(
     g: &Graph<A>,
     params: &PageRankParams,
 ) -> Result<PageRankResult, AlgoError> {
+    pagerank_resumable(g, params, None)
+}
+
+/// [`pagerank`], saving the scores to `checkpoint` after iterations, or continuing from the
+/// scores saved there.
+pub fn pagerank_resumable<A: Adjacency>(
+    g: &Graph<A>,
+    params: &PageRankParams,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<PageRankResult, AlgoError> {
     check_params(params)?;
     let n = g.num_vertices();
-    let mut scores: Vec<f64> = (0..n).into_par_iter().map(|_| 1.0 / n as f64).collect();
+    let mut iterations = 0;
+    let mut delta = f64::INFINITY;
+    let mut scores: Vec<f64> = match checkpoint::begin(checkpoint, ALGORITHM, params)? {
+        Some(mut saved) => {
+            iterations = saved.iteration;
+            delta = saved.f64("delta")?;
+            saved.column("scores", n)?
+        }
+        None => (0..n).into_par_iter().map(|_| 1.0 / n as f64).collect(),
+    };
     // Contributions (pull) or incoming sums (push): read or updated at random once per arc.
     // Zeroed, so still unmapped: the advice applies from the first touch.
     // More than n: a pull sums through `Adjacency::sum_lists`, which wants a 0.0 after the
     // contributions, and on some views zeros after that (`Adjacency::sum_values_len`).
     let mut work: Vec<f64> = vec![0.0; g.incoming().unwrap_or(g.out()).sum_values_len()];
     advise_huge_pages(&mut work);
-    let mut iterations = 0;
-    let mut delta = f64::INFINITY;
     while iterations < params.max_iters && n > 0 {
         iterations += 1;
         delta = match g.incoming() {
@@ -117,6 +135,9 @@ pub fn pagerank<A: Adjacency>(
         if delta < params.tolerance {
             break;
         }
+        checkpoint::after_iteration(checkpoint, ALGORITHM, params, iterations, || {
+            State::new(vec![Column::of("scores", &scores)]).with("delta", delta)
+        })?;
     }
     let direction = if g.incoming().is_some() {
         "pull"

@@ -30,6 +30,7 @@ use vastgraph_engine::{
     VertexSubset,
 };
 
+use crate::checkpoint::{self, Checkpoint, Column, State};
 use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]) of delta-pagerank: scores, residuals,
@@ -231,7 +232,15 @@ fn atomics<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync + Send) -> Vec<T> {
 /// of the vertices are active, or when uniform teleport spreads dangling mass to all of them.
 const DENSE_RATIO: usize = 20;
 
-fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Settings) -> RankResult {
+/// Runs the kernel; with a checkpoint, saves p and δ after rounds (the active set and the
+/// shares follow from δ), or continues from those saved there.
+fn propagate<A: Adjacency>(
+    g: &Graph<A>,
+    teleport: &Teleport,
+    settings: &Settings,
+    checkpoint: Option<&Checkpoint>,
+    parameters: &impl serde::Serialize,
+) -> Result<RankResult, AlgoError> {
     let n = g.num_vertices();
     let out = g.out();
     let d = settings.damping;
@@ -239,9 +248,27 @@ fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Setting
         .push_threshold
         .unwrap_or(settings.tolerance / n.max(1) as f64);
     let start = |v: usize| (1.0 - d) * teleport.weight(v as Vertex);
+    let (mut rounds, mut pushes, mut change) = (0u64, 0u64, f64::INFINITY);
+    let (score, pending) = match checkpoint::begin(checkpoint, settings.algorithm, parameters)? {
+        Some(mut saved) => {
+            rounds = saved.iteration;
+            pushes = saved.u64("pushes")?;
+            change = saved.f64("change")?;
+            let score = saved.column::<f64>("scores", n)?;
+            let pending = saved.column::<f64>("pending", n)?;
+            (
+                score.into_iter().map(AtomicF64::new).collect(),
+                pending.into_iter().map(AtomicF64::new).collect(),
+            )
+        }
+        None => (
+            atomics(n, |v| AtomicF64::new(start(v))),
+            atomics(n, |v| AtomicF64::new(start(v))),
+        ),
+    };
     let state = RankState {
-        score: atomics(n, |v| AtomicF64::new(start(v))),
-        pending: atomics(n, |v| AtomicF64::new(start(v))),
+        score,
+        pending,
         share: atomics(n, |_| AtomicI64::new(0)),
         incoming: atomics(n, |_| AtomicI64::new(0)),
         queued: atomics(n, |_| AtomicBool::new(false)),
@@ -280,7 +307,7 @@ fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Setting
     };
 
     let mut active = VertexSubset::from_bitmap(dense_pass(n, |v| (0, activate(v))).1);
-    let (mut rounds, mut pushes, mut change, mut converged) = (0u64, 0u64, f64::INFINITY, false);
+    let mut converged = false;
     while rounds < settings.max_iters as u64 {
         if active.is_empty() {
             converged = true;
@@ -357,6 +384,14 @@ fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Setting
             converged = true;
             break;
         }
+        checkpoint::after_iteration(checkpoint, settings.algorithm, parameters, rounds, || {
+            State::new(vec![
+                Column::from_fn("scores", n, |v| state.score[v].load()),
+                Column::from_fn("pending", n, |v| state.pending[v].load()),
+            ])
+            .with("pushes", pushes)
+            .with("change", change)
+        })?;
     }
     let mut scores: Vec<f64> = state.score.into_par_iter().map(|s| s.load()).collect();
     let total = chunked_sum(&scores, |&p| p);
@@ -371,7 +406,7 @@ fn propagate<A: Adjacency>(g: &Graph<A>, teleport: &Teleport, settings: &Setting
     .with("l1_change", if change.is_finite() { change } else { 0.0 })
     .with("converged", converged)
     .with("pushes", pushes);
-    RankResult { scores, stats }
+    Ok(RankResult { scores, stats })
 }
 
 /// Runs `step` on every vertex, 64 at a time: the sum of the returned increments, and the
@@ -403,6 +438,15 @@ pub fn delta_pagerank<A: Adjacency>(
     g: &Graph<A>,
     params: &DeltaPageRankParams,
 ) -> Result<RankResult, AlgoError> {
+    delta_pagerank_resumable(g, params, None)
+}
+
+/// [`delta_pagerank`], saving its state to `checkpoint` after rounds, or continuing from it.
+pub fn delta_pagerank_resumable<A: Adjacency>(
+    g: &Graph<A>,
+    params: &DeltaPageRankParams,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<RankResult, AlgoError> {
     let settings = Settings {
         algorithm: DELTA_PAGERANK,
         damping: params.damping,
@@ -411,13 +455,15 @@ pub fn delta_pagerank<A: Adjacency>(
         push_threshold: params.push_threshold,
     };
     check_settings(&settings)?;
-    Ok(propagate(
+    propagate(
         g,
         &Teleport::Uniform {
             share: 1.0 / g.num_vertices().max(1) as f64,
         },
         &settings,
-    ))
+        checkpoint,
+        params,
+    )
 }
 
 fn teleport_set<A: Adjacency>(g: &Graph<A>, sources: &[u64]) -> Result<Teleport, AlgoError> {
@@ -441,6 +487,16 @@ pub fn personalized_pagerank<A: Adjacency>(
     g: &Graph<A>,
     params: &PersonalizedPageRankParams,
 ) -> Result<RankResult, AlgoError> {
+    personalized_pagerank_resumable(g, params, None)
+}
+
+/// [`personalized_pagerank`], saving its state to `checkpoint` after rounds, or continuing
+/// from it.
+pub fn personalized_pagerank_resumable<A: Adjacency>(
+    g: &Graph<A>,
+    params: &PersonalizedPageRankParams,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<RankResult, AlgoError> {
     let settings = Settings {
         algorithm: PERSONALIZED,
         damping: params.damping,
@@ -450,7 +506,7 @@ pub fn personalized_pagerank<A: Adjacency>(
     };
     check_settings(&settings)?;
     let teleport = teleport_set(g, &params.sources)?;
-    Ok(propagate(g, &teleport, &settings))
+    propagate(g, &teleport, &settings, checkpoint, params)
 }
 
 /// Serial power iteration p ← (1−d)·t + d·(Σ_{u→v} p[u]/deg(u) + t·dangling), from p = t, run

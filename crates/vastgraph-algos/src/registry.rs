@@ -2,6 +2,7 @@
 //! package run every algorithm the same way: the same parameter names and defaults, the same
 //! output arrays, the same statistics.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -9,6 +10,7 @@ use thiserror::Error;
 use vastgraph_engine::{memory, visit_store, Adjacency, Graph, GraphVisitor, Vertex};
 use vastgraph_store::Store;
 
+use crate::checkpoint::Checkpoint;
 use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
 use crate::*;
 
@@ -43,6 +45,10 @@ pub struct Params {
     pub walk_length: Option<usize>,
     /// random-walk: start a walk at every k-th vertex when no sources are given.
     pub every: Option<u64>,
+    /// Where the iterative kernels save their state and resume from ([`ALGORITHMS`]'
+    /// `resumable`); not a parameter of the result, so not serialised.
+    #[serde(skip)]
+    pub checkpoint: Option<Arc<Checkpoint>>,
 }
 
 /// A per-vertex (or per-edge, per-walk) result.
@@ -105,31 +111,33 @@ pub struct AlgorithmInfo {
     pub summary: &'static str,
     /// What the kernel keeps in DRAM, for a run within a memory budget.
     pub state: StateSize,
+    /// Saves and resumes from checkpoints ([`crate::checkpoint`]).
+    pub resumable: bool,
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] = &[
-    AlgorithmInfo { name: "bfs", summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree", state: bfs::STATE },
-    AlgorithmInfo { name: "sssp", summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable", state: sssp::STATE },
-    AlgorithmInfo { name: "bellman-ford", summary: "shortest-path distance from --source, any weights; error on a negative cycle", state: sssp::STATE },
-    AlgorithmInfo { name: "cc", summary: "connected components (weak on directed graphs), label = smallest id in the component", state: cc::STATE },
-    AlgorithmInfo { name: "pagerank", summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters", state: pagerank::STATE },
-    AlgorithmInfo { name: "bc", summary: "single-source betweenness dependency from --source (Brandes)", state: bc::STATE },
-    AlgorithmInfo { name: "kcore", summary: "coreness of every vertex (symmetric graphs)", state: kcore::STATE },
-    AlgorithmInfo { name: "tc", summary: "triangle count (total in stats; --per-vertex for counts per vertex)", state: tc::STATE },
-    AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets", state: widest::STATE },
-    AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex", state: ldd::STATE },
-    AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))", state: spanner::STATE },
-    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges", state: spanning_forest::STATE },
-    AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first", state: coloring::STATE },
-    AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set", state: mis::STATE },
-    AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen", state: densest::STATE },
-    AlgorithmInfo { name: "matching", summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges", state: matching::STATE },
-    AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen", state: setcover::STATE },
-    AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE },
-    AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation", state: label_propagation::STATE },
-    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE },
-    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE },
-    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE },
+    AlgorithmInfo { name: "bfs", summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree", state: bfs::STATE, resumable: true },
+    AlgorithmInfo { name: "sssp", summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable", state: sssp::STATE, resumable: true },
+    AlgorithmInfo { name: "bellman-ford", summary: "shortest-path distance from --source, any weights; error on a negative cycle", state: sssp::STATE, resumable: false },
+    AlgorithmInfo { name: "cc", summary: "connected components (weak on directed graphs), label = smallest id in the component", state: cc::STATE, resumable: false },
+    AlgorithmInfo { name: "pagerank", summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters", state: pagerank::STATE, resumable: true },
+    AlgorithmInfo { name: "bc", summary: "single-source betweenness dependency from --source (Brandes)", state: bc::STATE, resumable: false },
+    AlgorithmInfo { name: "kcore", summary: "coreness of every vertex (symmetric graphs)", state: kcore::STATE, resumable: true },
+    AlgorithmInfo { name: "tc", summary: "triangle count (total in stats; --per-vertex for counts per vertex)", state: tc::STATE, resumable: false },
+    AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets", state: widest::STATE, resumable: false },
+    AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex", state: ldd::STATE, resumable: false },
+    AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))", state: spanner::STATE, resumable: false },
+    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges", state: spanning_forest::STATE, resumable: false },
+    AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first", state: coloring::STATE, resumable: false },
+    AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set", state: mis::STATE, resumable: false },
+    AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen", state: densest::STATE, resumable: false },
+    AlgorithmInfo { name: "matching", summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges", state: matching::STATE, resumable: false },
+    AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen", state: setcover::STATE, resumable: false },
+    AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE, resumable: false },
+    AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation", state: label_propagation::STATE, resumable: true },
+    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE, resumable: false },
+    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE, resumable: true },
+    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE, resumable: true },
 ];
 
 /// The default source: the vertex with the most out-edges (smallest id among ties), so a run
@@ -253,8 +261,26 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
     after_kernel: &dyn Fn(),
 ) -> Result<Output, RunError> {
     let source = || p.source.unwrap_or_else(|| default_source(g));
+    let checkpoint = p.checkpoint.as_deref();
+    if let (Some(_), Some(info)) = (checkpoint, ALGORITHMS.iter().find(|a| a.name == name)) {
+        if !info.resumable {
+            let resumable: Vec<&str> = ALGORITHMS
+                .iter()
+                .filter(|a| a.resumable)
+                .map(|a| a.name)
+                .collect();
+            return Err(invalid(
+                info.name,
+                format!(
+                    "it does not save checkpoints; --checkpoint serves {}",
+                    resumable.join(", ")
+                ),
+            )
+            .into());
+        }
+    }
     macro_rules! go {
-        ($q:expr, $kernel:path, |$g:ident, $qq:ident, $r:ident| $verify:expr, |$res:ident| $into:expr) => {{
+        ($q:expr, $kernel:expr, |$g:ident, $qq:ident, $r:ident| $verify:expr, |$res:ident| $into:expr) => {{
             let q = $q;
             let qr = &q;
             let check = verify_on.map(|vg| {
@@ -264,7 +290,7 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
                 }
             });
             execute_then(
-                || $kernel(g, &q),
+                || ($kernel)(g, &q),
                 after_kernel,
                 check.as_ref().map(|c| c as &dyn Fn(&_) -> _),
                 params_json(&q),
@@ -278,7 +304,7 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
                 source: source(),
                 parents: p.parents
             },
-            bfs::bfs,
+            |g, q| bfs::bfs_resumable(g, q, checkpoint),
             |g, q, r| bfs::verify_bfs(g, q, r),
             |r| {
                 let values = if p.parents {
@@ -295,7 +321,7 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
                 delta: p.delta,
                 ..Default::default()
             },
-            sssp::sssp,
+            |g, q| sssp::sssp_resumable(g, q, checkpoint),
             |g, q, r| sssp::verify_sssp(g, q.source, r),
             |r| (Some(Values::F64(r.distances)), r.stats)
         ),
@@ -341,7 +367,7 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
                     tolerance: p.tolerance.unwrap_or(d.tolerance),
                     max_iters: p.max_iters.unwrap_or(d.max_iters),
                 },
-                pagerank::pagerank,
+                |g, q| pagerank::pagerank_resumable(g, q, checkpoint),
                 |g, q, r| pagerank::verify_pagerank(g, q, r),
                 |r| (Some(Values::F64(r.scores)), r.stats)
             )
@@ -357,7 +383,7 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
         ),
         "kcore" => go!(
             kcore::KcoreParams::default(),
-            kcore::kcore,
+            |g, q| kcore::kcore_resumable(g, q, checkpoint),
             |g, _q, r| kcore::verify_kcore(g, r),
             |r| (Some(Values::U32(r.coreness)), r.stats)
         ),
@@ -512,7 +538,7 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
                         .map(|x| x.min(u32::MAX as u64) as u32)
                         .unwrap_or(d.max_iters),
                 },
-                label_propagation::label_propagation,
+                |g, q| label_propagation::label_propagation_resumable(g, q, checkpoint),
                 |g, q, r| label_propagation::verify_label_propagation(g, q, r),
                 |r| (Some(Values::U32(r.labels)), r.stats)
             )
@@ -549,7 +575,7 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
                         .unwrap_or(d.max_iters),
                     ..d
                 },
-                pagerank_variants::delta_pagerank,
+                |g, q| pagerank_variants::delta_pagerank_resumable(g, q, checkpoint),
                 |g, q, r| pagerank_variants::verify_delta_pagerank(g, q, r),
                 |r| (Some(Values::F64(r.scores)), r.stats)
             )
@@ -567,7 +593,7 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
                         .unwrap_or(d.max_iters),
                     ..d
                 },
-                pagerank_variants::personalized_pagerank,
+                |g, q| pagerank_variants::personalized_pagerank_resumable(g, q, checkpoint),
                 |g, q, r| pagerank_variants::verify_personalized_pagerank(g, q, r),
                 |r| (Some(Values::F64(r.scores)), r.stats)
             )

@@ -26,6 +26,7 @@ use vastgraph_engine::{
     EdgeMapOptions, Graph, Vertex, VertexSubset,
 };
 
+use crate::checkpoint::{self, Checkpoint, Column, State};
 use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): distances (f64), bucket ids and the
@@ -215,6 +216,16 @@ pub fn default_delta<A: Adjacency>(g: &Graph<A>) -> f64 {
 
 /// Delta-stepping SSSP from `params.source`; every reachable arc weight must be non-negative.
 pub fn sssp<A: Adjacency>(g: &Graph<A>, params: &SsspParams) -> Result<SsspResult, AlgoError> {
+    sssp_resumable(g, params, None)
+}
+
+/// [`sssp`], saving its state to `checkpoint` after rounds (the distances, and which vertices
+/// still wait in a bucket), or continuing from the state saved there.
+pub fn sssp_resumable<A: Adjacency>(
+    g: &Graph<A>,
+    params: &SsspParams,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<SsspResult, AlgoError> {
     let source = check_source(g, params.source)?;
     require_weights(g, SSSP)?;
     let delta = match params.delta {
@@ -228,13 +239,34 @@ pub fn sssp<A: Adjacency>(g: &Graph<A>, params: &SsspParams) -> Result<SsspResul
         None => default_delta(g),
     };
     let n = g.num_vertices();
-    let dist: Vec<AtomicF64> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicF64::new(f64::INFINITY))
-        .collect();
-    let flags: Vec<AtomicU8> = (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
-    dist[source as usize].store(0.0);
-    flags[source as usize].store(PENDING, Relaxed);
+    let (mut rounds, mut edges_before) = (0u64, 0u64);
+    let (dist, flags): (Vec<AtomicF64>, Vec<AtomicU8>) =
+        match checkpoint::begin(checkpoint, SSSP, params)? {
+            Some(mut saved) => {
+                rounds = saved.iteration;
+                edges_before = saved.u64("edges")?;
+                let dist = saved.column::<f64>("distances", n)?;
+                let pending = saved.column::<u8>("pending", n)?;
+                (
+                    dist.into_iter().map(AtomicF64::new).collect(),
+                    pending
+                        .into_iter()
+                        .map(|p| AtomicU8::new(p & PENDING))
+                        .collect(),
+                )
+            }
+            None => {
+                let dist: Vec<AtomicF64> = (0..n)
+                    .into_par_iter()
+                    .map(|_| AtomicF64::new(f64::INFINITY))
+                    .collect();
+                let flags: Vec<AtomicU8> =
+                    (0..n).into_par_iter().map(|_| AtomicU8::new(0)).collect();
+                dist[source as usize].store(0.0);
+                flags[source as usize].store(PENDING, Relaxed);
+                (dist, flags)
+            }
+        };
 
     let bad = BadArc::default();
     let relax = Relax {
@@ -255,7 +287,6 @@ pub fn sssp<A: Adjacency>(g: &Graph<A>, params: &SsspParams) -> Result<SsspResul
         }
     };
     let mut buckets = Buckets::new(n, key, BucketOrder::Increasing);
-    let mut rounds = 0u64;
     while let Some((_, ids)) = buckets.next_bucket() {
         rounds += 1;
         ids.par_iter().with_min_len(1024).for_each(|&v| {
@@ -277,6 +308,13 @@ pub fn sssp<A: Adjacency>(g: &Graph<A>, params: &SsspParams) -> Result<SsspResul
             flags[v as usize].fetch_and(!MOVED, Relaxed);
         });
         buckets.update(lowered);
+        checkpoint::after_iteration(checkpoint, SSSP, params, rounds, || {
+            State::new(vec![
+                Column::from_fn("distances", n, |v| dist[v].load()),
+                Column::from_fn("pending", n, |v| flags[v].load(Relaxed) & PENDING),
+            ])
+            .with("edges", edges_before + counters.edges())
+        })?;
     }
     drop(buckets);
 
@@ -284,7 +322,8 @@ pub fn sssp<A: Adjacency>(g: &Graph<A>, params: &SsspParams) -> Result<SsspResul
     // Sequential on purpose: std collects a Vec's own iterator in place, so the output reuses
     // the atomics' allocation instead of doubling the peak.
     let distances: Vec<f64> = dist.into_iter().map(|d| d.load()).collect();
-    let stats = distance_stats(&distances, rounds, counters.edges()).with("delta", delta);
+    let stats =
+        distance_stats(&distances, rounds, edges_before + counters.edges()).with("delta", delta);
     Ok(SsspResult { distances, stats })
 }
 

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use vastgraph_algos::ooc::{self, BudgetFit};
+use vastgraph_algos::registry::Params;
 use vastgraph_engine::memory;
 use vastgraph_engine::ooc::{OocOptions, PROCESS_BASELINE_BYTES};
 
@@ -13,10 +14,9 @@ use crate::size::human;
 
 /// Runs `args` out of core within `budget` bytes. Returns false when the algorithm has no kernel
 /// of passes and the mapped graph with its state fits the budget, so the caller runs it in memory.
-pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
+pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool> {
     let baseline_rss = memory::rss_bytes();
     memory::set_budget(budget);
-    let params = args.params();
     let options = OocOptions {
         mode: args.io_mode,
         max_reentries: args.mrt,
@@ -26,7 +26,7 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
     };
     let opened = Instant::now();
     let graph =
-        match ooc::open_within_budget(&args.store, &args.algorithm, &params, budget, options)? {
+        match ooc::open_within_budget(&args.store, &args.algorithm, params, budget, options)? {
             BudgetFit::OutOfCore(graph) => graph,
             BudgetFit::InMemory { need } => {
                 log::info!(
@@ -46,7 +46,7 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
     let mut runs = Vec::with_capacity(args.trials);
     let mut last = None;
     for trial in 0..args.trials {
-        let out = ooc::run(&args.algorithm, &graph, &params, args.verify && trial == 0)?;
+        let out = ooc::run(&args.algorithm, &graph, params, args.verify && trial == 0)?;
         trial_seconds.push(out.output.wall_seconds);
         runs.push(out.io.clone());
         last = Some(out);
@@ -87,6 +87,7 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         "peak_mutable_bytes": out.output.peak_mutable_bytes,
         "verified": out.output.verify_seconds.is_some(),
         "verify_seconds": out.output.verify_seconds,
+        "resumed_from_iteration": params.checkpoint.as_ref().and_then(|c| c.resumed_from()),
         "extra": out.output.stats.extra,
         "bytes_read": io["bytes_read"],
         "io_requests": io["requests"],
@@ -113,7 +114,7 @@ pub fn run(args: &RunArgs, budget: u64) -> anyhow::Result<bool> {
         median,
         if args.trials > 1 { format!(" (median of {})", args.trials) } else { String::new() },
         out.output.stats.iterations,
-        crate::run::convergence(&out.output.stats),
+        crate::run::convergence(&out.output.stats) + &crate::run::resumed_note(params),
         passes_summary(&modes),
         human(io["bytes_read"].as_u64().unwrap_or(0)),
         io["requests"],

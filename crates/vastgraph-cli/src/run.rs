@@ -3,9 +3,11 @@
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
+use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
 use vastgraph_algos::registry::{run_on_store, Output, Params, Values, ALGORITHMS};
 use vastgraph_store::{Advice, Store};
 
@@ -108,6 +110,17 @@ pub struct RunArgs {
     /// while the disk was busy.
     #[arg(long, requires = "memory")]
     pub recalibrate: bool,
+    /// Save the state of an iterative kernel (pagerank, delta-pagerank, personalized-pagerank,
+    /// label-propagation, sssp, bfs, kcore) in DIR as it runs, so that a killed run continues
+    /// with --resume. Ctrl-C saves, then stops. The checkpoint is removed once the run is done.
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint: Option<PathBuf>,
+    /// How often to save: every N iterations (10) or after a time (30s, 5m, 1h).
+    #[arg(long, default_value = "60s", requires = "checkpoint")]
+    pub checkpoint_every: Every,
+    /// Continue from the checkpoint in --checkpoint DIR (same store, algorithm and parameters).
+    #[arg(long, requires = "checkpoint")]
+    pub resume: bool,
 }
 
 impl RunArgs {
@@ -128,7 +141,26 @@ impl RunArgs {
             epsilon: self.epsilon,
             walk_length: self.walk_length,
             every: self.every,
+            checkpoint: None,
         }
+    }
+
+    /// The checkpoint directory of the run, taken (locked) before any work.
+    fn open_checkpoint(&self) -> anyhow::Result<Option<Arc<Checkpoint>>> {
+        let Some(dir) = &self.checkpoint else {
+            return Ok(None);
+        };
+        anyhow::ensure!(
+            self.trials == 1,
+            "--checkpoint serves one run; drop --trials or --checkpoint"
+        );
+        let options = CheckpointOptions {
+            every: self.checkpoint_every,
+            resume: self.resume,
+            stop_after: None,
+        };
+        let store = store_fingerprint(&self.store)?;
+        Ok(Some(Arc::new(Checkpoint::open(dir, &store, options)?)))
     }
 }
 
@@ -138,16 +170,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     for path in [&args.output, &args.stats].into_iter().flatten() {
         refuse_existing(path, args.force)?;
     }
+    let checkpoint = args.open_checkpoint()?;
+    let params = Params {
+        checkpoint: checkpoint.clone(),
+        ..args.params()
+    };
     if let Some(budget) = args.memory {
-        if crate::out_of_core::run(&args, budget)? {
-            return Ok(());
+        if crate::out_of_core::run(&args, &params, budget)? {
+            return finish(checkpoint);
         }
     }
     let opened = Instant::now();
     let store = Store::open(&args.store)?;
     store.advise(Advice::HugePage);
     let load_seconds = opened.elapsed().as_secs_f64();
-    let params = args.params();
 
     let mut trial_seconds = Vec::with_capacity(args.trials);
     let mut last: Option<Output> = None;
@@ -194,6 +230,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         "peak_mutable_bytes": out.peak_mutable_bytes,
         "verified": out.verify_seconds.is_some(),
         "verify_seconds": out.verify_seconds,
+        "resumed_from_iteration": params.checkpoint.as_ref().and_then(|c| c.resumed_from()),
         "extra": out.stats.extra,
     });
     write_stats(args.stats.as_deref(), &stats)?;
@@ -214,7 +251,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             String::new()
         },
         out.stats.iterations,
-        convergence(&out.stats),
+        convergence(&out.stats) + &resumed_note(&params),
         out.stats.edges_traversed,
         crate::size::human(out.peak_mutable_bytes),
         if extra.is_empty() {
@@ -228,6 +265,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             ""
         },
     );
+    finish(checkpoint)
+}
+
+/// The run is complete and its outputs written: its checkpoint has served.
+fn finish(checkpoint: Option<Arc<Checkpoint>>) -> anyhow::Result<()> {
+    if let Some(checkpoint) = checkpoint {
+        checkpoint.finish()?;
+    }
     Ok(())
 }
 
@@ -264,6 +309,15 @@ pub(crate) fn convergence(stats: &vastgraph_algos::common::RunStats) -> String {
     stats
         .convergence_note()
         .map_or(String::new(), |note| format!(" ({note})"))
+}
+
+/// ", resumed from iteration N" for a run that continued from a checkpoint, for the summary.
+pub(crate) fn resumed_note(params: &Params) -> String {
+    params
+        .checkpoint
+        .as_ref()
+        .and_then(|c| c.resumed_from())
+        .map_or(String::new(), |i| format!(", resumed from iteration {i}"))
 }
 
 /// Writes the run statistics as pretty JSON to `path`, when one was asked for.

@@ -1,15 +1,19 @@
 //! Running an algorithm of the registry (the same table the CLI's `vastgraph run` uses) and
 //! handing its result to NumPy without a copy.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
 use numpy::ndarray::Array2;
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
 use vastgraph_algos::ooc::{self, BudgetFit};
 use vastgraph_algos::registry::{run_on_store, Params, Values, ALGORITHMS};
 use vastgraph_engine::ooc::OocOptions;
 
-use crate::background::run_detached;
+use crate::background::{run_cancellable, run_detached, BuildProgress};
 use crate::errors::chain_error;
 use crate::store::NativeStore;
 
@@ -58,7 +62,7 @@ fn values_to_numpy(py: Python<'_>, values: Values) -> PyResult<Bound<'_, PyAny>>
 /// where the graph and its state fit, an error otherwise. Returns the values (None for
 /// algorithms with no per-vertex output) and the run statistics as JSON text.
 #[pyfunction]
-#[pyo3(signature = (store, name, params_json, threads=None, verify=false, memory=None, io_mode=None, mrt=None, recalibrate=false))]
+#[pyo3(signature = (store, name, params_json, threads=None, verify=false, memory=None, io_mode=None, mrt=None, recalibrate=false, checkpoint=None, checkpoint_every=None, resume=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_algorithm<'py>(
     py: Python<'py>,
@@ -71,6 +75,9 @@ pub fn run_algorithm<'py>(
     io_mode: Option<&str>,
     mrt: Option<u32>,
     recalibrate: bool,
+    checkpoint: Option<PathBuf>,
+    checkpoint_every: Option<&str>,
+    resume: bool,
 ) -> PyResult<(Option<Bound<'py, PyAny>>, String)> {
     if !ALGORITHMS.iter().any(|a| a.name == name) {
         let known: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
@@ -95,11 +102,31 @@ pub fn run_algorithm<'py>(
         recalibrate,
         ..defaults
     };
-    let params: Params = serde_json::from_str(params_json)
+    let mut params: Params = serde_json::from_str(params_json)
         .map_err(|e| PyValueError::new_err(format!("invalid parameters for {name}: {e}")))?;
     let shared = store.get().store.clone();
+    if checkpoint.is_none() && (checkpoint_every.is_some() || resume) {
+        return Err(PyValueError::new_err(
+            "checkpoint_every and resume apply to a checkpoint: give checkpoint= too",
+        ));
+    }
+    if let Some(dir) = &checkpoint {
+        let options = CheckpointOptions {
+            every: match checkpoint_every {
+                Some(every) => every.parse().map_err(PyValueError::new_err)?,
+                None => Every::default(),
+            },
+            resume,
+            stop_after: None,
+        };
+        let opened = store_fingerprint(shared.dir())
+            .and_then(|fingerprint| Checkpoint::open(dir, &fingerprint, options))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        params.checkpoint = Some(Arc::new(opened));
+    }
+    let checkpoint = params.checkpoint.clone();
     let algorithm = name.to_string();
-    let outcome = run_detached(py, threads, move || -> anyhow::Result<_> {
+    let work = move || -> anyhow::Result<_> {
         let threads_used = rayon::current_num_threads();
         vastgraph_engine::memory::set_budget(memory.unwrap_or(0));
         if let Some(budget) = memory {
@@ -112,8 +139,15 @@ pub fn run_algorithm<'py>(
         // The graph view of the store's codec (raw or compressed), chosen once for the run.
         let out = run_on_store(&shared, &algorithm, &params, verify)?;
         Ok((out, None, threads_used))
-    })?;
-    let (out, io, threads_used) = outcome.map_err(chain_error)?;
+    };
+    // With a checkpoint, Ctrl-C asks the kernel to save its state and stop, and waits for it;
+    // without one, the kernel is left to finish in the background.
+    let (out, io, threads_used) = match &checkpoint {
+        Some(_) => run_cancellable(py, threads, &BuildProgress::default(), None, || {
+            work().map_err(chain_error)
+        })?,
+        None => run_detached(py, threads, work)?.map_err(chain_error)?,
+    };
     let stats = serde_json::json!({
         "algorithm": name,
         "parameters": out.parameters,
@@ -127,7 +161,13 @@ pub fn run_algorithm<'py>(
         "verify_seconds": out.verify_seconds,
         "memory_budget": memory,
         "out_of_core": io,
+        "resumed_from_iteration": checkpoint.as_ref().and_then(|c| c.resumed_from()),
     });
     let values = out.values.map(|v| values_to_numpy(py, v)).transpose()?;
+    if let Some(checkpoint) = checkpoint {
+        checkpoint
+            .finish()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
     Ok((values, stats.to_string()))
 }

@@ -42,9 +42,20 @@ pub use sssp::sssp;
 /// in-memory kernel on the lists read through the cache of blocks ([`OocGraph::lists`]).
 pub const PASS_KERNELS: &[&str] = &["bfs", "sssp", "cc", "pagerank"];
 
+/// Whether `name` runs as a kernel of passes with these parameters: one of [`PASS_KERNELS`],
+/// without a checkpoint (which only the in-memory kernels save; they then read the lists
+/// through the cache of blocks).
+pub fn runs_in_passes(name: &str, p: &Params) -> bool {
+    PASS_KERNELS.contains(&name) && p.checkpoint.is_none()
+}
+
 /// Bytes of vertex state the pass kernel of `name` keeps for `n` vertices (outputs included),
-/// or None when it has none. The budget check adds the offsets and the I/O buffers.
+/// or None when it runs none ([`runs_in_passes`]). The budget check adds the offsets and the
+/// I/O buffers.
 pub fn state_bytes(name: &str, n: u64, p: &Params) -> Option<u64> {
+    if !runs_in_passes(name, p) {
+        return None;
+    }
     let bitmap = n.div_ceil(64) * 8;
     Some(match name {
         // Distances (with the parents packed in, symmetric), frontier, next and unvisited
@@ -519,8 +530,9 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
     g.take_records();
     g.clear_cache();
     let kernel_records = std::sync::Mutex::new(None);
+    let in_passes = runs_in_passes(name, p);
     let output = match name {
-        "bfs" => {
+        "bfs" if in_passes => {
             let q = crate::bfs::BfsParams {
                 source: source(),
                 parents: p.parents,
@@ -540,7 +552,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 },
             )?
         }
-        "sssp" => {
+        "sssp" if in_passes => {
             let q = crate::sssp::SsspParams {
                 source: source(),
                 ..Default::default()
@@ -553,7 +565,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 |r| (Some(Values::F64(r.distances)), r.stats),
             )?
         }
-        "cc" => {
+        "cc" if in_passes => {
             let check = |r: &crate::cc::CcResult| with_store(Check::Cc(r));
             execute(
                 || releasing_cache(g, || connected_components(g)),
@@ -562,7 +574,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
                 |r| (Some(Values::U32(r.labels)), r.stats),
             )?
         }
-        "pagerank" => {
+        "pagerank" if in_passes => {
             let d = crate::pagerank::PageRankParams::default();
             let q = crate::pagerank::PageRankParams {
                 damping: p.damping.unwrap_or(d.damping),

@@ -4,6 +4,7 @@ mod common;
 
 mod bad_input;
 mod basics;
+mod checkpoints;
 mod compressed;
 mod out_of_core;
 mod reorder;

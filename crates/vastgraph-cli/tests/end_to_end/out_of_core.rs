@@ -8,7 +8,7 @@ use std::path::Path;
 
 use vastgraph_testkit::MemoryCgroup;
 
-use crate::common::vastgraph;
+use crate::common::{assert_same_npy, vastgraph};
 
 const MIB: u64 = 1 << 20;
 /// The engine's allowance for the process itself (code, threads), outside the budget.
@@ -316,30 +316,4 @@ fn every_algorithm_stays_within_its_budget_in_a_memory_cgroup() {
         }
     }
     assert!(cgroup.max_usage() <= limit);
-}
-
-/// The two .npy files hold the same array: the same bytes, or float64 values within 1e-9 (a
-/// sum taken in another order: pushes from a frontier read in a pass).
-fn assert_same_npy(a: &Path, b: &Path, what: &str) {
-    let (a, b) = (fs::read(a).unwrap(), fs::read(b).unwrap());
-    let header = |x: &[u8]| 10 + u16::from_le_bytes([x[8], x[9]]) as usize;
-    let text = String::from_utf8_lossy(&a[..header(&a)]).to_string();
-    if !text.contains("<f8") {
-        assert!(a == b, "{what}: the outputs differ");
-        return;
-    }
-    let values = |x: &[u8]| -> Vec<f64> {
-        x[header(x)..]
-            .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-            .collect()
-    };
-    let (x, y) = (values(&a), values(&b));
-    assert_eq!(x.len(), y.len(), "{what}");
-    for (i, (p, q)) in x.iter().zip(&y).enumerate() {
-        assert!(
-            p == q || (p - q).abs() <= 1e-9 * p.abs().max(q.abs()).max(1e-12),
-            "{what}: value {i} is {p} in memory, {q} within the budget"
-        );
-    }
 }

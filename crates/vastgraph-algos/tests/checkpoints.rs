@@ -1,0 +1,133 @@
+//! A resumable kernel stopped after an iteration and resumed from its checkpoint (once or
+//! twice, on another thread count) ends with the result of an uninterrupted run, bit for bit.
+
+mod shared_graphs;
+
+use std::sync::Arc;
+
+use shared_graphs::*;
+use vastgraph_algos::checkpoint::{Checkpoint, CheckpointOptions, Every};
+use vastgraph_algos::common::AlgoError;
+use vastgraph_algos::registry::{self, Params, RunError, ALGORITHMS};
+use vastgraph_engine::{CsrGraph, InMemoryGraph};
+
+const N: usize = 1 << 13;
+
+fn graph() -> InMemoryGraph {
+    let edges = with_hashed_weights(&skewed_edges(N, 12 * N, 8, 5));
+    // Integral weights, so that sssp's sums are exact whatever the order of relaxations.
+    let edges: Vec<_> = edges
+        .into_iter()
+        .map(|(u, v, w)| (u, v, (w * 16.0).ceil()))
+        .collect();
+    InMemoryGraph::from_weighted_edges(N, &edges, true)
+}
+
+fn params(name: &str) -> Params {
+    Params {
+        source: Some(0),
+        // Bounded, and not stopped early, so that every kernel runs a dozen iterations or more.
+        max_iters: Some(40),
+        tolerance: Some(if name == "delta-pagerank" { 1e-9 } else { 0.0 }),
+        parents: name == "bfs",
+        ..Default::default()
+    }
+}
+
+fn open(dir: &std::path::Path, resume: bool, stop_after: Option<u64>) -> Arc<Checkpoint> {
+    let options = CheckpointOptions {
+        every: Every::Iterations(1),
+        resume,
+        stop_after,
+    };
+    Arc::new(Checkpoint::open(dir, "test-graph", options).unwrap())
+}
+
+/// The result's values, exactly (Debug prints every f64 so that it reads back the same).
+fn values_of(out: &registry::Output) -> String {
+    format!("{:?}", out.values)
+}
+
+fn run(name: &str, g: &CsrGraph<'_>, p: &Params) -> Result<registry::Output, RunError> {
+    registry::run(name, g, p, false)
+}
+
+#[test]
+fn every_resumable_kernel_resumed_gives_the_uninterrupted_result() {
+    let g = graph();
+    let view = g.view();
+    let resumable: Vec<&str> = ALGORITHMS
+        .iter()
+        .filter(|a| a.resumable)
+        .map(|a| a.name)
+        .collect();
+    assert_eq!(resumable.len(), 7, "{resumable:?}");
+    for name in resumable {
+        let whole = with_threads(1, || run(name, &view, &params(name)).unwrap());
+        let iterations = whole.stats.iterations;
+        assert!(iterations >= 4, "{name}: only {iterations} iterations");
+        // Stopped after the first iteration and again in the middle, resumed to the end.
+        let dir = tempfile::tempdir().unwrap();
+        let stops = [1, iterations / 2];
+        let mut resume = false;
+        for stop in stops {
+            let p = Params {
+                checkpoint: Some(open(dir.path(), resume, Some(stop))),
+                ..params(name)
+            };
+            match with_threads(2, || run(name, &view, &p)) {
+                Err(RunError::Algo(AlgoError::Interrupted { iteration, .. })) => {
+                    assert_eq!(iteration, stop, "{name}")
+                }
+                other => panic!("{name}: stopped after {stop}: {:?}", other.map(|o| o.stats)),
+            }
+            resume = true;
+        }
+        let checkpoint = open(dir.path(), true, None);
+        let p = Params {
+            checkpoint: Some(checkpoint.clone()),
+            ..params(name)
+        };
+        let resumed = with_threads(1, || run(name, &view, &p)).unwrap();
+        assert_eq!(checkpoint.resumed_from(), Some(iterations / 2), "{name}");
+        assert_eq!(values_of(&resumed), values_of(&whole), "{name}");
+        assert_eq!(resumed.stats.iterations, iterations, "{name}");
+        checkpoint.finish().unwrap();
+        assert!(!checkpoint.path().exists());
+    }
+}
+
+#[test]
+fn a_checkpoint_is_refused_by_other_parameters_and_by_kernels_that_do_not_save() {
+    let g = graph();
+    let view = g.view();
+    let dir = tempfile::tempdir().unwrap();
+    let p = Params {
+        checkpoint: Some(open(dir.path(), false, Some(2))),
+        ..params("pagerank")
+    };
+    assert!(matches!(
+        run("pagerank", &view, &p),
+        Err(RunError::Algo(AlgoError::Interrupted { .. }))
+    ));
+    drop(p);
+    let other = Params {
+        damping: Some(0.5),
+        checkpoint: Some(open(dir.path(), true, None)),
+        ..params("pagerank")
+    };
+    let e = run("pagerank", &view, &other).err().unwrap().to_string();
+    assert!(e.contains("other parameters"), "{e}");
+    drop(other);
+    let wrong_kernel = Params {
+        checkpoint: Some(open(dir.path(), true, None)),
+        ..params("label-propagation")
+    };
+    let e = run("label-propagation", &view, &wrong_kernel)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("a checkpoint of pagerank"), "{e}");
+    let e = run("cc", &view, &wrong_kernel).err().unwrap().to_string();
+    assert!(e.contains("does not save checkpoints"), "{e}");
+}
