@@ -153,3 +153,156 @@ fn every_algorithm_survives_degenerate_graphs_in_both_modes() {
         failures.join("\n")
     );
 }
+
+/// A large adversarial graph, built batch by batch: (name, vertices, edges of batch i), and
+/// whether it also runs within a budget.
+struct Large {
+    name: &'static str,
+    vertices: u64,
+    batches: u64,
+    batch: fn(u64, u64) -> Vec<(u32, u32)>,
+    within_budget: bool,
+}
+
+/// Vertices of the path and leaves of the star, and the clique's size: 2^20 and 1,000 here;
+/// `VASTGRAPH_ADVERSARIAL=full` runs the 10M-vertex path and star and the 5,000-clique.
+///
+/// Within a budget the path has 2^14 vertices: the kernels of passes (bfs, sssp) spend O(n/64)
+/// on bitmaps and a planned pass on every level, so a path of n vertices costs them O(n²/64)
+/// (about 0.2 ms a level at 2^20 vertices); a long path is their known limit.
+fn large_shapes() -> Vec<Large> {
+    let full = std::env::var("VASTGRAPH_ADVERSARIAL").is_ok_and(|v| v == "full");
+    let (n, k) = if full {
+        (10_000_000, 5_000)
+    } else {
+        (1 << 20, 1_000)
+    };
+    const BATCH: u64 = 1 << 20;
+    let path = |vertices: u64, within_budget: bool| Large {
+        name: "path",
+        vertices,
+        batches: (vertices - 1).div_ceil(BATCH),
+        batch: |i, n| {
+            let end = ((i + 1) * BATCH).min(n - 1);
+            (i * BATCH..end).map(|v| (v as u32, v as u32 + 1)).collect()
+        },
+        within_budget,
+    };
+    vec![
+        path(n, false),
+        path(1 << 14, true),
+        Large {
+            name: "star",
+            vertices: n,
+            batches: (n - 1).div_ceil(BATCH),
+            batch: |i, n| {
+                let end = ((i + 1) * BATCH).min(n - 1);
+                (i * BATCH..end).map(|v| (0, v as u32 + 1)).collect()
+            },
+            within_budget: true,
+        },
+        Large {
+            name: "clique",
+            vertices: k,
+            batches: k,
+            batch: |u, k| (u + 1..k).map(|v| (u as u32, v as u32)).collect(),
+            within_budget: true,
+        },
+    ]
+}
+
+fn build_large(dir: &Path, shape: &Large) {
+    let mut builder = StoreBuilder::create(
+        dir,
+        BuildOptions {
+            symmetrize: true,
+            weighted: true,
+            memory_bytes: 256 * MIB,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    builder.ensure_vertices(shape.vertices);
+    for i in 0..shape.batches {
+        let edges = (shape.batch)(i, shape.vertices);
+        let src: Vec<u32> = edges.iter().map(|e| e.0).collect();
+        let dst: Vec<u32> = edges.iter().map(|e| e.1).collect();
+        let w: Vec<f64> = edges.iter().map(|e| ((e.0 + e.1) % 7 + 1) as f64).collect();
+        builder.push_batch(&src, &dst, Some(&w)).unwrap();
+    }
+    builder.finish().unwrap();
+}
+
+/// Runs `name` within twice the smallest of a ladder of budgets (each 1.25 times the last)
+/// that holds its O(n) state: out of core wherever the graph does not fit beside it. (At the
+/// smallest budget itself the cache of blocks is nearly empty, and random walks on the star
+/// read a block of the centre's list at every other step.)
+fn run_within_smallest_budget(dir: &Path, name: &str) -> Result<&'static str, String> {
+    let params = Params::default();
+    let mut budget = 8 * MIB;
+    while budget < 64 << 30 {
+        match ooc::open_within_budget(dir, name, &params, budget, options()) {
+            Err(e) if format!("{e:#}").contains("too small") => budget += budget / 4,
+            _ => break,
+        }
+    }
+    budget *= 2;
+    loop {
+        match ooc::open_within_budget(dir, name, &params, budget, options()) {
+            Err(e) if format!("{e:#}").contains("too small") && budget < 64 << 30 => {
+                budget += budget / 4;
+            }
+            Err(e) => return Err(format!("{e:#}")),
+            Ok(BudgetFit::OutOfCore(g)) => {
+                return ooc::run(name, &g, &params, true)
+                    .map(|_| "out of core")
+                    .map_err(|e| e.to_string())
+            }
+            Ok(BudgetFit::InMemory { .. }) => return run(dir, name, false).map(|_| "in memory"),
+        }
+    }
+}
+
+#[test]
+fn every_algorithm_on_a_long_path_a_large_star_and_a_clique_in_both_modes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for shape in large_shapes() {
+        let dir = tmp.path().join(shape.name);
+        build_large(&dir, &shape);
+        let modes: &[bool] = match shape.within_budget {
+            true => &[false, true],
+            false => &[false],
+        };
+        for algorithm in ALGORITHMS {
+            for &within_budget in modes {
+                let started = std::time::Instant::now();
+                let outcome = catch_unwind(AssertUnwindSafe(|| match within_budget {
+                    false => run(&dir, algorithm.name, false).map(|_| "in memory"),
+                    true => run_within_smallest_budget(&dir, algorithm.name),
+                }));
+                let what = format!(
+                    "{:22} on the {} of {} vertices, {}",
+                    algorithm.name,
+                    shape.name,
+                    shape.vertices,
+                    if within_budget {
+                        "twice the smallest budget"
+                    } else {
+                        "mapped"
+                    }
+                );
+                match outcome {
+                    Ok(Ok(mode)) => {
+                        println!("{what}: verified {mode} in {:.2?}", started.elapsed())
+                    }
+                    // Every algorithm takes a symmetric weighted graph: no refusal is expected.
+                    Ok(Err(message)) => failures.push(format!("{what}: {message}")),
+                    Err(_) => failures.push(format!("{what}: panicked")),
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
