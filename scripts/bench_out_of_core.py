@@ -11,6 +11,10 @@ Typical use (root, for drop_caches and the cgroup):
     scripts/bench_out_of_core.py --store /tmp/kron25s --memory 1GiB --out /tmp/ooc-bench
 
 Without root the runs still happen, warm-cache and without a cgroup, and the table says so.
+`--baseline-binary` names another vastgraph build (say, of an earlier commit): each of its runs
+follows the same run of `--binary` in the same round, mode, cgroup and cache state, and the
+medians of the pairs are compared (a regression check on a host whose disk drifts).
+Without fio, `dd iflag=direct` gives the sequential reference, before and after the runs.
 A peer system can be run on the same store by setting VASTGRAPH_OOC_PEER to a command template
 with {algorithm} and {store} placeholders (it is run as is, timed, and its peak RSS taken from
 /usr/bin/time when present); nothing else is run or downloaded.
@@ -102,12 +106,28 @@ class Cgroup:
                 pass
 
 
+def dd_sequential(path: Path) -> dict:
+    """Up to 2 GiB of `path` read by dd with O_DIRECT in 4 MiB blocks: the sequential reference
+    when fio is missing."""
+    argv = ["dd", f"if={path}", "of=/dev/null", "bs=4M", "count=512", "iflag=direct"]
+    log(" ".join(argv))
+    started = time.monotonic()
+    r = subprocess.run(argv, capture_output=True, text=True)
+    elapsed = time.monotonic() - started
+    if r.returncode != 0:
+        log(f"dd failed: {r.stderr.strip()}")
+        return {}
+    read = min(path.stat().st_size, 512 * (4 << 20))
+    return {"sequential": {"MB_per_s": read / elapsed / 1e6, "iops": read / (4 << 20) / elapsed,
+                           "command": " ".join(argv)}}
+
+
 def fio(path: Path, seconds: int) -> dict:
     """Sequential 1 MiB reads at depth 32 and random 4 KiB reads at depth 64, O_DIRECT, read-only."""
     exe = shutil.which("fio")
     if exe is None:
-        log("fio is not installed (apt-get install fio): no device reference numbers")
-        return {}
+        log("fio is not installed (apt-get install fio): dd gives the sequential reference")
+        return dd_sequential(path)
     out = {}
     for name, rw, bs, depth in [("sequential", "read", "1M", 32), ("random", "randread", "4k", 64)]:
         argv = [exe, f"--name={name}", f"--filename={path}", "--readonly", f"--rw={rw}", f"--bs={bs}",
@@ -124,8 +144,9 @@ def fio(path: Path, seconds: int) -> dict:
 
 
 def run_vastgraph(binary: Path, algorithm: str, store: Path, mode: str, budget: int, extra: list[str],
-                  cgroup: Cgroup, cold: bool, out_dir: Path, round_, verify: bool = False) -> dict:
-    stats_path = out_dir / f"{algorithm}-{mode}-{round_}.json"
+                  cgroup: Cgroup, cold: bool, out_dir: Path, round_, verify: bool = False,
+                  label: str = "") -> dict:
+    stats_path = out_dir / f"{algorithm}-{mode}{label.replace(', ', '-')}-{round_}.json"
     argv = [str(binary), "--quiet", "run", algorithm, str(store), "--memory", str(budget),
             "--io-mode", mode, "--stats", str(stats_path), "--force", *extra, *(["--verify"] if verify else [])]
     dropped = drop_caches() if cold else False
@@ -134,8 +155,9 @@ def run_vastgraph(binary: Path, algorithm: str, store: Path, mode: str, budget: 
     started = time.monotonic()
     r = subprocess.run(cgroup.wrap(argv), capture_output=True, text=True)
     elapsed = time.monotonic() - started
-    (out_dir / f"{algorithm}-{mode}-{round_}.stderr").write_text(r.stderr)
-    row = {"algorithm": algorithm, "mode": f"{mode}, verified" if verify else mode, "command": " ".join(argv),
+    (out_dir / f"{algorithm}-{mode}{label.replace(', ', '-')}-{round_}.stderr").write_text(r.stderr)
+    row = {"algorithm": algorithm, "mode": f"{mode}, verified" if verify else f"{mode}{label}",
+           "command": " ".join(argv),
            "cold_cache": dropped,
            "process_seconds": elapsed, "exit": r.returncode, "cgroup_peak_bytes": cgroup.peak(),
            "oom_kills": cgroup.oom_kills()}
@@ -305,6 +327,24 @@ def targets(results: dict, edge_bytes: int) -> list[str]:
     return out
 
 
+def against_baseline(results: dict) -> list[str]:
+    """Per algorithm and mode: the median kernel time of `--binary` over that of
+    `--baseline-binary`, from the same rounds."""
+    m = medians(results["runs"])
+    out = []
+    for (algorithm, mode), base in m.items():
+        if not mode.endswith(", baseline"):
+            continue
+        own = m.get((algorithm, mode.removesuffix(", baseline")))
+        if own is None or not base:
+            continue
+        n = sum(1 for r in results["runs"] if r["algorithm"] == algorithm and r["mode"] == mode
+                and not r.get("exit"))
+        out.append(f"{algorithm} {mode.removesuffix(', baseline')}: {own:.3f} s against the baseline's "
+                   f"{base:.3f} s = {own / base:.3f}× (medians of {n} rounds)")
+    return out
+
+
 def checked(results: dict) -> list[str]:
     """One line per verified run: what the kernel's checker said, and how long it took."""
     out = []
@@ -382,6 +422,8 @@ def main() -> int:
                     help="algorithms also run without --memory in the same cgroup, cold (the page-cache path)")
     ap.add_argument("--page-cache-timeout", type=float, default=900,
                     help="seconds after which a page-cache run is stopped and reported as a lower bound")
+    ap.add_argument("--baseline-binary", type=Path, default=None,
+                    help="another vastgraph build, run after each run of --binary in the same round and mode")
     ap.add_argument("--no-verify", action="store_true",
                     help="skip the extra run per kernel (adaptive, cold, in the cgroup) whose result the "
                          "kernel's checker verifies; it is not counted in the timings")
@@ -411,6 +453,11 @@ def main() -> int:
                                         not args.warm, args.out, round_)
                     row["round"] = round_
                     results["runs"].append(row)
+                    if args.baseline_binary:
+                        row = run_vastgraph(args.baseline_binary, algorithm, args.store, mode, budget, extra,
+                                            cgroup, not args.warm, args.out, round_, label=", baseline")
+                        row["round"] = round_
+                        results["runs"].append(row)
                     (args.out / "results.json").write_text(json.dumps(results, indent=2))
             if not args.no_verify:
                 # Kept apart from the timed runs: after the kernel (still within --memory), the
@@ -442,7 +489,8 @@ def main() -> int:
         for name, f in results[key].items():
             print(f"fio {name}, {when} the runs: {f['MB_per_s']:,.0f} MB/s, {f['iops']:,.0f} IOPS")
     print(table(results["runs"]))
-    for line in targets(results, lists.stat().st_size) + adaptive_against_fixed(results) + checked(results):
+    for line in (targets(results, lists.stat().st_size) + adaptive_against_fixed(results)
+                 + against_baseline(results) + checked(results)):
         print(line)
     unverified = [r["algorithm"] for r in results["runs"]
                   if r["mode"].endswith(", verified") and not (not r.get("exit") and r.get("verified"))]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use vastgraph_algos::ooc::{self, BudgetFit};
+use vastgraph_algos::budget::{self, BudgetFit};
 use vastgraph_algos::registry::{self, Params};
 use vastgraph_engine::ooc::{BackendChoice, DeviceProfile, IoMode, OocOptions};
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
@@ -124,9 +124,9 @@ fuzz_target!(|input: &[u8]| {
     for algorithm in ["bfs", "pagerank", "cc", "sssp", "kcore", "tc"] {
         let params = Params::default();
         if let Ok(BudgetFit::OutOfCore(g)) =
-            ooc::open_within_budget(&dir, algorithm, &params, 8 << 20, options())
+            budget::open_within_budget(&dir, algorithm, &params, 8 << 20, options())
         {
-            let _ = ooc::run(algorithm, &g, &params, false);
+            let _ = budget::run(algorithm, &g, &params, false);
         }
     }
 });

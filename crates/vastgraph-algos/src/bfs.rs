@@ -28,10 +28,13 @@ use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering::
 use rayon::prelude::*;
 use vastgraph_engine::bitmap::WORDS_PER_TASK;
 use vastgraph_engine::graph::{find_in_word, for_each_list_prefetched, PUSH_CHUNK};
-use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
+use vastgraph_engine::memory::huge_page_vec;
+use vastgraph_engine::ooc::{ScanSpec, Weights};
+use vastgraph_engine::traverse::label_correcting;
+use vastgraph_engine::{Adjacency, Bitmap, Graph, PullSpec, Traversal, Vertex};
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
-use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{check_source, read_error, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): distances (i64), the queue and three
 /// bitmaps; the parents output adds a word.
@@ -83,6 +86,9 @@ pub fn bfs_resumable<A: Adjacency>(
     checkpoint: Option<&Checkpoint>,
 ) -> Result<BfsResult, AlgoError> {
     let source = check_source(g, params.source)?;
+    if checkpoint.is_none() && g.out().on_disk().is_some() {
+        return in_passes(g, params);
+    }
     let n = g.num_vertices();
     let saved = checkpoint::begin(checkpoint, ALGORITHM, params)?;
     let mut resumed = None;
@@ -464,6 +470,397 @@ fn unpack_parents(v: Vec<AtomicU64>) -> Vec<i64> {
             w => (w & u32::MAX as u64) as i64,
         })
         .collect()
+}
+
+/// The state [`in_passes`] keeps for `n` vertices: distances with the parents packed in, the
+/// frontier, next and unvisited bitmaps and the engine's pull's two, and a word a vertex more
+/// for the parents output.
+pub fn state_in_passes(n: u64, parents: bool) -> u64 {
+    8 * n + 5 * n.div_ceil(64) * 8 + if parents { 8 * n } else { 0 }
+}
+
+/// BFS over any [`Traversal`], one pass a level, with the in-memory kernel's results
+/// (distances, and parents = the smallest in-neighbour one level closer).
+///
+/// **Symmetric graphs: level-synchronous and direction-optimising**, with the in-memory
+/// switching rule. A *push* level hands over the frontier's lists and offers each neighbour a
+/// packed `depth << 32 | parent` word with an atomic minimum, so the smallest parent of the
+/// first level wins. A *pull* level walks the lists of the unvisited vertices and stops each at
+/// its first neighbour in the frontier bitmap (n/8 bytes, cache-resident): on a dense level, on
+/// disk, that is a sequential read of most of the file and a few arcs of CPU per vertex, where a
+/// push would do one random atomic per arc. A search still pushing after [`DEEP_LEVELS`] levels
+/// (a long-diameter graph) goes on label-correcting from its last level, with the same result.
+///
+/// **Directed graphs** (no in-edges to pull): label-correcting passes
+/// ([`label_correcting`]); parents are one more pass.
+pub fn in_passes<G: Traversal>(g: &G, params: &BfsParams) -> Result<BfsResult, AlgoError> {
+    let n = g.num_vertices();
+    if params.source >= n as u64 {
+        return Err(AlgoError::SourceOutOfRange {
+            vertex: params.source,
+            vertices: n as u64,
+        });
+    }
+    let source = params.source as Vertex;
+    let (distances, parents, stats, counted) = if g.is_symmetric() {
+        direction_optimising(g, source, params.parents)?
+    } else {
+        correcting_from_source(g, source, params.parents)?
+    };
+    // Level-synchronous levels count what they reach; otherwise two passes over the distances.
+    let (reached, max_depth) = counted.unwrap_or_else(|| {
+        (
+            distances.par_iter().filter(|&&d| d >= 0).count() as u64,
+            distances.par_iter().copied().max().unwrap_or(0),
+        )
+    });
+    Ok(BfsResult {
+        distances,
+        parents,
+        stats: stats.with("reached", reached).with("max_depth", max_depth),
+    })
+}
+
+/// An unreached vertex's distance in the label-correcting passes (above every real one).
+const FAR: i64 = i64::MAX;
+
+/// Distances, parents, statistics, and (vertices reached, greatest depth) when the search
+/// counted them.
+type Outcome = (Vec<i64>, Option<Vec<i64>>, RunStats, Option<(u64, i64)>);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Push,
+    Pull,
+}
+
+fn direction_optimising<G: Traversal>(
+    g: &G,
+    source: Vertex,
+    parents: bool,
+) -> Result<Outcome, AlgoError> {
+    let n = g.num_vertices();
+    // depth << 32 | parent per vertex: the distance and the parent in one word, NO_PARENT until
+    // a level reaches the vertex.
+    let reached: Vec<AtomicU64> = huge_page_vec(n, |_| AtomicU64::new(NO_PARENT));
+    reached[source as usize].store(pack(0, source), Relaxed);
+    let mut front = Bitmap::new(n);
+    let mut next = Bitmap::new(n);
+    // A vertex without arcs is never reached (bar the source) and has no list to pull: leaving
+    // the isolated ones out (half of Kronecker 25's) spares each pull's plan a walk over them.
+    let unvisited = g.vertices_with_arcs();
+    front.set(source as usize);
+    remove(&unvisited, &front);
+
+    let mut direction = Direction::Push;
+    let mut scout = g.degree(source) as u64;
+    let mut unexplored = g.num_arcs();
+    // The arcs of the unvisited vertices' lists (what a pull would read), kept from the
+    // frontiers' degree sums rather than summed over the unvisited at each pull.
+    let mut unvisited_arcs = g.num_arcs() - scout;
+    let mut awake = 1usize;
+    let mut reached_count = 1u64;
+    let mut depth = 0i64;
+    let (mut edges, mut directions) = (0u64, Vec::new());
+    let mut correcting_passes = 0u64;
+    // The last level that reached a vertex; unknown once label-correcting takes over.
+    let mut max_depth = Some(0i64);
+    while awake > 0 {
+        depth += 1;
+        if direction == Direction::Push && scout > unexplored / ALPHA {
+            direction = Direction::Pull;
+        }
+        let before = awake;
+        edges += match direction {
+            Direction::Push => {
+                unexplored = unexplored.saturating_sub(scout);
+                push(g, &reached, &unvisited, &front, &next, depth)?
+            }
+            Direction::Pull => pull(
+                g,
+                &reached,
+                &unvisited,
+                unvisited_arcs,
+                &front,
+                &next,
+                depth,
+            )?,
+        };
+        directions.push(match direction {
+            Direction::Push => "push",
+            Direction::Pull => "pull",
+        });
+        std::mem::swap(&mut front, &mut next);
+        next.clear_all();
+        remove(&unvisited, &front);
+        awake = front.count_ones();
+        reached_count += awake as u64;
+        if direction == Direction::Push {
+            scout = g.degree_sum(&front);
+            unvisited_arcs -= scout;
+        } else {
+            // After a pull the next level pulls again or pushes with `scout` 1 (below), so only
+            // the unvisited arcs are needed: summed over whichever set is smaller. (On
+            // Kronecker 25 the first pull's frontier has 15M vertices, the unvisited 1.8M.)
+            let left = unvisited.count_ones();
+            unvisited_arcs = match left < awake {
+                true => g.degree_sum(&unvisited),
+                false => unvisited_arcs - g.degree_sum(&front),
+            };
+            if awake < before && awake <= n / BETA {
+                direction = Direction::Push;
+                // As in memory: the level after a pull phase is a push, whatever its out-degree.
+                scout = 1;
+            }
+        }
+        if awake > 0 {
+            max_depth = Some(depth);
+        }
+        if direction == Direction::Push && depth >= DEEP_LEVELS && awake > 0 {
+            let (passes, arcs) = finish_label_correcting(g, &reached, front)?;
+            correcting_passes = passes;
+            edges += arcs;
+            max_depth = None;
+            break;
+        }
+    }
+    let pushes = directions.iter().filter(|&&d| d == "push").count();
+    let stats = RunStats {
+        iterations: directions.len() as u64 + correcting_passes,
+        edges_traversed: edges,
+        ..Default::default()
+    }
+    .with("push_steps", pushes)
+    .with("pull_steps", directions.len() - pushes)
+    .with("label_correcting_passes", correcting_passes)
+    .with("directions", directions);
+    let parents = parents.then(|| {
+        reached
+            .par_iter()
+            .map(|w| match w.load(Relaxed) {
+                NO_PARENT => -1,
+                w => (w & u32::MAX as u64) as i64,
+            })
+            .collect()
+    });
+    // Unwrapping in place reuses the allocation (same size and alignment).
+    let distances = reached
+        .into_iter()
+        .map(|w| match w.into_inner() {
+            NO_PARENT => -1,
+            w => (w >> 32) as i64,
+        })
+        .collect();
+    let counted = max_depth.map(|depth| (reached_count, depth));
+    Ok((distances, parents, stats, counted))
+}
+
+/// Levels after which a BFS still pushing goes on label-correcting. A graph whose frontier is
+/// still sparse this deep has a long diameter (a road network: Luxembourg's has 951 levels),
+/// and one synchronous pass a level reads the pages of a few hundred vertices each time, at
+/// the disk's latency. Label-correcting passes with reentry settle many levels per pass inside
+/// each loaded range (on Luxembourg, 180–250 passes instead of 951 levels, a fifth of the bytes).
+/// Kronecker and web graphs finish or turn to pulling well before.
+const DEEP_LEVELS: i64 = 16;
+
+/// Goes on from the level-synchronous state, whose words are exact for every vertex reached so
+/// far and whose last level is `front`, with label-correcting passes: a vertex offers
+/// `depth + 1` and itself to its neighbours, and one whose depth drops is activated. A vertex
+/// offers its final depth at least once (it is active after its last drop), and the atomic
+/// minimum of the packed words keeps the smallest depth and, among its offers, the smallest
+/// parent: the same words as the synchronous levels would have left, on any thread count.
+/// Returns the passes and the arcs processed.
+fn finish_label_correcting<G: Traversal>(
+    g: &G,
+    reached: &[AtomicU64],
+    front: Bitmap,
+) -> Result<(u64, u64), AlgoError> {
+    let relax = |v: Vertex, neighbors: &[Vertex], _: Weights<'_>, activated: &Bitmap| {
+        let offer = pack((reached[v as usize].load(Relaxed) >> 32) as i64 + 1, v);
+        for &u in neighbors {
+            let slot = &reached[u as usize];
+            if slot.load(Relaxed) > offer {
+                let before = slot.fetch_min(offer, Relaxed);
+                // A smaller parent at the same depth changes nothing to relax.
+                if before >> 32 > offer >> 32 {
+                    activated.set_atomic(u as usize);
+                }
+            }
+        }
+    };
+    label_correcting(g, front, relax, || true).map_err(read_error(ALGORITHM))
+}
+
+/// One top-down level: every frontier vertex offers itself to its neighbours; a neighbour no
+/// level had reached joins `next`. Returns the arcs processed.
+fn push<G: Traversal>(
+    g: &G,
+    reached: &[AtomicU64],
+    unvisited: &Bitmap,
+    front: &Bitmap,
+    next: &Bitmap,
+    depth: i64,
+) -> Result<u64, AlgoError> {
+    g.pass(&ScanSpec::new(front), |v, neighbors, _| {
+        let offer = pack(depth, v);
+        for &u in neighbors {
+            // Vertices of earlier levels are rejected by the bitmap (n/8 bytes, cached) before
+            // their words (8n bytes, a cache miss an arc), as in memory: on Kronecker 25 a push
+            // of 1.8M vertices took 21 ms through the words and 10 ms in memory. Vertices this
+            // level reaches are still in `unvisited`, so the smallest parent still wins.
+            if !unvisited.get(u as usize) {
+                continue;
+            }
+            let slot = &reached[u as usize];
+            if slot.load(Relaxed) > offer && slot.fetch_min(offer, Relaxed) == NO_PARENT {
+                next.set_atomic(u as usize);
+            }
+        }
+    })
+    .map_err(read_error(ALGORITHM))
+}
+
+/// One bottom-up level: every unvisited vertex takes its first neighbour in the frontier (the
+/// smallest: lists are sorted) and stops, through the engine's pull, which may offer the first
+/// id or the first few alone before the rest of a list (see [`Traversal::pull`]). A list that
+/// comes in pieces, possibly on several threads, is settled by the minimum across them: a piece
+/// whose first id is not below the parent already found has nothing smaller to offer. The
+/// vertices settled are set in `next`. Returns the ids looked at.
+fn pull<G: Traversal>(
+    g: &G,
+    reached: &[AtomicU64],
+    unvisited: &Bitmap,
+    unvisited_arcs: u64,
+    front: &Bitmap,
+    next: &Bitmap,
+    depth: i64,
+) -> Result<u64, AlgoError> {
+    let spec = PullSpec {
+        arcs: Some(unvisited_arcs),
+        // A vertex this level leaves unvisited is pulled again at the next.
+        repeats: true,
+        ..PullSpec::new(unvisited, next)
+    };
+    g.pull(&spec, |v, ids| {
+        let slot = &reached[v as usize];
+        let Some(&first) = ids.first() else {
+            return false;
+        };
+        if slot.load(Relaxed) <= pack(depth, first) {
+            return true;
+        }
+        match first_in(ids, front) {
+            Some(u) => {
+                slot.fetch_min(pack(depth, u), Relaxed);
+                true
+            }
+            None => false,
+        }
+    })
+    .map_err(read_error(ALGORITHM))
+}
+
+/// The first of `ids` in `front`. Up to [`LOOKUPS_AT_ONCE`] ids are all looked up, not each
+/// until the first hit: the frontier (n/8 bytes) is not in the core's cache, and lookups that
+/// do not wait on each other's branch overlap their misses.
+fn first_in(ids: &[Vertex], front: &Bitmap) -> Option<Vertex> {
+    let (head, rest) = ids.split_at(ids.len().min(LOOKUPS_AT_ONCE));
+    let hits = head.iter().enumerate().fold(0u32, |hits, (i, &u)| {
+        hits | u32::from(front.get(u as usize)) << i
+    });
+    match hits {
+        0 => rest.iter().copied().find(|&u| front.get(u as usize)),
+        _ => Some(head[hits.trailing_zeros() as usize]),
+    }
+}
+
+/// Ids of a piece whose frontier lookups are issued together: a list head's.
+const LOOKUPS_AT_ONCE: usize = 8;
+
+/// Clears the members of `visited` from `unvisited`.
+fn remove(unvisited: &Bitmap, visited: &Bitmap) {
+    unvisited
+        .words()
+        .par_iter()
+        .zip(visited.words())
+        .for_each(|(u, v)| u.store(u.load(Relaxed) & !v.load(Relaxed), Relaxed));
+}
+
+/// A directed graph (no in-edges to pull): label-correcting passes from the source, then one
+/// pass for the parents when asked for.
+fn correcting_from_source<G: Traversal>(
+    g: &G,
+    source: Vertex,
+    parents: bool,
+) -> Result<Outcome, AlgoError> {
+    let n = g.num_vertices();
+    let dist: Vec<AtomicI64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicI64::new(FAR))
+        .collect();
+    dist[source as usize].store(0, Relaxed);
+    let relax = |v: Vertex, neighbors: &[Vertex], _: Weights<'_>, activated: &Bitmap| {
+        let next = dist[v as usize].load(Relaxed) + 1;
+        for &u in neighbors {
+            let slot = &dist[u as usize];
+            if slot.load(Relaxed) > next && slot.fetch_min(next, Relaxed) > next {
+                activated.set_atomic(u as usize);
+            }
+        }
+    };
+    let mut start = Bitmap::new(n);
+    start.set(source as usize);
+    let (passes, mut edges) =
+        label_correcting(g, start, relax, || true).map_err(read_error(ALGORITHM))?;
+
+    let parents = if parents {
+        // Reached vertices offer themselves to their out-neighbours one level further.
+        let reached = Bitmap::new(n);
+        dist.par_iter().enumerate().for_each(|(v, d)| {
+            if d.load(Relaxed) != FAR {
+                reached.set_atomic(v);
+            }
+        });
+        let parent: Vec<AtomicI64> = (0..n)
+            .into_par_iter()
+            .map(|_| AtomicI64::new(i64::MAX))
+            .collect();
+        edges += g
+            .pass(&ScanSpec::new(&reached), |v, neighbors, _| {
+                let next = dist[v as usize].load(Relaxed) + 1;
+                for &u in neighbors {
+                    if dist[u as usize].load(Relaxed) == next {
+                        parent[u as usize].fetch_min(v as i64, Relaxed);
+                    }
+                }
+            })
+            .map_err(read_error(ALGORITHM))?;
+        parent[source as usize].store(source as i64, Relaxed);
+        Some(
+            parent
+                .into_iter()
+                .map(|p| match p.into_inner() {
+                    i64::MAX => -1,
+                    p => p,
+                })
+                .collect(),
+        )
+    } else {
+        None
+    };
+    let distances = dist
+        .into_iter()
+        .map(|d| match d.into_inner() {
+            FAR => UNREACHED,
+            d => d,
+        })
+        .collect();
+    let stats = RunStats {
+        iterations: passes,
+        edges_traversed: edges,
+        ..Default::default()
+    };
+    Ok((distances, parents, stats, None))
 }
 
 /// Checks a BFS result against a plain sequential BFS: the distances must match exactly, and

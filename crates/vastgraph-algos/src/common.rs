@@ -2,7 +2,7 @@
 //! verifier failures.
 
 use thiserror::Error;
-use vastgraph_engine::{Adjacency, Graph, Vertex};
+use vastgraph_engine::{Adjacency, EngineError, Graph, Vertex};
 
 #[derive(Debug, Error)]
 pub enum AlgoError {
@@ -125,6 +125,14 @@ pub struct StateSize {
 
 /// Per worker thread, for task-local buffers (a push's destinations, a block of a list).
 const STATE_PER_THREAD: u64 = 512 << 10;
+
+/// A failed pass over the graph, as `algorithm`'s error.
+pub(crate) fn read_error(algorithm: &'static str) -> impl Fn(EngineError) -> AlgoError {
+    move |e| AlgoError::Io {
+        algorithm,
+        message: e.to_string(),
+    }
+}
 
 impl StateSize {
     pub const fn per_vertex(bytes_per_vertex: u64) -> StateSize {

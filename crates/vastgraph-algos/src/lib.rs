@@ -5,6 +5,7 @@
 pub mod bc;
 pub mod bfs;
 pub mod biconnectivity;
+pub mod budget;
 pub mod cc;
 pub mod checkpoint;
 pub mod coloring;
@@ -16,7 +17,6 @@ pub mod label_propagation;
 pub mod ldd;
 pub mod matching;
 pub mod mis;
-pub mod ooc;
 pub mod pagerank;
 pub mod pagerank_variants;
 pub mod priority;

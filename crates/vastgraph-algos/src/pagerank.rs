@@ -22,14 +22,25 @@
 //! with atomic f64 adds. Reductions (dangling mass, δ) are summed per fixed block of vertices,
 //! then the block sums in order, so pull results are bit-identical for any thread count (push
 //! results differ only by the order of the atomic additions). Heap: two f64 arrays, 2n + 1 words.
+//!
+//! On lists on disk ([`Adjacency::on_disk`]), without a checkpoint, each iteration is one
+//! streamed pass ([`in_passes`]): on a symmetric graph each vertex sums its neighbours'
+//! contributions over the piece of its list that arrived (one atomic add per piece); a directed
+//! graph pushes each vertex's contribution along its out-arcs. To keep the state at two words a
+//! vertex, the scores array holds the contributions p[u]/deg(u) during the pass (a vertex
+//! without out-arcs, whose contribution nobody reads, keeps its score), and the old score is
+//! recovered from it for the L1 change. Results equal the in-memory ones up to the order of
+//! summation.
 
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
-use vastgraph_engine::memory::advise_huge_pages;
-use vastgraph_engine::{Adjacency, Graph, Vertex};
+use vastgraph_engine::lane_sum::{gather_misses_cache, lane_sum, prefetch_gather};
+use vastgraph_engine::memory::{advise_huge_pages, huge_page_vec};
+use vastgraph_engine::ooc::{IoMode, PrefetchFn, ScanSpec};
+use vastgraph_engine::{Adjacency, Bitmap, Graph, Traversal, Vertex};
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
-use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{read_error, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): scores and contributions, both f64.
 pub const STATE: StateSize = StateSize::per_vertex(20);
@@ -102,6 +113,9 @@ pub fn pagerank_resumable<A: Adjacency>(
     checkpoint: Option<&Checkpoint>,
 ) -> Result<PageRankResult, AlgoError> {
     check_params(params)?;
+    if checkpoint.is_none() && g.out().on_disk().is_some() {
+        return in_passes(g, params);
+    }
     let n = g.num_vertices();
     let mut iterations = 0;
     let mut delta = f64::INFINITY;
@@ -144,6 +158,91 @@ pub fn pagerank_resumable<A: Adjacency>(
     } else {
         "push"
     };
+    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction);
+    Ok(PageRankResult {
+        scores,
+        delta,
+        stats,
+    })
+}
+
+/// The state [`in_passes`] keeps for `n` vertices: scores and incoming sums, and the
+/// all-vertices bitmap.
+pub fn state_in_passes(n: u64) -> u64 {
+    16 * n + n.div_ceil(64) * 8
+}
+
+/// PageRank as one streamed pass an iteration over any [`Traversal`]; see the module
+/// documentation.
+pub fn in_passes<G: Traversal>(
+    g: &G,
+    params: &PageRankParams,
+) -> Result<PageRankResult, AlgoError> {
+    check_params(params)?;
+    let n = g.num_vertices();
+    let d = params.damping;
+    let degree = |v: usize| g.degree(v as Vertex);
+    // Both are read or updated at random, once per arc or per piece of a list.
+    let mut scores: Vec<f64> = huge_page_vec(n, |_| 1.0 / n as f64);
+    let sums: Vec<AtomicF64> = huge_page_vec(n, |_| AtomicF64::new(0.0));
+    let all = Bitmap::full(n);
+    let symmetric = g.is_symmetric();
+    let (mut iterations, mut delta) = (0u64, f64::INFINITY);
+    while iterations < params.max_iters && n > 0 {
+        iterations += 1;
+        // One pass over the vertices: the dangling mass, and each score turned into its
+        // contribution (one array read per arc instead of a score and a degree).
+        let dangling: f64 =
+            ordered_sum(scores.par_chunks_mut(BLOCK).enumerate().map(|(b, block)| {
+                let mut dangling = 0.0;
+                for (i, p) in block.iter_mut().enumerate() {
+                    match degree(b * BLOCK + i) {
+                        0 => dangling += *p,
+                        deg => *p /= deg as f64,
+                    }
+                }
+                dangling
+            }));
+        let c = &scores;
+        let prefetch = |ids: &[u32]| prefetch_gather(c, ids);
+        // As in memory, the gather is prefetched once the contributions miss the cache.
+        let prefetches = symmetric && gather_misses_cache(c);
+        let spec = ScanSpec {
+            mode: Some(IoMode::Streaming),
+            prefetch: prefetches.then_some(&prefetch as PrefetchFn),
+            ..ScanSpec::new(&all)
+        };
+        g.pass(&spec, |v, neighbors, _| {
+            if symmetric {
+                sums[v as usize].fetch_add(lane_sum(neighbors, c));
+            } else {
+                let c = c[v as usize];
+                for &u in neighbors {
+                    sums[u as usize].fetch_add(c);
+                }
+            }
+        })
+        .map_err(read_error(ALGORITHM))?;
+        let base = (1.0 - d) / n as f64 + d * dangling / n as f64;
+        delta = ordered_sum(scores.par_chunks_mut(BLOCK).enumerate().map(|(b, block)| {
+            let mut change = 0.0;
+            for (i, p) in block.iter_mut().enumerate() {
+                let deg = degree(b * BLOCK + i);
+                let old = if deg > 0 { *p * deg as f64 } else { *p };
+                let sum = &sums[b * BLOCK + i];
+                let new = base + d * sum.load();
+                // Zero again for the next pass.
+                sum.store(0.0);
+                change += (new - old).abs();
+                *p = new;
+            }
+            change
+        }));
+        if delta < params.tolerance {
+            break;
+        }
+    }
+    let direction = if symmetric { "pull" } else { "push" };
     let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction);
     Ok(PageRankResult {
         scores,

@@ -113,31 +113,35 @@ pub struct AlgorithmInfo {
     pub state: StateSize,
     /// Saves and resumes from checkpoints ([`crate::checkpoint`]).
     pub resumable: bool,
+    /// For a kernel with a branch of passes ([`vastgraph_engine::Traversal`]), which it takes
+    /// on lists on disk: the bytes of state it keeps for `n` vertices with these parameters, or
+    /// None when they make it read lists one at a time instead.
+    pub state_in_passes: Option<fn(u64, &Params) -> Option<u64>>,
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] = &[
-    AlgorithmInfo { name: "bfs", summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree", state: bfs::STATE, resumable: true },
-    AlgorithmInfo { name: "sssp", summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable", state: sssp::STATE, resumable: true },
-    AlgorithmInfo { name: "bellman-ford", summary: "shortest-path distance from --source, any weights; error on a negative cycle", state: sssp::STATE, resumable: false },
-    AlgorithmInfo { name: "cc", summary: "connected components (weak on directed graphs), label = smallest id in the component", state: cc::STATE, resumable: false },
-    AlgorithmInfo { name: "pagerank", summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters", state: pagerank::STATE, resumable: true },
-    AlgorithmInfo { name: "bc", summary: "single-source betweenness dependency from --source (Brandes)", state: bc::STATE, resumable: false },
-    AlgorithmInfo { name: "kcore", summary: "coreness of every vertex (symmetric graphs)", state: kcore::STATE, resumable: true },
-    AlgorithmInfo { name: "tc", summary: "triangle count (total in stats; --per-vertex for counts per vertex)", state: tc::STATE, resumable: false },
-    AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets", state: widest::STATE, resumable: false },
-    AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex", state: ldd::STATE, resumable: false },
-    AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))", state: spanner::STATE, resumable: false },
-    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges", state: spanning_forest::STATE, resumable: false },
-    AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first", state: coloring::STATE, resumable: false },
-    AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set", state: mis::STATE, resumable: false },
-    AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen", state: densest::STATE, resumable: false },
-    AlgorithmInfo { name: "matching", summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges", state: matching::STATE, resumable: false },
-    AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen", state: setcover::STATE, resumable: false },
-    AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE, resumable: false },
-    AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation", state: label_propagation::STATE, resumable: true },
-    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE, resumable: false },
-    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE, resumable: true },
-    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE, resumable: true },
+    AlgorithmInfo { name: "bfs", summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree", state: bfs::STATE, resumable: true, state_in_passes: Some(|n, p| Some(bfs::state_in_passes(n, p.parents))) },
+    AlgorithmInfo { name: "sssp", summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable", state: sssp::STATE, resumable: true, state_in_passes: Some(|n, _| Some(sssp::state_in_passes(n))) },
+    AlgorithmInfo { name: "bellman-ford", summary: "shortest-path distance from --source, any weights; error on a negative cycle", state: sssp::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "cc", summary: "connected components (weak on directed graphs), label = smallest id in the component", state: cc::STATE, resumable: false, state_in_passes: Some(|n, p| (p.method.is_none() || p.method.as_deref() == Some("afforest")).then(|| cc::state_in_passes(n))) },
+    AlgorithmInfo { name: "pagerank", summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters", state: pagerank::STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank::state_in_passes(n))) },
+    AlgorithmInfo { name: "bc", summary: "single-source betweenness dependency from --source (Brandes)", state: bc::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "kcore", summary: "coreness of every vertex (symmetric graphs)", state: kcore::STATE, resumable: true, state_in_passes: None },
+    AlgorithmInfo { name: "tc", summary: "triangle count (total in stats; --per-vertex for counts per vertex)", state: tc::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets", state: widest::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex", state: ldd::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))", state: spanner::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges", state: spanning_forest::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first", state: coloring::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set", state: mis::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen", state: densest::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "matching", summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges", state: matching::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen", state: setcover::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation", state: label_propagation::STATE, resumable: true, state_in_passes: None },
+    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE, resumable: true, state_in_passes: None },
+    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE, resumable: true, state_in_passes: None },
 ];
 
 /// The default source: the vertex with the most out-edges (smallest id among ties), so a run
@@ -155,17 +159,8 @@ pub fn default_source<A: Adjacency>(g: &Graph<A>) -> u64 {
 /// A verifier applied to a kernel's typed result.
 pub(crate) type Verifier<'a, R> = &'a dyn Fn(&R) -> Result<(), VerifyError>;
 
-/// Runs `kernel`, measuring its time and heap peak, then (if asked) its verifier.
-pub(crate) fn execute<R>(
-    kernel: impl FnOnce() -> Result<R, AlgoError>,
-    verifier: Option<Verifier<'_, R>>,
-    parameters: serde_json::Value,
-    into: impl FnOnce(R) -> (Option<Values>, RunStats),
-) -> Result<Output, RunError> {
-    execute_then(kernel, &|| {}, verifier, parameters, into)
-}
-
-/// [`execute`], calling `after_kernel` between the kernel and its verifier.
+/// Runs `kernel`, measuring its time and heap peak, then `after_kernel`, then (if asked) the
+/// verifier.
 pub(crate) fn execute_then<R>(
     kernel: impl FnOnce() -> Result<R, AlgoError>,
     after_kernel: &dyn Fn(),

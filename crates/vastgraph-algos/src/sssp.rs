@@ -21,13 +21,16 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
 use vastgraph_engine::bucket::NO_BUCKET;
+use vastgraph_engine::memory::huge_page_vec;
+use vastgraph_engine::ooc::Weights;
+use vastgraph_engine::traverse::label_correcting;
 use vastgraph_engine::{
-    edge_map, Adjacency, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn,
-    EdgeMapOptions, Graph, Vertex, VertexSubset,
+    edge_map, Adjacency, Bitmap, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn,
+    EdgeMapOptions, Graph, Traversal, Vertex, VertexSubset,
 };
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
-use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{check_source, read_error, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): distances (f64), bucket ids and the
 /// buckets, whose entries a relaxed vertex may repeat (about a bit per arc at worst).
@@ -228,6 +231,9 @@ pub fn sssp_resumable<A: Adjacency>(
 ) -> Result<SsspResult, AlgoError> {
     let source = check_source(g, params.source)?;
     require_weights(g, SSSP)?;
+    if checkpoint.is_none() && g.out().on_disk().is_some() {
+        return in_passes(g, source);
+    }
     let delta = match params.delta {
         Some(d) if d > 0.0 && d.is_finite() => d,
         Some(d) => {
@@ -324,6 +330,62 @@ pub fn sssp_resumable<A: Adjacency>(
     let distances: Vec<f64> = dist.into_iter().map(|d| d.load()).collect();
     let stats =
         distance_stats(&distances, rounds, edges_before + counters.edges()).with("delta", delta);
+    Ok(SsspResult { distances, stats })
+}
+
+/// The state [`in_passes`] keeps for `n` vertices: distances, and the active and activated
+/// bitmaps.
+pub fn state_in_passes(n: u64) -> u64 {
+    8 * n + 2 * n.div_ceil(64) * 8
+}
+
+/// SSSP from `source` in label-correcting passes over any [`Traversal`]
+/// ([`label_correcting`]): each pass relaxes the out-arcs of the vertices whose distance
+/// dropped, with reentry inside loaded ranges on disk. Converges to the exact distances for
+/// non-negative weights; a negative weight reached is an error.
+pub fn in_passes<G: Traversal>(g: &G, source: Vertex) -> Result<SsspResult, AlgoError> {
+    if !g.has_weights() {
+        return Err(AlgoError::NeedsWeights {
+            algorithm: SSSP,
+            hint: NEEDS_WEIGHTS_HINT,
+        });
+    }
+    let n = g.num_vertices();
+    let dist: Vec<AtomicF64> = huge_page_vec(n, |_| AtomicF64::new(f64::INFINITY));
+    dist[source as usize].store(0.0);
+    let negative = AtomicBool::new(false);
+    let relax = |v: Vertex, neighbors: &[Vertex], weights: Weights<'_>, activated: &Bitmap| {
+        let dv = dist[v as usize].load();
+        let Some(weights) = weights else { return };
+        for (i, &u) in neighbors.iter().enumerate() {
+            let w = weights.get(i);
+            if w < 0.0 {
+                negative.store(true, Relaxed);
+                continue;
+            }
+            if dist[u as usize].write_min_nonneg(dv + w) {
+                activated.set_atomic(u as usize);
+            }
+        }
+    };
+    let mut start = Bitmap::new(n);
+    start.set(source as usize);
+    let (passes, edges) =
+        label_correcting(g, start, relax, || !negative.load(Relaxed)).map_err(read_error(SSSP))?;
+    if negative.load(Relaxed) {
+        return Err(AlgoError::InvalidInput {
+            algorithm: SSSP,
+            message: "a reachable arc has a negative weight; use bellman-ford".into(),
+        });
+    }
+    let distances: Vec<f64> = dist.into_iter().map(|d| d.load()).collect();
+    let reached = distances.iter().filter(|d| d.is_finite()).count() as u64;
+    let stats = RunStats {
+        iterations: passes,
+        edges_traversed: edges,
+        ..Default::default()
+    }
+    .with("reached", reached);
     Ok(SsspResult { distances, stats })
 }
 

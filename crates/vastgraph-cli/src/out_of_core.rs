@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use vastgraph_algos::ooc::{self, BudgetFit};
+use vastgraph_algos::budget::{self, BudgetFit};
 use vastgraph_algos::registry::Params;
 use vastgraph_engine::memory;
 use vastgraph_engine::ooc::{OocOptions, PROCESS_BASELINE_BYTES};
@@ -26,7 +26,7 @@ pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool>
     };
     let opened = Instant::now();
     let graph =
-        match ooc::open_within_budget(&args.store, &args.algorithm, params, budget, options)? {
+        match budget::open_within_budget(&args.store, &args.algorithm, params, budget, options)? {
             BudgetFit::OutOfCore(graph) => graph,
             BudgetFit::InMemory { need } => {
                 log::info!(
@@ -46,7 +46,7 @@ pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool>
     let mut runs = Vec::with_capacity(args.trials);
     let mut last = None;
     for trial in 0..args.trials {
-        let out = ooc::run(&args.algorithm, &graph, params, args.verify && trial == 0)?;
+        let out = budget::run(&args.algorithm, &graph, params, args.verify && trial == 0)?;
         trial_seconds.push(out.output.wall_seconds);
         runs.push(out.io.clone());
         last = Some(out);

@@ -39,6 +39,24 @@ impl Bitmap {
         Bitmap { words, len }
     }
 
+    /// Every bit of `0..len` set.
+    pub fn full(len: usize) -> Self {
+        Bitmap::from_fn(len, |_| true)
+    }
+
+    /// The bits `i` of `0..len` for which `keep(i)` holds, computed in parallel.
+    pub fn from_fn(len: usize, keep: impl Fn(usize) -> bool + Sync) -> Self {
+        let words = (0..len.div_ceil(64))
+            .into_par_iter()
+            .map(|w| {
+                (64 * w..(64 * w + 64).min(len))
+                    .filter(|&i| keep(i))
+                    .fold(0u64, |word, i| word | 1 << (i - 64 * w))
+            })
+            .collect();
+        Bitmap::from_words(words, len)
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }

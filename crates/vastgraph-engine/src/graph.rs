@@ -25,6 +25,13 @@ pub trait Adjacency: Sync {
     fn degree(&self, v: Vertex) -> usize;
     fn is_weighted(&self) -> bool;
 
+    /// The graph on disk these lists are read from, for views that are one
+    /// ([`crate::ooc::OocLists`]): the [`crate::Traversal`] of a graph over them runs its passes
+    /// there. None for lists in memory.
+    fn on_disk(&self) -> Option<&crate::ooc::OocGraph> {
+        None
+    }
+
     /// Calls `f` for every neighbour of `v`.
     fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, f: F);
 

@@ -9,6 +9,7 @@ pub mod bitmap;
 pub mod bucket;
 pub mod compressed;
 pub mod edge_map;
+pub mod error;
 pub mod filter;
 pub mod graph;
 pub mod lane_sum;
@@ -16,12 +17,14 @@ pub mod memory;
 pub mod ooc;
 pub mod store_view;
 pub mod subset;
+pub mod traverse;
 pub mod vertex_map;
 
 pub use bitmap::Bitmap;
 pub use bucket::{BucketOrder, Buckets};
 pub use compressed::CompressedAdjacency;
 pub use edge_map::{edge_map, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptions};
+pub use error::EngineError;
 pub use filter::{
     make_filter, FilterStats, FilteredAdjacency, GraphFilter, PackedSubset, FILTER_BLOCK_SIZE,
 };
@@ -30,5 +33,6 @@ pub use graph::{
 };
 pub use store_view::{visit_store, CompressedGraph, GraphVisitor};
 pub use subset::VertexSubset;
+pub use traverse::{PullSpec, Traversal};
 pub use vastgraph_store::Vertex;
 pub use vertex_map::{vertex_filter, vertex_map};

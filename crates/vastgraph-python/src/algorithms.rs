@@ -8,8 +8,8 @@ use numpy::ndarray::Array2;
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use vastgraph_algos::budget::{self, BudgetFit};
 use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
-use vastgraph_algos::ooc::{self, BudgetFit};
 use vastgraph_algos::registry::{run_on_store, Params, Values, ALGORITHMS};
 use vastgraph_engine::ooc::OocOptions;
 
@@ -130,9 +130,10 @@ pub fn run_algorithm<'py>(
         let threads_used = rayon::current_num_threads();
         vastgraph_engine::memory::set_budget(memory.unwrap_or(0));
         if let Some(budget) = memory {
-            let fit = ooc::open_within_budget(shared.dir(), &algorithm, &params, budget, options)?;
+            let fit =
+                budget::open_within_budget(shared.dir(), &algorithm, &params, budget, options)?;
             if let BudgetFit::OutOfCore(graph) = fit {
-                let out = ooc::run(&algorithm, &graph, &params, verify)?;
+                let out = budget::run(&algorithm, &graph, &params, verify)?;
                 return Ok((out.output, Some(out.io), threads_used));
             }
         }

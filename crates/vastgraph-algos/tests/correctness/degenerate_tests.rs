@@ -6,7 +6,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use vastgraph_algos::ooc::{self, BudgetFit};
+use vastgraph_algos::budget::{self, BudgetFit};
 use vastgraph_algos::registry::{self, Params, ALGORITHMS};
 use vastgraph_engine::ooc::{BackendChoice, DeviceProfile, IoMode, OocOptions};
 use vastgraph_store::{BuildOptions, Store, StoreBuilder};
@@ -90,10 +90,10 @@ fn options() -> OocOptions {
 fn run(dir: &Path, name: &str, within_budget: bool) -> Result<(), String> {
     let params = Params::default();
     if within_budget {
-        let fit = ooc::open_within_budget(dir, name, &params, 16 * MIB, options())
+        let fit = budget::open_within_budget(dir, name, &params, 16 * MIB, options())
             .map_err(|e| format!("{e:#}"))?;
         if let BudgetFit::OutOfCore(g) = fit {
-            return ooc::run(name, &g, &params, true)
+            return budget::run(name, &g, &params, true)
                 .map(drop)
                 .map_err(|e| e.to_string());
         }
@@ -241,20 +241,20 @@ fn run_within_smallest_budget(dir: &Path, name: &str) -> Result<&'static str, St
     let params = Params::default();
     let mut budget = 8 * MIB;
     while budget < 64 << 30 {
-        match ooc::open_within_budget(dir, name, &params, budget, options()) {
+        match budget::open_within_budget(dir, name, &params, budget, options()) {
             Err(e) if format!("{e:#}").contains("too small") => budget += budget / 4,
             _ => break,
         }
     }
     budget *= 2;
     loop {
-        match ooc::open_within_budget(dir, name, &params, budget, options()) {
+        match budget::open_within_budget(dir, name, &params, budget, options()) {
             Err(e) if format!("{e:#}").contains("too small") && budget < 64 << 30 => {
                 budget += budget / 4;
             }
             Err(e) => return Err(format!("{e:#}")),
             Ok(BudgetFit::OutOfCore(g)) => {
-                return ooc::run(name, &g, &params, true)
+                return budget::run(name, &g, &params, true)
                     .map(|_| "out of core")
                     .map_err(|e| e.to_string())
             }

@@ -19,5 +19,6 @@ mod more_real_graphs;
 mod more_skewed_graphs;
 mod ooc_tests;
 mod pagerank_tests;
+mod passes_tests;
 mod sssp_tests;
 mod tc_tests;

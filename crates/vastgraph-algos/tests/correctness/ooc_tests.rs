@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use vastgraph_algos::ooc;
+use vastgraph_algos::budget;
 use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
     page_sums_reserve, BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions,
@@ -122,9 +122,9 @@ fn try_open_within(
 ) -> anyhow::Result<OocGraph> {
     let manifest = OocGraph::manifest_of(dir).unwrap();
     let n = manifest.vertices;
-    let state = ooc::state_bytes(algorithm, n, &Params::default()).unwrap();
-    let files = 1 + usize::from(ooc::reads_weights(algorithm) && manifest.weighted);
-    let offsets = ooc::offsets_bytes(&manifest);
+    let state = budget::state_bytes(algorithm, n, &Params::default()).unwrap();
+    let files = 1 + usize::from(budget::reads_weights(algorithm) && manifest.weighted);
+    let offsets = budget::offsets_bytes(&manifest);
     let mut plan = MemoryPlan::new(
         budget,
         offsets,
@@ -165,7 +165,7 @@ fn in_memory(dir: &Path, algorithm: &str, params: &Params) -> Values {
 }
 
 fn out_of_core(g: &OocGraph, algorithm: &str, params: &Params) -> (Values, serde_json::Value) {
-    let out = ooc::run(algorithm, g, params, true).unwrap();
+    let out = budget::run(algorithm, g, params, true).unwrap();
     (out.output.values.unwrap(), out.io)
 }
 
@@ -213,7 +213,7 @@ fn bfs_matches_in_memory_in_every_mode_with_and_without_reentry() {
                 for mode in MODES {
                     for mrt in [0, 5] {
                         let g = open(&dir, "bfs", mode, mrt, BackendChoice::Auto);
-                        let out = ooc::run("bfs", &g, &params, true).unwrap();
+                        let out = budget::run("bfs", &g, &params, true).unwrap();
                         let (got, io) = (out.output.values.unwrap(), out.io);
                         let what = format!(
                             "bfs sym={symmetric} src={source} parents={parents} {mode:?} mrt={mrt}"
@@ -279,7 +279,7 @@ fn reentry_needs_fewer_streaming_passes() {
         };
         let run = |mrt| {
             let g = open(&dir, "bfs", IoMode::Streaming, mrt, BackendChoice::Auto);
-            ooc::run("bfs", &g, &params, true).unwrap().output.stats
+            budget::run("bfs", &g, &params, true).unwrap().output.stats
         };
         let (without, with) = (run(0), run(5));
         let what = format!("symmetric={symmetric}");
@@ -335,7 +335,7 @@ fn a_long_symmetric_bfs_keeps_the_smallest_parents_after_turning_label_correctin
         for mode in MODES {
             for mrt in [0, 5] {
                 let g = open(&dir, "bfs", mode, mrt, BackendChoice::Auto);
-                let out = ooc::run("bfs", &g, &params, true).unwrap();
+                let out = budget::run("bfs", &g, &params, true).unwrap();
                 let what = format!("src={source} {mode:?} mrt={mrt}");
                 assert_same(&want, out.output.values.as_ref().unwrap(), &what);
                 let correcting = out.output.stats.extra["label_correcting_passes"].as_u64();
@@ -632,19 +632,20 @@ fn every_algorithm_within_a_budget_gives_the_in_memory_result() {
             let store = Store::open(&dir).unwrap();
             let want = registry::run_on_store(&store, info.name, &params, true);
             // The vertex state and a little less than the graph.
-            let state = match ooc::state_bytes(info.name, manifest.vertices, &params) {
+            let state = match budget::state_bytes(info.name, manifest.vertices, &params) {
                 Some(state) => state,
                 None => info.state.bytes(manifest.vertices, manifest.arcs, threads),
             };
             let budget = state + graph_bytes - 64 * 1024;
-            let fit = ooc::open_within_budget(&dir, info.name, &params, budget, adaptive_options());
+            let fit =
+                budget::open_within_budget(&dir, info.name, &params, budget, adaptive_options());
             let g = match fit {
-                Ok(ooc::BudgetFit::OutOfCore(g)) => g,
-                Ok(ooc::BudgetFit::InMemory { .. }) => panic!("{what}: ran in memory"),
+                Ok(budget::BudgetFit::OutOfCore(g)) => g,
+                Ok(budget::BudgetFit::InMemory { .. }) => panic!("{what}: ran in memory"),
                 Err(e) => panic!("{what}: {e:#}"),
             };
             let started = std::time::Instant::now();
-            let got = ooc::run(info.name, &g, &params, true);
+            let got = budget::run(info.name, &g, &params, true);
             println!(
                 "{what}: {:.2} s within {budget} bytes",
                 started.elapsed().as_secs_f64()
@@ -765,7 +766,7 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
     };
     let options = adaptive_options;
     for algorithm in ["bfs", "sssp"] {
-        let refused = ooc::open_within_budget(&packed, algorithm, &params, 64 << 10, options());
+        let refused = budget::open_within_budget(&packed, algorithm, &params, 64 << 10, options());
         let message = match refused {
             Ok(_) => panic!("{algorithm}: 64 KiB accepted"),
             Err(e) => e.to_string(),
@@ -777,11 +778,12 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
             .and_then(|bytes| bytes.parse().ok())
             .unwrap_or_else(|| panic!("no minimum in bytes: {message}"));
         assert!(
-            ooc::open_within_budget(&packed, algorithm, &params, minimum - 1, options()).is_err(),
+            budget::open_within_budget(&packed, algorithm, &params, minimum - 1, options())
+                .is_err(),
             "{algorithm}: a byte below the minimum was accepted"
         );
-        let Ok(ooc::BudgetFit::OutOfCore(g)) =
-            ooc::open_within_budget(&packed, algorithm, &params, minimum, options())
+        let Ok(budget::BudgetFit::OutOfCore(g)) =
+            budget::open_within_budget(&packed, algorithm, &params, minimum, options())
         else {
             panic!("{algorithm}: the minimum it named, {minimum} bytes, is refused");
         };
@@ -817,7 +819,7 @@ fn damaged_codes_are_an_error_not_a_crash() {
         std::fs::write(&codes, &bytes).unwrap();
         for mode in [IoMode::Selective, IoMode::Streaming] {
             let g = open(&dir, "bfs", mode, 5, BackendChoice::Auto);
-            match ooc::run("bfs", &g, &params, false) {
+            match budget::run("bfs", &g, &params, false) {
                 Ok(_) => {}
                 Err(e) => {
                     let message = format!("{e:#}");
@@ -866,7 +868,7 @@ fn a_damaged_page_is_an_error_naming_it_in_every_mode_and_for_lists_read_apart()
             for backend in [BackendChoice::Auto, BackendChoice::Pread] {
                 let g = open(&dir, "sssp", mode, 5, backend);
                 assert!(g.plan().long_list_bytes > 0, "the hub is read apart");
-                let Err(e) = ooc::run("sssp", &g, &params, false) else {
+                let Err(e) = budget::run("sssp", &g, &params, false) else {
                     panic!("{mode:?}, {backend:?}: the damage at byte {at} went unnoticed");
                 };
                 let e = format!("{e:#}");
@@ -908,10 +910,11 @@ fn damaged_offsets_of_a_compressed_store_are_named_before_the_budget_is_weighed(
             let mut bytes = clean.clone();
             bytes[at] ^= 0x5A;
             std::fs::write(&path, &bytes).unwrap();
-            let message = match ooc::open_within_budget(&dir, "bfs", &params, 64 << 20, options()) {
-                Ok(_) => panic!("{name}: damage at byte {at} went unnoticed"),
-                Err(e) => format!("{e:#}"),
-            };
+            let message =
+                match budget::open_within_budget(&dir, "bfs", &params, 64 << 20, options()) {
+                    Ok(_) => panic!("{name}: damage at byte {at} went unnoticed"),
+                    Err(e) => format!("{e:#}"),
+                };
             assert!(
                 message.contains(name) && message.contains("invalid offsets"),
                 "{name}, byte {at}: {message}"
@@ -957,7 +960,7 @@ fn an_id_out_of_range_in_a_raw_store_is_an_error_naming_the_file() {
     };
     for mode in [IoMode::Selective, IoMode::Streaming] {
         let g = open(&dir, "bfs", mode, 5, BackendChoice::Auto);
-        let Err(e) = ooc::run("bfs", &g, &params, false) else {
+        let Err(e) = budget::run("bfs", &g, &params, false) else {
             panic!("{mode:?}: the bad id went unnoticed");
         };
         assert_names_bad_id(&format!("{e:#}"), n + 7, arc, &format!("{mode:?}"));
@@ -1024,7 +1027,7 @@ fn a_repeated_or_unordered_id_is_refused_in_both_modes() {
                         source: Some(1),
                         ..Default::default()
                     };
-                    let Err(e) = ooc::run(algorithm, &g, &params, false) else {
+                    let Err(e) = budget::run(algorithm, &g, &params, false) else {
                         panic!("{algorithm} {mode:?}: the {what} id at arc {arc} went unnoticed");
                     };
                     let e = format!("{e:#}");
@@ -1101,7 +1104,7 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
     let dir = tmp.path().join("g");
     build(&dir, 20_000, true, false, 8);
     let n = OocGraph::manifest_of(&dir).unwrap().vertices;
-    let state = ooc::state_bytes("pagerank", n, &Params::default()).unwrap();
+    let state = budget::state_bytes("pagerank", n, &Params::default()).unwrap();
     let reserved = Reserved {
         page_sums: page_sums_reserve(&OocGraph::manifest_of(&dir).unwrap(), false),
         ..Default::default()
@@ -1376,7 +1379,7 @@ fn a_damaged_first_neighbour_file_is_an_error_naming_it() {
             std::fs::write(&path, &bytes).unwrap();
             for algorithm in ["bfs", "cc"] {
                 let g = open(&dir, algorithm, IoMode::Adaptive, 5, BackendChoice::Auto);
-                let Err(e) = ooc::run(algorithm, &g, &params, false) else {
+                let Err(e) = budget::run(algorithm, &g, &params, false) else {
                     panic!("{algorithm}: the damaged side file went unnoticed ({value} at {v})");
                 };
                 let e = format!("{e:#}");
@@ -1600,7 +1603,7 @@ fn a_damaged_list_heads_file_is_an_error_naming_it() {
         std::fs::write(&path, &bytes).unwrap();
         let g = open(&dir, "bfs", IoMode::Adaptive, 5, BackendChoice::Auto);
         assert_eq!(g.has_list_heads(), summed);
-        match ooc::run("bfs", &g, &params, false) {
+        match budget::run("bfs", &g, &params, false) {
             Err(e) => {
                 let e = format!("{e:#}");
                 assert!(summed, "without page checksums the heads are not read: {e}");

@@ -540,6 +540,10 @@ impl OocLists<'_> {
 impl Adjacency for OocLists<'_> {
     const READS_IN_PASSES: bool = true;
 
+    fn on_disk(&self) -> Option<&OocGraph> {
+        Some(self.g)
+    }
+
     fn num_vertices(&self) -> usize {
         self.g.num_vertices()
     }

@@ -1,0 +1,271 @@
+//! Runs within a memory budget on an [`OocGraph`], which reads neighbour lists from disk.
+//! Every algorithm runs its one kernel on [`OocGraph::lists`], the engine's graph interface over
+//! the files: bfs, sssp, cc and pagerank take their branch of passes there
+//! ([`vastgraph_engine::Traversal`]: one planned read of the active vertices' lists an
+//! iteration, selective or streaming by the cost model), every other kernel reads lists
+//! through the engine's cache of blocks. So the result is the in-memory one, with `--seed`
+//! alike, and the verifier is the in-memory verifier, run on the mapped store after the kernel.
+//!
+//! [`open_within_budget`] plans the run's memory and refuses, before any work, a budget below
+//! what the algorithm's state needs; [`run`] is the counterpart of [`crate::registry::run`].
+
+use std::path::Path;
+
+use vastgraph_engine::ooc::OocLists;
+use vastgraph_engine::ooc::{
+    long_list_reserve, page_sums_reserve, MemoryPlan, OocGraph, OocOptions, Reserved,
+};
+use vastgraph_engine::{visit_store, Adjacency, CsrGraph, Graph, GraphVisitor};
+use vastgraph_store::Store;
+
+use crate::common::VerifyError;
+use crate::registry::{Output, Params, RunError, ALGORITHMS};
+
+/// Whether `name` runs its branch of passes with these parameters: one whose state in passes
+/// is known ([`crate::registry::AlgorithmInfo::state_in_passes`]), without a checkpoint (which
+/// only the kernels that read lists one at a time save; they then read them through the cache
+/// of blocks).
+pub fn runs_in_passes(name: &str, p: &Params) -> bool {
+    state_bytes(name, 0, p).is_some()
+}
+
+/// Bytes of vertex state the branch of passes of `name` keeps for `n` vertices (outputs
+/// included), or None when it runs none ([`runs_in_passes`]). The budget check adds the offsets
+/// and the I/O buffers.
+pub fn state_bytes(name: &str, n: u64, p: &Params) -> Option<u64> {
+    if p.checkpoint.is_some() {
+        return None;
+    }
+    let info = ALGORITHMS.iter().find(|a| a.name == name)?;
+    info.state_in_passes.and_then(|state| state(n, p))
+}
+
+/// How a run of `name` on the store in `dir` fits a memory budget.
+pub enum BudgetFit {
+    /// The graph is opened for direct reads within the budget: for the kernel of passes, or
+    /// for the in-memory kernel reading lists through the cache of blocks.
+    OutOfCore(Box<OocGraph>),
+    /// The mapped graph and the kernel's state (`need` bytes) fit the budget, and the
+    /// algorithm has no kernel of passes: the in-memory kernel runs on the mapped store.
+    InMemory { need: u64 },
+}
+
+/// Plans a run of `name` within `budget` bytes, for the CLI's `--memory` and Python's `memory=`
+/// alike. Fails before anything runs when the state alone does not fit (the message gives the
+/// minimum).
+pub fn open_within_budget(
+    dir: &Path,
+    name: &str,
+    p: &Params,
+    budget: u64,
+    options: OocOptions,
+) -> anyhow::Result<BudgetFit> {
+    let manifest = OocGraph::manifest_of(dir)?;
+    let (n, m) = (manifest.vertices, manifest.arcs);
+    let threads = rayon::current_num_threads() as u64;
+    let (state, weight_files, options) = match state_bytes(name, n, p) {
+        Some(state) => (
+            state,
+            usize::from(reads_weights(name) && manifest.weighted),
+            options,
+        ),
+        None => {
+            let info = ALGORITHMS
+                .iter()
+                .find(|a| a.name == name)
+                .ok_or_else(|| RunError::Unknown(name.to_string()))?;
+            let state = info.state.bytes(n, m, threads);
+            // The mapped graph and the state fit: the in-memory kernel runs as it would
+            // without a budget.
+            let graph_bytes: u64 = manifest
+                .files
+                .iter()
+                .filter(|f| f.name != vastgraph_store::manifest::files::LABELS)
+                .map(|f| f.bytes)
+                .sum();
+            if graph_bytes + state <= budget {
+                return Ok(BudgetFit::InMemory {
+                    need: graph_bytes + state,
+                });
+            }
+            let random_access = OocOptions {
+                random_access: true,
+                ..options
+            };
+            (state, usize::from(manifest.weighted), random_access)
+        }
+    };
+    let reserved = Reserved {
+        long_lists: long_list_reserve(dir, &manifest, weight_files == 1)?,
+        page_sums: page_sums_reserve(&manifest, weight_files == 1),
+    };
+    // A kernel reading lists at random through the cache of blocks also reads whole frontiers
+    // in passes (edge_map): a quarter of the room beyond the fixed part goes to their pool, the
+    // rest to the blocks.
+    let (buffer, depth) = match options.random_access {
+        true => {
+            let fixed = offsets_bytes(&manifest) + state + reserved.long_lists + reserved.page_sums;
+            let per_file = budget.saturating_sub(fixed) / 4 / (1 + weight_files) as u64;
+            let buffer = (per_file as usize / PASS_DEPTH / PAGE as usize * PAGE as usize)
+                .clamp(MIN_PASS_BUFFER, MAX_PASS_BUFFER);
+            (Some(buffer), Some(PASS_DEPTH))
+        }
+        false => (None, None),
+    };
+    let plan = MemoryPlan::new(
+        budget,
+        offsets_bytes(&manifest),
+        1 + weight_files,
+        state,
+        reserved,
+        buffer,
+        depth,
+    )
+    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    Ok(BudgetFit::OutOfCore(Box::new(OocGraph::open(
+        dir, plan, options,
+    )?)))
+}
+
+/// The I/O pool of a run that reads lists through the cache of blocks: its depth, and the
+/// bounds of its buffers.
+const PASS_DEPTH: usize = 16;
+const MIN_PASS_BUFFER: usize = 16 << 10;
+const MAX_PASS_BUFFER: usize = 1 << 20;
+const PAGE: u64 = 4096;
+
+/// Bytes of offsets an out-of-core run holds in DRAM: the edge offsets, and a compressed
+/// store's byte offsets of the codes.
+pub fn offsets_bytes(manifest: &vastgraph_store::Manifest) -> u64 {
+    let compressed = manifest.codec.list_codec().is_some();
+    vastgraph_engine::ooc::offsets_bytes(manifest.vertices, compressed)
+}
+
+/// Whether the kernel reads edge weights (a second file per request).
+pub fn reads_weights(name: &str) -> bool {
+    name == "sssp"
+}
+
+/// An out-of-core run: the registry's output plus what the I/O did.
+pub struct OocOutput {
+    pub output: Output,
+    /// bytes_read, requests, MB/s, amplification, wait vs compute, per-iteration records.
+    pub io: serde_json::Value,
+}
+
+/// Runs algorithm `name` out of core; with `verify`, checks the result with the in-memory
+/// verifier, which opens the store through the page cache after the kernel has finished.
+pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutput, RunError> {
+    let dir = g.dir().to_path_buf();
+    g.take_records();
+    g.clear_cache();
+    let kernel_records = std::sync::Mutex::new(None);
+    let lists = Graph::new(g.lists(), None, g.is_symmetric());
+    // The records up to the kernel's end are its own; the verifier reads the mapped
+    // store, through the page cache, as those of the kernels of passes do.
+    let take = || *kernel_records.lock().unwrap() = Some(g.take_records());
+    let output = releasing_cache(g, || match verify {
+        false => crate::registry::run_then(name, &lists, p, None::<&CsrGraph>, &take),
+        true => {
+            let store = Store::open(&dir).map_err(|e| VerifyError::new("store", e.to_string()))?;
+            visit_store(
+                &store,
+                VerifiedOnStore {
+                    name,
+                    lists: &lists,
+                    params: p,
+                    after_kernel: &take,
+                },
+            )
+        }
+    });
+    // A read error left some lists empty: whatever the kernel or its verifier made of
+    // them, the error is the outcome.
+    if let Some(e) = g.take_list_error() {
+        let algorithm = ALGORITHMS
+            .iter()
+            .find(|a| a.name == name)
+            .map_or("run", |a| a.name);
+        return Err(RunError::Algo(crate::AlgoError::Io {
+            algorithm,
+            message: format!("{e:#}"),
+        }));
+    }
+    let output = output?;
+    let records = kernel_records
+        .into_inner()
+        .unwrap()
+        .unwrap_or_else(|| g.take_records());
+    Ok(OocOutput {
+        io: io_summary(g, output.wall_seconds, records),
+        output,
+    })
+}
+
+/// The in-memory kernel of `name` on the lists read through the cache of blocks, verified on
+/// the mapped store's graph.
+struct VerifiedOnStore<'a, 'g> {
+    name: &'a str,
+    lists: &'a Graph<OocLists<'g>>,
+    params: &'a Params,
+    after_kernel: &'a dyn Fn(),
+}
+
+impl GraphVisitor for VerifiedOnStore<'_, '_> {
+    type Output = Result<Output, RunError>;
+    fn visit<A: Adjacency>(self, mapped: &Graph<A>) -> Self::Output {
+        crate::registry::run_then(
+            self.name,
+            self.lists,
+            self.params,
+            Some(mapped),
+            self.after_kernel,
+        )
+    }
+}
+
+/// Runs a kernel, then empties the cache of short lists: the verifier that may follow, and the
+/// caller, get its memory back.
+fn releasing_cache<R>(g: &OocGraph, kernel: impl FnOnce() -> R) -> R {
+    let result = kernel();
+    g.clear_cache();
+    result
+}
+
+/// Totals over the kernel's passes (`records`), and the records themselves.
+fn io_summary(
+    g: &OocGraph,
+    wall_seconds: f64,
+    records: Vec<vastgraph_engine::ooc::IterationRecord>,
+) -> serde_json::Value {
+    let sum = |f: &dyn Fn(&vastgraph_engine::ooc::IterationRecord) -> f64| -> f64 {
+        records.iter().map(f).sum()
+    };
+    let bytes_read = sum(&|r| r.bytes_read as f64);
+    let bytes_needed = sum(&|r| r.bytes_needed as f64);
+    let io_seconds = sum(&|r| r.seconds);
+    serde_json::json!({
+        "mode": g.options().mode.name(),
+        "backend": g.backend_name(),
+        "direct_io": g.direct_io(),
+        "max_reentries": g.options().max_reentries,
+        "memory_plan": g.plan(),
+        "device": g.profile(),
+        "bytes_read": bytes_read as u64,
+        "requests": sum(&|r| r.requests as f64) as u64,
+        "read_mb_per_s": if io_seconds > 0.0 { bytes_read / io_seconds / 1e6 } else { 0.0 },
+        "read_mb_per_s_of_kernel": if wall_seconds > 0.0 { bytes_read / wall_seconds / 1e6 } else { 0.0 },
+        "bytes_needed": bytes_needed as u64,
+        "io_amplification": if bytes_needed > 0.0 { bytes_read / bytes_needed } else { 0.0 },
+        "io_wait_seconds": sum(&|r| r.io_wait_seconds),
+        "compute_seconds": sum(&|r| r.compute_seconds),
+        "reentries": sum(&|r| r.reentries as f64) as u64,
+        "cached_bytes": sum(&|r| r.cached_bytes as f64) as u64,
+        "list_cache_bytes": g.cache_bytes(),
+        // One pass per read of lists: an iteration of the kernel may take several (a side
+        // file, then the lists), so these are not the kernel's `iterations`.
+        "passes": records.len(),
+        "iteration_modes": records.iter().map(|r| r.mode).collect::<Vec<_>>(),
+        "iterations": records,
+    })
+}

@@ -1,0 +1,446 @@
+//! The traversal interface that kernels of passes are written against, implemented by every
+//! graph: a [`Graph`] in memory (mapped or built), and the same over lists on disk
+//! ([`crate::ooc::OocLists`], or an [`OocGraph`] itself), where each call is one planned read.
+//!
+//! Three operations, each over a set of vertices:
+//! - [`Traversal::pass`] (push): every list of the set, in pieces; with
+//!   [`ScanSpec::activated`], vertices the visitor activates may be processed within the same
+//!   pass (reentry on disk; in memory they wait for the next pass).
+//! - [`Traversal::first_neighbors`]: each vertex's first (smallest) neighbour, from the store's
+//!   side file when it has one.
+//! - [`Traversal::pull`]: each vertex's list walked in order until the walker is done with the
+//!   vertex. On disk the engine chooses, by its cost model, whether the first neighbours and
+//!   the list heads (the first 8 ids of each list) go first, so that only the lists of the
+//!   vertices they leave open are read; in memory each list is walked in place.
+//!
+//! An algorithm written against these never sees a page, a buffer or a side file: the same
+//! code runs in memory and within a budget, with the same result where its problem has one.
+
+use std::cell::RefCell;
+use std::sync::atomic::Ordering::Relaxed;
+
+use rayon::prelude::*;
+use vastgraph_store::WeightsRef;
+
+use crate::bitmap::{Bitmap, WORDS_PER_TASK};
+use crate::error::EngineError;
+use crate::graph::{Adjacency, Graph};
+use crate::ooc::{OocGraph, ScanSpec, Weights};
+use crate::Vertex;
+
+/// A pull: the vertices whose lists are walked, and what the caller already knows of them.
+pub struct PullSpec<'a> {
+    /// The vertices whose lists are walked.
+    pub set: &'a Bitmap,
+    /// Set by the engine for every vertex whose walk returned true (the caller's bitmap; bits
+    /// already set are vertices it is done with, and their lists are not walked).
+    pub done: &'a Bitmap,
+    /// The arcs of the set's lists, when the caller keeps count (else the engine sums them).
+    pub arcs: Option<u64>,
+    /// Some(share) when the caller already walked the first neighbour of every vertex of the
+    /// set (through [`Traversal::first_neighbors`]), and that share of those it walked was
+    /// done after it: the pull then starts at each list's second id, and the share tells the
+    /// cost model what the next ids will settle.
+    pub first_settled: Option<f64>,
+    /// Whether a vertex this pull leaves open is pulled again by the next one: its list, when
+    /// short, is then kept in the cache of short lists rather than read again.
+    pub repeats: bool,
+    /// Asked of each vertex still open before its list (or the rest of it) is read: whether the
+    /// caller is done with it all the same, because of what other walks did meanwhile (cc: a
+    /// vertex that others' links hung in the giant tree). It is then set in `done`, unread.
+    pub done_anyway: Option<&'a (dyn Fn(Vertex) -> bool + Sync)>,
+}
+
+impl<'a> PullSpec<'a> {
+    pub fn new(set: &'a Bitmap, done: &'a Bitmap) -> PullSpec<'a> {
+        PullSpec {
+            set,
+            done,
+            arcs: None,
+            first_settled: None,
+            repeats: false,
+            done_anyway: None,
+        }
+    }
+}
+
+/// A graph that kernels of passes run on; see the module documentation.
+pub trait Traversal: Sync {
+    fn num_vertices(&self) -> usize;
+    fn num_arcs(&self) -> u64;
+    fn degree(&self, v: Vertex) -> usize;
+    fn is_symmetric(&self) -> bool;
+    /// Whether passes hand over arc weights.
+    fn has_weights(&self) -> bool;
+    /// Whether [`Self::first_neighbors`] costs about a word a vertex (in memory, or a store
+    /// with their side file) rather than a pass over the lists.
+    fn first_neighbors_cheap(&self) -> bool;
+
+    /// Calls `visit(v, neighbours, weights)` for the lists of `spec.active` (see [`ScanSpec`]),
+    /// from several threads at once unless `spec.ordered`. A long list may arrive in several
+    /// consecutive pieces, each in its own call, possibly on different threads. Returns the
+    /// arcs handed over.
+    fn pass<V>(&self, spec: &ScanSpec<'_>, visit: V) -> Result<u64, EngineError>
+    where
+        V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync;
+
+    /// Calls `visit(v, first)` with the first (smallest) neighbour of every vertex of `set`
+    /// that has one, from several threads at once. Returns the calls made.
+    fn first_neighbors<V>(&self, set: &Bitmap, visit: V) -> Result<u64, EngineError>
+    where
+        V: Fn(Vertex, Vertex) + Sync;
+
+    /// For each vertex `v` of `spec.set` not yet in `spec.done`, hands its list to
+    /// `walk(v, ids)` in order, a piece at a time, until `walk` returns true (the caller is done
+    /// with `v`: the engine sets it in `spec.done`) or the list ends. A long list may come in
+    /// pieces on several threads at once, each walked in order: a walker that wants the first
+    /// hit of the whole list keeps the smallest it sees (lists are sorted). Where the store has
+    /// side files the cost model favours, a piece may be the first id, or the first few, alone,
+    /// and the rest of the list follows only for vertices still open. Returns the ids handed
+    /// over.
+    fn pull<W>(&self, spec: &PullSpec<'_>, walk: W) -> Result<u64, EngineError>
+    where
+        W: Fn(Vertex, &[Vertex]) -> bool + Sync;
+
+    /// The out-degree sum of `set` (GAPBS's scout count).
+    fn degree_sum(&self, set: &Bitmap) -> u64 {
+        degree_sum_by(set, |v| self.degree(v))
+    }
+
+    /// The vertices with at least one out-arc.
+    fn vertices_with_arcs(&self) -> Bitmap {
+        vertices_with_arcs_by(self.num_vertices(), |v| self.degree(v))
+    }
+}
+
+fn degree_sum_by(set: &Bitmap, degree: impl Fn(Vertex) -> usize + Sync) -> u64 {
+    set.words()
+        .par_iter()
+        .enumerate()
+        .map(|(w, word)| {
+            let mut sum = 0;
+            crate::bitmap::for_each_in_word(word.load(Relaxed), (64 * w) as Vertex, |v| {
+                sum += degree(v) as u64
+            });
+            sum
+        })
+        .sum()
+}
+
+fn vertices_with_arcs_by(n: usize, degree: impl Fn(Vertex) -> usize + Sync) -> Bitmap {
+    let words = (0..n.div_ceil(64))
+        .into_par_iter()
+        .map(|w| {
+            (64 * w..(64 * w + 64).min(n))
+                .filter(|&v| degree(v as Vertex) > 0)
+                .fold(0u64, |word, v| word | 1 << (v - 64 * w))
+        })
+        .collect();
+    Bitmap::from_words(words, n)
+}
+
+impl Traversal for OocGraph {
+    fn num_vertices(&self) -> usize {
+        OocGraph::num_vertices(self)
+    }
+    fn num_arcs(&self) -> u64 {
+        OocGraph::num_arcs(self)
+    }
+    #[inline]
+    fn degree(&self, v: Vertex) -> usize {
+        OocGraph::degree(self, v)
+    }
+    fn is_symmetric(&self) -> bool {
+        OocGraph::is_symmetric(self)
+    }
+    fn has_weights(&self) -> bool {
+        self.reads_weights()
+    }
+    fn first_neighbors_cheap(&self) -> bool {
+        self.has_first_neighbors()
+    }
+
+    fn pass<V>(&self, spec: &ScanSpec<'_>, visit: V) -> Result<u64, EngineError>
+    where
+        V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
+    {
+        self.scan(spec, visit)
+            .map(|record| record.arcs_processed)
+            .map_err(EngineError::read)
+    }
+
+    fn first_neighbors<V>(&self, set: &Bitmap, visit: V) -> Result<u64, EngineError>
+    where
+        V: Fn(Vertex, Vertex) + Sync,
+    {
+        if !self.has_first_neighbors() {
+            return pass_first_neighbors(self, set, visit);
+        }
+        self.scan_first_neighbors(set, visit)
+            .map(|record| record.arcs_processed)
+            .map_err(EngineError::read)
+    }
+
+    fn pull<W>(&self, spec: &PullSpec<'_>, walk: W) -> Result<u64, EngineError>
+    where
+        W: Fn(Vertex, &[Vertex]) -> bool + Sync,
+    {
+        self.pull_lists(spec, walk).map_err(EngineError::read)
+    }
+
+    fn degree_sum(&self, set: &Bitmap) -> u64 {
+        crate::ooc::degree_sum(self.offsets(), set)
+    }
+
+    fn vertices_with_arcs(&self) -> Bitmap {
+        crate::ooc::vertices_with_arcs(self.offsets())
+    }
+}
+
+/// Label-correcting passes (Bellman-Ford with a frontier; bfs and sssp beyond a few levels):
+/// each pass hands the lists of the active vertices to `relax(v, neighbours, weights,
+/// activated)`, which sets in `activated` the vertices whose label dropped; they are the next
+/// pass's active set. On disk, vertices activated inside a loaded range are relaxed while it is
+/// in memory (reentry), so a long sparse search takes fewer passes. After each pass,
+/// `go_on()` may end the run early by returning false. Returns the passes and the arcs handed
+/// over.
+pub fn label_correcting<G, R>(
+    g: &G,
+    mut active: Bitmap,
+    relax: R,
+    mut go_on: impl FnMut() -> bool,
+) -> Result<(u64, u64), EngineError>
+where
+    G: Traversal,
+    R: Fn(Vertex, &[Vertex], Weights<'_>, &Bitmap) + Sync,
+{
+    let mut activated = Bitmap::new(g.num_vertices());
+    let (mut passes, mut arcs) = (0u64, 0u64);
+    while active.count_ones() > 0 {
+        passes += 1;
+        let spec = ScanSpec {
+            activated: Some(&activated),
+            ..ScanSpec::new(&active)
+        };
+        arcs += g.pass(&spec, |v, neighbors, weights| {
+            relax(v, neighbors, weights, &activated)
+        })?;
+        if !go_on() {
+            break;
+        }
+        std::mem::swap(&mut active, &mut activated);
+        activated.clear_all();
+    }
+    Ok((passes, arcs))
+}
+
+/// The first neighbours of `set` from a pass over their lists, each stopped after its first
+/// id: for a store without the side file.
+fn pass_first_neighbors<G: Traversal, V>(g: &G, set: &Bitmap, visit: V) -> Result<u64, EngineError>
+where
+    V: Fn(Vertex, Vertex) + Sync,
+{
+    let done = Bitmap::new(g.num_vertices());
+    let visited = std::sync::atomic::AtomicU64::new(0);
+    g.pull(&PullSpec::new(set, &done), |v, ids| {
+        if let Some(&first) = ids.first() {
+            visit(v, first);
+            visited.fetch_add(1, Relaxed);
+        }
+        true
+    })?;
+    Ok(visited.into_inner())
+}
+
+/// A graph in memory runs each operation over its lists in place; one whose out-edges are
+/// lists on disk ([`Adjacency::on_disk`]) hands it to the engine on disk.
+impl<A: Adjacency> Traversal for Graph<A> {
+    fn num_vertices(&self) -> usize {
+        Graph::num_vertices(self)
+    }
+    fn num_arcs(&self) -> u64 {
+        Graph::num_arcs(self)
+    }
+    #[inline]
+    fn degree(&self, v: Vertex) -> usize {
+        self.out().degree(v)
+    }
+    fn is_symmetric(&self) -> bool {
+        Graph::is_symmetric(self)
+    }
+    fn has_weights(&self) -> bool {
+        match self.out().on_disk() {
+            Some(g) => g.reads_weights(),
+            None => self.is_weighted(),
+        }
+    }
+    fn first_neighbors_cheap(&self) -> bool {
+        self.out()
+            .on_disk()
+            .is_none_or(|g| g.first_neighbors_cheap())
+    }
+
+    fn pass<V>(&self, spec: &ScanSpec<'_>, visit: V) -> Result<u64, EngineError>
+    where
+        V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
+    {
+        if let Some(g) = self.out().on_disk() {
+            return g.pass(spec, visit);
+        }
+        let out = self.out();
+        let weighted = self.is_weighted();
+        let list = |v: Vertex| -> u64 {
+            with_list(out, v, weighted, |ids, weights| visit(v, ids, weights));
+            out.degree(v) as u64
+        };
+        if spec.ordered {
+            let mut arcs = 0;
+            for v in spec.active.to_sorted_ids() {
+                arcs += list(v);
+            }
+            return Ok(arcs);
+        }
+        Ok(for_each_set(spec.active, list))
+    }
+
+    fn first_neighbors<V>(&self, set: &Bitmap, visit: V) -> Result<u64, EngineError>
+    where
+        V: Fn(Vertex, Vertex) + Sync,
+    {
+        if let Some(g) = self.out().on_disk() {
+            return g.first_neighbors(set, visit);
+        }
+        let out = self.out();
+        Ok(for_each_set(set, |v| match out.first_neighbor(v) {
+            Some(first) => {
+                visit(v, first);
+                1
+            }
+            None => 0,
+        }))
+    }
+
+    fn pull<W>(&self, spec: &PullSpec<'_>, walk: W) -> Result<u64, EngineError>
+    where
+        W: Fn(Vertex, &[Vertex]) -> bool + Sync,
+    {
+        if let Some(g) = self.out().on_disk() {
+            return g.pull(spec, walk);
+        }
+        let out = self.out();
+        let from = usize::from(spec.first_settled.is_some());
+        Ok(for_each_set(spec.set, |v| {
+            if spec.done.get(v as usize) {
+                return 0;
+            }
+            if spec.done_anyway.is_some_and(|done| done(v)) {
+                spec.done.set_atomic(v as usize);
+                return 0;
+            }
+            let mut position = 0usize;
+            let mut walked = 0u64;
+            out.try_for_each_neighbor_block(v, |block| {
+                let skip = from.saturating_sub(position).min(block.len());
+                position += block.len();
+                let ids = &block[skip..];
+                if ids.is_empty() {
+                    return true;
+                }
+                walked += ids.len() as u64;
+                if walk(v, ids) {
+                    spec.done.set_atomic(v as usize);
+                    return false;
+                }
+                true
+            });
+            walked
+        }))
+    }
+
+    fn degree_sum(&self, set: &Bitmap) -> u64 {
+        match self.out().on_disk() {
+            Some(g) => g.degree_sum(set),
+            None => degree_sum_by(set, |v| self.out().degree(v)),
+        }
+    }
+
+    fn vertices_with_arcs(&self) -> Bitmap {
+        match self.out().on_disk() {
+            Some(g) => g.vertices_with_arcs(),
+            None => vertices_with_arcs_by(self.num_vertices(), |v| self.out().degree(v)),
+        }
+    }
+}
+
+/// Calls `f(v)` for every vertex of `set`, from several threads at once, and sums what it
+/// returns.
+fn for_each_set(set: &Bitmap, f: impl Fn(Vertex) -> u64 + Sync) -> u64 {
+    set.words()
+        .par_chunks(WORDS_PER_TASK)
+        .enumerate()
+        .map(|(t, words)| {
+            let mut sum = 0;
+            for (i, word) in words.iter().enumerate() {
+                let base = ((t * WORDS_PER_TASK + i) * 64) as Vertex;
+                crate::bitmap::for_each_in_word(word.load(Relaxed), base, |v| sum += f(v));
+            }
+            sum
+        })
+        .sum()
+}
+
+/// Per-thread buffers that an in-memory pass gathers a list and its weights into, for a
+/// view that does not hold them as slices.
+#[derive(Default)]
+struct ListBuffers {
+    ids: Vec<Vertex>,
+    integers: Vec<i32>,
+    floats: Vec<f32>,
+}
+
+thread_local! {
+    static BUFFERS: RefCell<ListBuffers> = RefCell::default();
+}
+
+/// Hands `v`'s whole list to `f`, with its weights when `weighted`: as stored, integers when
+/// every weight of the list is one (a store's weights are all i32 or all f32, and an f32
+/// weight that is an integer in i32's range is that i32 exactly), floats otherwise.
+fn with_list<A: Adjacency>(
+    out: &A,
+    v: Vertex,
+    weighted: bool,
+    f: impl FnOnce(&[Vertex], Weights<'_>),
+) {
+    if !weighted {
+        if let Some(ids) = out.neighbor_slice(v) {
+            return f(ids, None);
+        }
+    }
+    // Taken out while `f` runs: a visitor that waits on other tasks may see this thread run
+    // another list meanwhile.
+    let mut b = BUFFERS.with(|buffers| std::mem::take(&mut *buffers.borrow_mut()));
+    b.ids.clear();
+    b.integers.clear();
+    b.floats.clear();
+    let mut integral = true;
+    if weighted {
+        out.for_each_weighted(v, |u, w| {
+            b.ids.push(u);
+            b.floats.push(w as f32);
+            let i = w as i32;
+            integral &= i as f64 == w;
+            if integral {
+                b.integers.push(i);
+            }
+        });
+    } else {
+        out.for_each_neighbor(v, |u| b.ids.push(u));
+    }
+    let weights = match (weighted, integral) {
+        (false, _) => None,
+        (true, true) => Some(WeightsRef::I32(&b.integers)),
+        (true, false) => Some(WeightsRef::F32(&b.floats)),
+    };
+    f(&b.ids, weights);
+    BUFFERS.with(|buffers| *buffers.borrow_mut() = b);
+}
