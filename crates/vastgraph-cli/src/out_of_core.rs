@@ -109,13 +109,13 @@ pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool>
          ({:.0} MB/s, amplification {:.2}, I/O wait {:.3} s, compute {:.3} s){}, peak RSS {}{}",
         args.algorithm,
         args.store.display(),
-        if modes == ["random"] { "random access" } else { args.io_mode.name() },
+        if graph.options().random_access { "random access" } else { args.io_mode.name() },
         graph.backend_name(),
         median,
         if args.trials > 1 { format!(" (median of {})", args.trials) } else { String::new() },
         out.output.stats.iterations,
         crate::run::convergence(&out.output.stats) + &crate::run::resumed_note(params),
-        passes_summary(&modes),
+        passes_summary(&modes, graph.options().random_access),
         human(io["bytes_read"].as_u64().unwrap_or(0)),
         io["requests"],
         io["read_mb_per_s"].as_f64().unwrap_or(0.0),
@@ -133,11 +133,18 @@ pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool>
 }
 
 /// " in 5 passes [selective x3, streaming x2]", or for a kernel that read its lists at random
-/// through the cache of blocks, " (lists read through the block cache)".
-fn passes_summary(modes: &[&str]) -> String {
+/// through the cache of blocks, " (lists read through the block cache)". In a run of passes,
+/// the lists a label-correcting queue read one at a time are "one at a time".
+fn passes_summary(modes: &[&str], random_access: bool) -> String {
     match modes {
-        ["random"] => " (lists read through the block cache)".to_string(),
-        _ => format!(" in {} passes [{}]", modes.len(), summarize_modes(modes)),
+        ["random"] if random_access => " (lists read through the block cache)".to_string(),
+        _ => {
+            let shown: Vec<&str> = modes
+                .iter()
+                .map(|&m| if m == "random" { "one at a time" } else { m })
+                .collect();
+            format!(" in {} passes [{}]", modes.len(), summarize_modes(&shown))
+        }
     }
 }
 

@@ -85,6 +85,17 @@ impl Bitmap {
         w.fetch_or(mask, Ordering::Relaxed) & mask == 0
     }
 
+    /// Clears bit `i`; returns true if this call changed it from 1 to 0.
+    #[inline]
+    pub fn take(&self, i: usize) -> bool {
+        let mask = 1u64 << (i & 63);
+        let w = &self.words[i >> 6];
+        if w.load(Ordering::Relaxed) & mask == 0 {
+            return false;
+        }
+        w.fetch_and(!mask, Ordering::Relaxed) & mask != 0
+    }
+
     #[inline]
     pub fn set(&mut self, i: usize) {
         *self.words[i >> 6].get_mut() |= 1u64 << (i & 63);

@@ -84,6 +84,12 @@ pub trait Traversal: Sync {
     where
         V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync;
 
+    /// Hands `v`'s whole list to `f`, with its weights when passes hand them over: one list
+    /// read on its own (on disk, through a cache of blocks of the file).
+    fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>
+    where
+        F: FnOnce(&[Vertex], Weights<'_>);
+
     /// Calls `visit(v, first)` with the first (smallest) neighbour of every vertex of `set`
     /// that has one, from several threads at once. Returns the calls made.
     fn first_neighbors<V>(&self, set: &Bitmap, visit: V) -> Result<u64, EngineError>
@@ -169,6 +175,17 @@ impl Traversal for OocGraph {
             .map_err(EngineError::read)
     }
 
+    fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>
+    where
+        F: FnOnce(&[Vertex], Weights<'_>),
+    {
+        with_list(&self.lists(), v, self.reads_weights(), f);
+        match self.take_list_error() {
+            Some(e) => Err(EngineError::read(e)),
+            None => Ok(()),
+        }
+    }
+
     fn first_neighbors<V>(&self, set: &Bitmap, visit: V) -> Result<u64, EngineError>
     where
         V: Fn(Vertex, Vertex) + Sync,
@@ -201,9 +218,17 @@ impl Traversal for OocGraph {
 /// each pass hands the lists of the active vertices to `relax(v, neighbours, weights,
 /// activated)`, which sets in `activated` the vertices whose label dropped; they are the next
 /// pass's active set. On disk, vertices activated inside a loaded range are relaxed while it is
-/// in memory (reentry), so a long sparse search takes fewer passes. After each pass,
-/// `go_on()` may end the run early by returning false. Returns the passes and the arcs handed
-/// over.
+/// in memory (reentry), so a long sparse search takes fewer passes.
+///
+/// A frontier of at most [`SMALL_FRONTIER`] vertices is relaxed a list at a time instead
+/// ([`Traversal::with_list`]), from a queue that each relaxed list feeds with the neighbours it
+/// activated, until the queue outgrows the bound or meets a list longer than [`SMALL_LIST`]:
+/// on a long path or a road network a planned pass per level would cost its fixed overhead
+/// for a handful of vertices. The order of relaxations changes no label: each vertex ends at
+/// its least offer either way.
+///
+/// After each pass (or run of the queue), `go_on()` may end the run early by returning false.
+/// Returns the passes (a run of the queue counts as one) and the arcs handed over.
 pub fn label_correcting<G, R>(
     g: &G,
     mut active: Bitmap,
@@ -216,8 +241,24 @@ where
 {
     let mut activated = Bitmap::new(g.num_vertices());
     let (mut passes, mut arcs) = (0u64, 0u64);
-    while active.count_ones() > 0 {
+    loop {
+        let count = active.count_ones();
+        if count == 0 {
+            break;
+        }
         passes += 1;
+        if count <= SMALL_FRONTIER {
+            let (lists, relaxed, left) = relax_from_queue(g, &active, &relax, &activated)?;
+            arcs += relaxed;
+            active = left;
+            // Unless a long list came first: a pass reads it.
+            if lists > 0 {
+                if !go_on() {
+                    break;
+                }
+                continue;
+            }
+        }
         let spec = ScanSpec {
             activated: Some(&activated),
             ..ScanSpec::new(&active)
@@ -232,6 +273,55 @@ where
         activated.clear_all();
     }
     Ok((passes, arcs))
+}
+
+/// Frontiers of at most this many vertices are relaxed a list at a time by
+/// [`label_correcting`], and its queue goes back to passes when it holds more than
+/// `SMALL_FRONTIER` vertices.
+pub const SMALL_FRONTIER: usize = 64;
+
+/// The longest list [`label_correcting`] reads on its own: a longer one (a hub) goes back to a
+/// pass, which reads it in pieces at depth.
+pub const SMALL_LIST: usize = 4096;
+
+/// [`label_correcting`]'s queue: relaxes the lists of `active`, then those of the vertices they
+/// activate, one at a time, first in first out, until the queue holds more than
+/// [`SMALL_FRONTIER`] vertices or its next vertex has more than [`SMALL_LIST`] arcs. Returns the
+/// lists and the arcs relaxed, and the vertices left for the next pass (`activated` is left
+/// empty).
+fn relax_from_queue<G, R>(
+    g: &G,
+    active: &Bitmap,
+    relax: &R,
+    activated: &Bitmap,
+) -> Result<(u64, u64, Bitmap), EngineError>
+where
+    G: Traversal,
+    R: Fn(Vertex, &[Vertex], Weights<'_>, &Bitmap) + Sync,
+{
+    let mut queue: std::collections::VecDeque<Vertex> = active.to_sorted_ids().into();
+    let (mut lists, mut arcs) = (0u64, 0u64);
+    while let Some(&v) = queue.front() {
+        if queue.len() > SMALL_FRONTIER || g.degree(v) > SMALL_LIST {
+            break;
+        }
+        queue.pop_front();
+        lists += 1;
+        g.with_list(v, |ids, weights| {
+            relax(v, ids, weights, activated);
+            arcs += ids.len() as u64;
+            for &u in ids {
+                if activated.take(u as usize) {
+                    queue.push_back(u);
+                }
+            }
+        })?;
+    }
+    let mut left = Bitmap::new(g.num_vertices());
+    for v in queue {
+        left.set(v as usize);
+    }
+    Ok((lists, arcs, left))
 }
 
 /// The first neighbours of `set` from a pass over their lists, each stopped after its first
@@ -301,6 +391,17 @@ impl<A: Adjacency> Traversal for Graph<A> {
             return Ok(arcs);
         }
         Ok(for_each_set(spec.active, list))
+    }
+
+    fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>
+    where
+        F: FnOnce(&[Vertex], Weights<'_>),
+    {
+        if let Some(g) = self.out().on_disk() {
+            return g.with_list(v, f);
+        }
+        with_list(self.out(), v, self.is_weighted(), f);
+        Ok(())
     }
 
     fn first_neighbors<V>(&self, set: &Bitmap, visit: V) -> Result<u64, EngineError>

@@ -12,7 +12,7 @@ use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Traversal, Vertex};
 
 /// Graphs whose shapes take every branch: a skewed graph (BFS pulls, cc's hubs and giant
 /// tree), a long path with a tail (BFS still pushing after 16 levels goes label-correcting),
-/// scattered components and isolated vertices.
+/// scattered components and isolated vertices, a hub too long for the label-correcting queue.
 fn graphs() -> Vec<(String, usize, Vec<(Vertex, Vertex)>)> {
     let mut out = vec![("rmat 12".to_string(), 1 << 12, rmat_edges(12, 40_000, 7))];
     let n = 3000;
@@ -25,6 +25,11 @@ fn graphs() -> Vec<(String, usize, Vec<(Vertex, Vertex)>)> {
         .filter(|(u, v)| u != v && (u / 100 == v / 100 || u % 50 == 0))
         .collect();
     out.push(("pieces".into(), 1600, pieces));
+    // A hub of more arcs than the label-correcting queue reads on its own, as the source, and
+    // a path behind one of its leaves: the queue hands the hub to a pass, then takes the path.
+    let mut hub: Vec<(Vertex, Vertex)> = (1..6000).map(|v| (0, v)).collect();
+    hub.extend((5999..6199).map(|v| (v, v + 1)));
+    out.push(("hub and path".into(), 6200, hub));
     out
 }
 

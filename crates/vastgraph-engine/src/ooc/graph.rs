@@ -59,6 +59,9 @@ impl Default for OocOptions {
     }
 }
 
+/// The most room for blocks a run of passes keeps (see `open`).
+const QUEUE_BLOCK_ROOM: u64 = 4 << 20;
+
 /// A compressed store's codec and where each list's codes start (n+1 byte offsets, in DRAM).
 pub(crate) struct Codes {
     pub codec: ListCodec,
@@ -275,9 +278,15 @@ impl OocGraph {
         }
         // A kernel reading lists at random also reads frontiers in passes (edge_map): the
         // room is shared between the blocks and the short lists its passes read again.
+        // A run of passes keeps a few blocks for the lists its label-correcting queue reads one
+        // at a time (`traverse::label_correcting`): a sparse frontier's neighbours lie in the
+        // blocks it just read.
         let (list_room, block_room) = match options.random_access {
             true => (plan.cache_bytes / 2, plan.cache_bytes / 2),
-            false => (plan.cache_bytes, 0),
+            false => {
+                let blocks = (plan.cache_bytes / 16).min(QUEUE_BLOCK_ROOM);
+                (plan.cache_bytes - blocks, blocks)
+            }
         };
         let cache = ListCache::new(n, list_room, weights.as_ref().map(|(_, t)| *t));
         // As for the cache of short lists, a quarter of the room is left to the allocator and to
