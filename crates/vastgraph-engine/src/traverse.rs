@@ -90,6 +90,10 @@ pub trait Traversal: Sync {
     where
         F: FnOnce(&[Vertex], Weights<'_>);
 
+    /// Ends a run of [`Self::with_list`] calls: on disk their reads become one record of the
+    /// run's I/O, as a pass's do. Nothing in memory.
+    fn end_lists_apart(&self) {}
+
     /// Calls `visit(v, first)` with the first (smallest) neighbour of every vertex of `set`
     /// that has one, from several threads at once. Returns the calls made.
     fn first_neighbors<V>(&self, set: &Bitmap, visit: V) -> Result<u64, EngineError>
@@ -173,6 +177,10 @@ impl Traversal for OocGraph {
         self.scan(spec, visit)
             .map(|record| record.arcs_processed)
             .map_err(EngineError::read)
+    }
+
+    fn end_lists_apart(&self) {
+        self.keep_block_record();
     }
 
     fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>
@@ -317,6 +325,7 @@ where
             }
         })?;
     }
+    g.end_lists_apart();
     let mut left = Bitmap::new(g.num_vertices());
     for v in queue {
         left.set(v as usize);
@@ -391,6 +400,12 @@ impl<A: Adjacency> Traversal for Graph<A> {
             return Ok(arcs);
         }
         Ok(for_each_set(spec.active, list))
+    }
+
+    fn end_lists_apart(&self) {
+        if let Some(g) = self.out().on_disk() {
+            g.end_lists_apart();
+        }
     }
 
     fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>

@@ -13,7 +13,7 @@
 //! A caller that walked the first neighbours itself (cc's sampling) gives the share they
 //! settled, and the cascade goes on from the heads.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 use rayon::prelude::*;
 use vastgraph_store::manifest::LIST_HEAD_IDS;
@@ -37,11 +37,12 @@ impl OocGraph {
         W: Fn(Vertex, &[Vertex]) -> bool + Sync,
     {
         let done = spec.done;
-        let settled = AtomicU64::new(0);
+        // No count is kept as vertices settle (a counter every thread bumps at every vertex
+        // bounces between the cores' caches): `done` tells how many, after a stage.
         let settle = |v: Vertex, ids: &[Vertex]| {
             let finished = walk(v, ids);
-            if finished && done.set_atomic(v as usize) {
-                settled.fetch_add(1, Relaxed);
+            if finished {
+                done.set_atomic(v as usize);
             }
             finished
         };
@@ -73,19 +74,18 @@ impl OocGraph {
                     walked += read;
                     left
                 } else {
-                    settled.store(0, Relaxed);
                     let record = self.scan_first_neighbors(&open, |v, first| {
                         settle(v, &[first]);
                     })?;
                     walked += record.arcs_processed;
-                    let hit_rate =
-                        settled.load(Relaxed) as f64 / record.arcs_processed.max(1) as f64;
                     // Those with a single arc are left open although their one neighbour
                     // was walked: a vertex a pull leaves open is usually pulled again, and
                     // reading their lists now caches them for it. Left out, on Kronecker 25
                     // in its original order the next two BFS levels read 2.9 GB each for
                     // them, where their lists lie scattered over the whole file.
                     let rest = minus(&open, done);
+                    let settled = open.count_ones() - rest.count_ones();
+                    let hit_rate = settled as f64 / record.arcs_processed.max(1) as f64;
                     if heads_spare_reads(self, &rest, hit_rate)? {
                         let (left, read) = self.walk_heads(&rest, 1, &settle, spec.repeats)?;
                         walked += read;
@@ -125,13 +125,16 @@ impl OocGraph {
     /// Walks the list heads of `set` from id `skip` on. Returns the vertices whose walk neither
     /// finished nor reached the end of their list (their lists are still to read), and the ids
     /// walked. A whole list that leaves its vertex open is cached when the pull `repeats`.
-    fn walk_heads(
+    fn walk_heads<S>(
         &self,
         set: &Bitmap,
         skip: usize,
-        settle: &(dyn Fn(Vertex, &[Vertex]) -> bool + Sync),
+        settle: &S,
         repeats: bool,
-    ) -> anyhow::Result<(Bitmap, u64)> {
+    ) -> anyhow::Result<(Bitmap, u64)>
+    where
+        S: Fn(Vertex, &[Vertex]) -> bool + Sync,
+    {
         let longer = Bitmap::new(self.num_vertices());
         let record = self.scan_list_heads(set, |v, head| {
             let ids = &head[skip.min(head.len())..];

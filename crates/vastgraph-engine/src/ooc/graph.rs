@@ -381,6 +381,14 @@ impl OocGraph {
     pub fn cache_bytes(&self) -> u64 {
         self.cache.bytes()
     }
+
+    /// Moves what the cache of blocks read since the last record into the run's records.
+    pub(crate) fn keep_block_record(&self) {
+        if let Some(record) = self.blocks.take_record() {
+            self.records.lock().unwrap().push(record);
+        }
+    }
+
     /// The records of the iterations run so far, removing them.
     pub fn take_records(&self) -> Vec<IterationRecord> {
         let mut records = std::mem::take(&mut *self.records.lock().unwrap());
