@@ -114,7 +114,17 @@ pub trait Traversal: Sync {
 
     /// The out-degree sum of `set` (GAPBS's scout count).
     fn degree_sum(&self, set: &Bitmap) -> u64 {
-        degree_sum_by(set, |v| self.degree(v))
+        set.words()
+            .par_iter()
+            .enumerate()
+            .map(|(w, word)| {
+                let mut sum = 0;
+                crate::bitmap::for_each_in_word(word.load(Relaxed), (64 * w) as Vertex, |v| {
+                    sum += self.degree(v) as u64
+                });
+                sum
+            })
+            .sum()
     }
 
     /// The vertices with at least one out-arc.
@@ -123,30 +133,8 @@ pub trait Traversal: Sync {
     }
 }
 
-fn degree_sum_by(set: &Bitmap, degree: impl Fn(Vertex) -> usize + Sync) -> u64 {
-    set.words()
-        .par_iter()
-        .enumerate()
-        .map(|(w, word)| {
-            let mut sum = 0;
-            crate::bitmap::for_each_in_word(word.load(Relaxed), (64 * w) as Vertex, |v| {
-                sum += degree(v) as u64
-            });
-            sum
-        })
-        .sum()
-}
-
 fn vertices_with_arcs_by(n: usize, degree: impl Fn(Vertex) -> usize + Sync) -> Bitmap {
-    let words = (0..n.div_ceil(64))
-        .into_par_iter()
-        .map(|w| {
-            (64 * w..(64 * w + 64).min(n))
-                .filter(|&v| degree(v as Vertex) > 0)
-                .fold(0u64, |word, v| word | 1 << (v - 64 * w))
-        })
-        .collect();
-    Bitmap::from_words(words, n)
+    Bitmap::from_fn(n, |v| degree(v as Vertex) > 0)
 }
 
 impl Traversal for OocGraph {
@@ -211,10 +199,6 @@ impl Traversal for OocGraph {
         W: Fn(Vertex, &[Vertex]) -> bool + Sync,
     {
         self.pull_lists(spec, walk).map_err(EngineError::read)
-    }
-
-    fn degree_sum(&self, set: &Bitmap) -> u64 {
-        crate::ooc::degree_sum(self.offsets(), set)
     }
 
     fn vertices_with_arcs(&self) -> Bitmap {
@@ -471,13 +455,6 @@ impl<A: Adjacency> Traversal for Graph<A> {
             });
             walked
         }))
-    }
-
-    fn degree_sum(&self, set: &Bitmap) -> u64 {
-        match self.out().on_disk() {
-            Some(g) => g.degree_sum(set),
-            None => degree_sum_by(set, |v| self.out().degree(v)),
-        }
     }
 
     fn vertices_with_arcs(&self) -> Bitmap {

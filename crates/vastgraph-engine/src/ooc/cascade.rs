@@ -21,7 +21,7 @@ use vastgraph_store::manifest::LIST_HEAD_IDS;
 use super::graph::OocGraph;
 use super::scan::ScanSpec;
 use crate::bitmap::{Bitmap, WORDS_PER_TASK};
-use crate::traverse::PullSpec;
+use crate::traverse::{PullSpec, Traversal};
 use crate::Vertex;
 
 /// Arcs a vertex of the graph that the open vertices' lists must hold before a pull reads the
@@ -64,7 +64,7 @@ impl OocGraph {
             None if self.has_first_neighbors()
                 && spec
                     .arcs
-                    .unwrap_or_else(|| degree_sum(self.offsets(), &open))
+                    .unwrap_or_else(|| Traversal::degree_sum(self, &open))
                     > SETTLE_FIRST_ARCS * n =>
             {
                 if heads_first_pays(self, &open, &settle)? {
@@ -179,24 +179,6 @@ fn keep(set: &Bitmap, keep: impl Fn(Vertex) -> bool + Sync) -> Bitmap {
         })
         .collect();
     Bitmap::from_words(words, set.len())
-}
-
-/// The out-degree sum of `set`, from the CSR offsets.
-pub(crate) fn degree_sum(offsets: &[u64], set: &Bitmap) -> u64 {
-    set.words()
-        .par_iter()
-        .enumerate()
-        .map(|(w, word)| {
-            let mut bits = word.load(Relaxed);
-            let mut sum = 0;
-            while bits != 0 {
-                let v = w * 64 + bits.trailing_zeros() as usize;
-                sum += offsets[v + 1] - offsets[v];
-                bits &= bits - 1;
-            }
-            sum
-        })
-        .sum()
 }
 
 /// The vertices with at least one arc, from the CSR offsets (n + 1). A word of 64 vertices
