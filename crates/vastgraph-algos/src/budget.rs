@@ -143,7 +143,7 @@ pub fn offsets_bytes(manifest: &vastgraph_store::Manifest) -> u64 {
 
 /// Whether the kernel reads edge weights (a second file per request).
 pub fn reads_weights(name: &str) -> bool {
-    name == "sssp"
+    matches!(name, "sssp" | "bellman-ford" | "widest")
 }
 
 /// An out-of-core run: the registry's output plus what the I/O did.

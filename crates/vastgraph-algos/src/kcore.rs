@@ -11,18 +11,34 @@
 //! neighbour that falls to k at once (Batagelj–Zaversnik's order within the level): the rounds
 //! of a long path or a graph's sparse tail would otherwise cost a parallel step per vertex or
 //! two (a path of 10M vertices: 5M rounds, 150 s, against 0.2 s serially). State: degrees, a flag byte per vertex, buckets.
+//!
+//! Lists on disk ([`in_passes`]): the peeling's rounds would each read the scattered lists of one
+//! bucket, page by page (Kronecker 22 within 256 MiB: 647 rounds read 36 times the store). There
+//! the coreness is computed as the fixed point of the local h-index (Lü et al. 2016; Montresor
+//! et al.'s distributed k-core; Wen et al.'s semi-external SemiCore): every vertex starts at its
+//! degree, and a vertex's value becomes the largest h not above it such that at least h
+//! neighbours have values of at least h. Values only fall, never below the coreness, and stop
+//! exactly at it; a vertex is recomputed only after a neighbour's value fell below its own, in
+//! label-correcting passes ([`label_correcting`]) whose first reads every list and whose later
+//! ones read fewer. The order of the recomputations changes no value.
 
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
 
+use std::cell::RefCell;
+use std::sync::atomic::{fence, Ordering::SeqCst};
+
 use rayon::prelude::*;
 use vastgraph_engine::bucket::NO_BUCKET;
+use vastgraph_engine::memory::prefetch;
+use vastgraph_engine::ooc::Weights;
+use vastgraph_engine::traverse::{label_correcting, WholeLists};
 use vastgraph_engine::{
-    edge_map, Adjacency, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn,
-    EdgeMapOptions, Graph, Vertex, VertexSubset,
+    edge_map, Adjacency, Bitmap, BucketOrder, Buckets, Direction, EdgeMapCounters, EdgeMapFn,
+    EdgeMapOptions, Graph, Traversal, Vertex, VertexSubset,
 };
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
-use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{read_error, require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): degrees, coreness and the buckets of
 /// the peeling order.
@@ -110,6 +126,9 @@ pub fn kcore_resumable<A: Adjacency>(
     checkpoint: Option<&Checkpoint>,
 ) -> Result<KcoreResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
+    if checkpoint.is_none() && g.out().on_disk().is_some() {
+        return in_passes(g);
+    }
     let n = g.num_vertices();
     let out = g.out();
     let (mut rounds, mut max_core, mut edges_before) = (0u64, 0u32, 0u64);
@@ -251,6 +270,118 @@ fn peel_serially<A: Adjacency>(
         });
     }
     moved
+}
+
+/// The state [`in_passes`] keeps for `n` vertices: the values, and the active and activated
+/// bitmaps.
+pub fn state_in_passes(n: u64) -> u64 {
+    4 * n + 2 * n.div_ceil(64) * 8
+}
+
+/// Coreness of every vertex of a symmetric graph over any [`Traversal`], as the fixed point of
+/// the local h-index (see the module documentation); the same values as [`kcore`].
+pub fn in_passes<G: Traversal>(g: &G) -> Result<KcoreResult, AlgoError> {
+    if !g.is_symmetric() {
+        return Err(AlgoError::NeedsSymmetric {
+            algorithm: ALGORITHM,
+        });
+    }
+    let n = g.num_vertices();
+    // Degrees above u32::MAX cannot occur: a vertex has fewer than 2^32 distinct neighbours.
+    let value: Vec<AtomicU32> = (0..n as Vertex)
+        .into_par_iter()
+        .map(|v| AtomicU32::new(g.degree(v) as u32))
+        .collect();
+    let lists = WholeLists::new(g);
+    let relax = |v: Vertex, piece: &[Vertex], _: Weights<'_>, activated: &Bitmap| {
+        lists.whole(v, piece, |neighbors| {
+            lower_to_h_index(&value, v, neighbors, activated)
+        })
+    };
+    let (passes, edges) = label_correcting(g, g.vertices_with_arcs(), relax, || true)
+        .map_err(read_error(ALGORITHM))?;
+    let coreness: Vec<u32> = value.into_iter().map(AtomicU32::into_inner).collect();
+    let max_core = coreness.par_iter().copied().max().unwrap_or(0);
+    let stats = RunStats {
+        iterations: passes,
+        edges_traversed: edges,
+        ..Default::default()
+    }
+    .with("max_core", max_core);
+    Ok(KcoreResult { coreness, stats })
+}
+
+/// How far ahead in a list [`lower_to_h_index`] starts loading a neighbour's value.
+const PREFETCH_AHEAD: usize = 16;
+
+thread_local! {
+    /// [`lower_to_h_index`]'s counts, kept between lists.
+    static COUNTS: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Lowers `v`'s value to the h-index of its neighbours' values (each capped at v's own; v
+/// itself, on a self-loop, counts at v's value, as the peeling never lowers a vertex by its
+/// own arc). A neighbour `u` whose value U counted v (v's old value was at least U) and no
+/// longer does (the new one is below U) is activated: only then can the fall change u's
+/// h-index, so a hub is not read again each time a low neighbour falls.
+///
+/// A neighbour may fall while v is recomputed, after v read its old value, and see v's old
+/// value in its own check. So after storing, v counts again the neighbours that reach its new
+/// value, and is recomputed once more if they are too few. The fences order each such pair: of
+/// a falling neighbour and v, one of the two sees the other's new value.
+fn lower_to_h_index(value: &[AtomicU32], v: Vertex, neighbors: &[Vertex], activated: &Bitmap) {
+    fence(SeqCst);
+    let cap = value[v as usize].load(Relaxed);
+    // Most recomputations change nothing: stop as soon as `cap` neighbours reach it.
+    let mut reaching = 0u32;
+    for (i, &u) in neighbors.iter().enumerate() {
+        if let Some(&ahead) = neighbors.get(i + PREFETCH_AHEAD) {
+            prefetch(&value[ahead as usize]);
+        }
+        if u == v || value[u as usize].load(Relaxed) >= cap {
+            reaching += 1;
+            if reaching >= cap {
+                return;
+            }
+        }
+    }
+    let h = COUNTS.with_borrow_mut(|counts| {
+        counts.clear();
+        counts.resize(cap as usize + 1, 0);
+        for &u in neighbors {
+            let x = if u == v {
+                cap
+            } else {
+                value[u as usize].load(Relaxed).min(cap)
+            };
+            counts[x as usize] += 1;
+        }
+        let mut at_least = 0;
+        (0..=cap)
+            .rev()
+            .find(|&h| {
+                at_least += counts[h as usize];
+                at_least >= h
+            })
+            .unwrap_or(0)
+    });
+    value[v as usize].fetch_min(h, SeqCst);
+    fence(SeqCst);
+    let mut reaching = 0u32;
+    for &u in neighbors {
+        let x = if u == v {
+            h
+        } else {
+            value[u as usize].load(Relaxed)
+        };
+        reaching += u32::from(x >= h);
+        if u != v && h < x && x <= cap {
+            activated.set_atomic(u as usize);
+        }
+    }
+    if reaching < h {
+        activated.set_atomic(v as usize);
+    }
 }
 
 /// Checks `result` against the serial Batagelj–Zaversnik bucket algorithm, exactly.

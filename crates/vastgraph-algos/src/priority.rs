@@ -32,10 +32,19 @@ impl VertexPriority {
     /// Largest-log-degree-first (Hasenplaugh et al.): vertices in a higher ⌈log2 degree⌉ class
     /// come first, a seeded random order within a class.
     pub fn largest_log_degree_first<A: Adjacency>(adj: &A, seed: u64) -> Self {
-        let rank = (0..adj.num_vertices())
+        Self::largest_log_degree_first_by(adj.num_vertices(), |v| adj.degree(v), seed)
+    }
+
+    /// [`Self::largest_log_degree_first`] of `n` vertices of the given degrees.
+    pub fn largest_log_degree_first_by(
+        n: usize,
+        degree: impl Fn(Vertex) -> usize + Sync,
+        seed: u64,
+    ) -> Self {
+        let rank = (0..n)
             .into_par_iter()
             .map(|v| {
-                let class = ceil_log2(adj.degree(v as Vertex)) as u64;
+                let class = ceil_log2(degree(v as Vertex)) as u64;
                 (class << HASH_BITS) | (seeded_hash(seed, v as u64) >> (64 - HASH_BITS))
             })
             .collect();

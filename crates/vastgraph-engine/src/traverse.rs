@@ -17,7 +17,9 @@
 //! code runs in memory and within a budget, with the same result where its problem has one.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use vastgraph_store::WeightsRef;
@@ -265,6 +267,42 @@ where
         activated.clear_all();
     }
     Ok((passes, arcs))
+}
+
+/// Gathers the pieces of lists that a pass hands over in several calls ([`Traversal::pass`]),
+/// for visitors that need a vertex's whole list at once (an h-index, a first free colour):
+/// [`Self::whole`] hands over a list at once when the piece is all of it, else when its last
+/// piece has arrived. Only the lists in pieces are copied, and only until they are whole.
+pub struct WholeLists<'g, G: Traversal> {
+    g: &'g G,
+    pieces: Mutex<HashMap<Vertex, Vec<Vertex>>>,
+}
+
+impl<'g, G: Traversal> WholeLists<'g, G> {
+    pub fn new(g: &'g G) -> Self {
+        WholeLists {
+            g,
+            pieces: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Calls `f` with `v`'s whole list once `piece`, a piece of it, completes it.
+    pub fn whole(&self, v: Vertex, piece: &[Vertex], f: impl FnOnce(&[Vertex])) {
+        let degree = self.g.degree(v);
+        if piece.len() == degree {
+            return f(piece);
+        }
+        let whole = {
+            let mut pieces = self.pieces.lock().unwrap_or_else(|e| e.into_inner());
+            let ids = pieces.entry(v).or_default();
+            ids.extend_from_slice(piece);
+            if ids.len() < degree {
+                return;
+            }
+            pieces.remove(&v).expect("just completed")
+        };
+        f(&whole)
+    }
 }
 
 /// Frontiers of at most this many vertices are relaxed a list at a time by

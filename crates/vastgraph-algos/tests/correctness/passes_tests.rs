@@ -1,4 +1,4 @@
-//! The branches of passes (bfs, cc, sssp, pagerank), written against the engine's traversal
+//! The branches of passes (bfs, cc, sssp, pagerank, kcore, widest, coloring), written against the engine's traversal
 //! interface, run on in-memory graphs too: there they must give the in-memory kernels' results
 //! (distances and parents, labels, shortest distances exactly; PageRank up to the order of
 //! summation), on skewed, uniform, long and disconnected graphs, symmetric and directed, on
@@ -7,7 +7,7 @@
 
 use crate::more_support::{rmat_edges, with_threads, with_weights};
 use crate::shared_graphs::without_slices;
-use vastgraph_algos::{bfs, cc, pagerank, sssp};
+use vastgraph_algos::{bfs, cc, coloring, kcore, pagerank, sssp, widest};
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Traversal, Vertex};
 
 /// Graphs whose shapes take every branch: a skewed graph (BFS pulls, cc's hubs and giant
@@ -30,6 +30,12 @@ fn graphs() -> Vec<(String, usize, Vec<(Vertex, Vertex)>)> {
     let mut hub: Vec<(Vertex, Vertex)> = (1..6000).map(|v| (0, v)).collect();
     hub.extend((5999..6199).map(|v| (v, v + 1)));
     out.push(("hub and path".into(), 6200, hub));
+    // Self-loops on a third of a ring with chords: kcore counts a vertex's own arc, colouring
+    // ignores it.
+    let mut looped: Vec<(Vertex, Vertex)> = (0..900).map(|v| (v, (v + 1) % 900)).collect();
+    looped.extend((0..900).step_by(3).map(|v| (v, v)));
+    looped.extend((0..900).step_by(7).map(|v| (v, (v * 31 + 5) % 900)));
+    out.push(("self-loops".into(), 900, looped));
     out
 }
 
@@ -58,6 +64,31 @@ fn compare_all<A: Adjacency>(what: &str, g: &Graph<A>) {
         let want = sssp::sssp(g, &q).unwrap();
         let got = sssp::in_passes(g, source as Vertex).unwrap();
         assert_eq!(got.distances, want.distances, "{what}: sssp distances");
+        let q = widest::WidestParams {
+            source,
+            ..Default::default()
+        };
+        let want = widest::widest_path(g, &q).unwrap();
+        let got = widest::in_passes(g, source as Vertex).unwrap();
+        assert_eq!(got.widths, want.widths, "{what}: widest widths");
+    }
+    if g.is_symmetric() {
+        let want = kcore::kcore(g, &Default::default()).unwrap();
+        let got = kcore::in_passes(g).unwrap();
+        assert_eq!(got.coreness, want.coreness, "{what}: coreness");
+        kcore::verify_kcore(g, &got).unwrap();
+        for seed in [1, 7] {
+            let q = coloring::ColoringParams { seed };
+            let want = coloring::coloring(g, &q).unwrap();
+            let got = coloring::in_passes(g, &q).unwrap();
+            assert_eq!(got.colors, want.colors, "{what}: colours, seed {seed}");
+            coloring::verify_coloring(g, &got).unwrap();
+        }
+    } else {
+        assert!(
+            kcore::in_passes(g).is_err(),
+            "{what}: kcore on a directed graph"
+        );
     }
     let q = pagerank::PageRankParams {
         max_iters: 30,
