@@ -61,6 +61,9 @@ impl Default for OocOptions {
 
 /// The most room for blocks a run of passes keeps (see `open`).
 const QUEUE_BLOCK_ROOM: u64 = 4 << 20;
+/// The least room for blocks a run of passes keeps when its cache has twice as much: enough for
+/// a few blocks after the allocator's share.
+const MIN_QUEUE_BLOCK_ROOM: u64 = 256 << 10;
 
 /// A compressed store's codec and where each list's codes start (n+1 byte offsets, in DRAM).
 pub(crate) struct Codes {
@@ -284,7 +287,11 @@ impl OocGraph {
         let (list_room, block_room) = match options.random_access {
             true => (plan.cache_bytes / 2, plan.cache_bytes / 2),
             false => {
-                let blocks = (plan.cache_bytes / 16).min(QUEUE_BLOCK_ROOM);
+                // At least a few blocks where the cache allows: with none, each list of a
+                // queue's run is a read of its own (a path within its smallest budget: a
+                // read a vertex).
+                let floor = (plan.cache_bytes / 2).min(MIN_QUEUE_BLOCK_ROOM);
+                let blocks = (plan.cache_bytes / 16).max(floor).min(QUEUE_BLOCK_ROOM);
                 (plan.cache_bytes - blocks, blocks)
             }
         };
