@@ -16,9 +16,8 @@
 //! loaded its list when it can ([`label_correcting`]'s reentry): each list is read about once
 //! more. The colouring is the same, as it depends on the priorities alone.
 
-use std::sync::atomic::{
-    fence, AtomicU32, Ordering::Acquire, Ordering::Relaxed, Ordering::Release,
-};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 
 use rayon::prelude::*;
 use vastgraph_engine::ooc::{ScanSpec, Weights};
@@ -171,11 +170,7 @@ pub fn in_passes<G: Traversal>(
     g: &G,
     params: &ColoringParams,
 ) -> Result<ColoringResult, AlgoError> {
-    if !g.is_symmetric() {
-        return Err(AlgoError::NeedsSymmetric {
-            algorithm: ALGORITHM,
-        });
-    }
+    require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
     let priority = VertexPriority::largest_log_degree_first_by(n, |v| g.degree(v), params.seed);
     let waiting: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
@@ -206,8 +201,10 @@ pub fn in_passes<G: Traversal>(
     let lists = WholeLists::new(g);
     let relax = |v: Vertex, piece: &[Vertex], _: Weights<'_>, activated: &Bitmap| {
         lists.whole(v, piece, |neighbors| {
-            // Pairs with the releases: the colours of the neighbours that released v are seen.
-            fence(Acquire);
+            // v's count, 0, read with Acquire: it synchronises with every release that brought
+            // it there, so the colours stored before them are seen.
+            let released = waiting[v as usize].load(Acquire);
+            debug_assert_eq!(released, 0, "a vertex is coloured once it waits for none");
             let color = TAKEN.with_borrow_mut(|taken| {
                 let degree = neighbors.len();
                 first_free_color(&priority, &colors, v, degree, taken, |visit| {
@@ -232,7 +229,7 @@ pub fn in_passes<G: Traversal>(
 
 thread_local! {
     /// [`first_free_color`]'s scratch in [`in_passes`], kept between lists.
-    static TAKEN: std::cell::RefCell<Vec<bool>> = const { std::cell::RefCell::new(Vec::new()) };
+    static TAKEN: RefCell<Vec<bool>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Checks that every vertex has a colour, no edge joins two vertices of one colour (self-loops

@@ -2,7 +2,7 @@
 //! verifier failures.
 
 use thiserror::Error;
-use vastgraph_engine::{Adjacency, EngineError, Graph, Vertex};
+use vastgraph_engine::{Adjacency, EngineError, Graph, Traversal, Vertex};
 
 #[derive(Debug, Error)]
 pub enum AlgoError {
@@ -100,10 +100,8 @@ pub fn check_source<A: Adjacency>(g: &Graph<A>, source: u64) -> Result<Vertex, A
     Ok(source as Vertex)
 }
 
-pub fn require_symmetric<A: Adjacency>(
-    g: &Graph<A>,
-    algorithm: &'static str,
-) -> Result<(), AlgoError> {
+/// The error of `algorithm` on a graph that is not symmetric (in memory or on disk).
+pub fn require_symmetric<G: Traversal>(g: &G, algorithm: &'static str) -> Result<(), AlgoError> {
     if g.is_symmetric() {
         Ok(())
     } else {

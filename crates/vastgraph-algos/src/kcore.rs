@@ -22,10 +22,8 @@
 //! label-correcting passes ([`label_correcting`]) whose first reads every list and whose later
 //! ones read fewer. The order of the recomputations changes no value.
 
-use std::sync::atomic::{AtomicU32, AtomicU8, Ordering::Relaxed};
-
 use std::cell::RefCell;
-use std::sync::atomic::{fence, Ordering::SeqCst};
+use std::sync::atomic::{fence, AtomicU32, AtomicU8, Ordering::Relaxed, Ordering::SeqCst};
 
 use rayon::prelude::*;
 use vastgraph_engine::bucket::NO_BUCKET;
@@ -281,11 +279,7 @@ pub fn state_in_passes(n: u64) -> u64 {
 /// Coreness of every vertex of a symmetric graph over any [`Traversal`], as the fixed point of
 /// the local h-index (see the module documentation); the same values as [`kcore`].
 pub fn in_passes<G: Traversal>(g: &G) -> Result<KcoreResult, AlgoError> {
-    if !g.is_symmetric() {
-        return Err(AlgoError::NeedsSymmetric {
-            algorithm: ALGORITHM,
-        });
-    }
+    require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
     // Degrees above u32::MAX cannot occur: a vertex has fewer than 2^32 distinct neighbours.
     let value: Vec<AtomicU32> = (0..n as Vertex)

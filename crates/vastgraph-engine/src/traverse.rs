@@ -131,12 +131,8 @@ pub trait Traversal: Sync {
 
     /// The vertices with at least one out-arc.
     fn vertices_with_arcs(&self) -> Bitmap {
-        vertices_with_arcs_by(self.num_vertices(), |v| self.degree(v))
+        Bitmap::from_fn(self.num_vertices(), |v| self.degree(v as Vertex) > 0)
     }
-}
-
-fn vertices_with_arcs_by(n: usize, degree: impl Fn(Vertex) -> usize + Sync) -> Bitmap {
-    Bitmap::from_fn(n, |v| degree(v as Vertex) > 0)
 }
 
 impl Traversal for OocGraph {
@@ -498,7 +494,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
     fn vertices_with_arcs(&self) -> Bitmap {
         match self.out().on_disk() {
             Some(g) => g.vertices_with_arcs(),
-            None => vertices_with_arcs_by(self.num_vertices(), |v| self.out().degree(v)),
+            None => Bitmap::from_fn(self.num_vertices(), |v| self.out().degree(v as Vertex) > 0),
         }
     }
 }
