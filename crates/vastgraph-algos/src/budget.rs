@@ -1,6 +1,6 @@
 //! Runs within a memory budget on an [`OocGraph`], which reads neighbour lists from disk.
 //! Every algorithm runs its one kernel on [`OocGraph::lists`], the engine's graph interface over
-//! the files: bfs, sssp, cc and pagerank take their branch of passes there
+//! the files: those with a branch of passes (`state_in_passes` in the registry) take it there
 //! ([`vastgraph_engine::Traversal`]: one planned read of the active vertices' lists an
 //! iteration, selective or streaming by the cost model), every other kernel reads lists
 //! through the engine's cache of blocks. So the result is the in-memory one, with `--seed`

@@ -5,11 +5,21 @@
 //! (seed, i) alone, whatever the thread count. A walk that reaches a vertex without out-arcs
 //! stops there; the rest of its row is padded with [`WALK_END`] (u32::MAX, never a vertex id).
 //! State: the output, walks × (length + 1) ids.
+//!
+//! On lists on disk, where a step of each walk would be a read of its own, the walks move
+//! together ([`in_passes`]): step j sorts the live walks by the vertex they stand on and makes
+//! one pass over those vertices' lists, in which every walk standing on a vertex takes its
+//! step. The same hash picks the same neighbour, so the walks are the in-memory ones.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::{Adjacency, Graph, Vertex};
+use vastgraph_engine::memory::huge_page_vec;
+use vastgraph_engine::ooc::ScanSpec;
+use vastgraph_engine::traverse::WholeLists;
+use vastgraph_engine::{Adjacency, Bitmap, Graph, Traversal, Vertex};
 
-use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{check_source, read_error, AlgoError, RunStats, StateSize, VerifyError};
 use crate::hashing::{below, seeded_hash2};
 use crate::serial_check::has_arc;
 
@@ -104,6 +114,34 @@ pub fn random_walks<A: Adjacency>(
         algorithm: ALGORITHM,
         message,
     })?;
+    let (walks, steps, stopped) = match g.out().on_disk() {
+        Some(_) => in_passes(g, params.seed, &starts, row_len)?,
+        None => in_memory(g, params.seed, &starts, row_len, total),
+    };
+    let stats = RunStats {
+        iterations: params.length as u64,
+        edges_traversed: steps,
+        ..Default::default()
+    }
+    .with("walks", starts.len() as u64)
+    .with("stopped_early", stopped);
+    Ok(RandomWalkResult {
+        walks,
+        num_walks: starts.len(),
+        row_len,
+        stats,
+    })
+}
+
+/// The walks one at a time, each step a lookup in the mapped lists: (walks, steps taken, walks
+/// stopped at a vertex without out-arcs).
+fn in_memory<A: Adjacency>(
+    g: &Graph<A>,
+    seed: u64,
+    starts: &[Vertex],
+    row_len: usize,
+    total: usize,
+) -> (Vec<u32>, u64, u64) {
     let out = g.out();
     let mut walks = vec![WALK_END; total];
     let (steps, stopped): (u64, u64) = walks
@@ -118,27 +156,104 @@ pub fn random_walks<A: Adjacency>(
                 if degree == 0 {
                     return (j as u64 - 1, 1);
                 }
-                let pick =
-                    below(seeded_hash2(params.seed, i as u64, j as u64), degree as u64) as usize;
+                let pick = below(seeded_hash2(seed, i as u64, j as u64), degree as u64) as usize;
                 out.for_each_neighbor_in(at, pick, pick + 1, |next, _| at = next);
                 *slot = at;
             }
             (row_len as u64 - 1, 0)
         })
         .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
-    let stats = RunStats {
-        iterations: params.length as u64,
-        edges_traversed: steps,
-        ..Default::default()
+    (walks, steps, stopped)
+}
+
+/// Bytes of state [`in_passes`] keeps: the walks, one sort key a walk, and the bitmap of the
+/// vertices a step reads.
+pub fn state_in_passes(n: u64, walks: u64, row_len: u64) -> u64 {
+    walks.saturating_mul(row_len.saturating_mul(4).saturating_add(8)) + n.div_ceil(64) * 8
+}
+
+/// A live walk's sort key: the vertex it stands on, then its index.
+#[inline]
+fn standing(at: Vertex, walk: usize) -> u64 {
+    (at as u64) << 32 | walk as u64
+}
+
+/// The walks all together over any [`Traversal`], a pass a step (see the module
+/// documentation): (walks, steps taken, walks stopped at a vertex without out-arcs).
+pub fn in_passes<G: Traversal>(
+    g: &G,
+    seed: u64,
+    starts: &[Vertex],
+    row_len: usize,
+) -> Result<(Vec<u32>, u64, u64), AlgoError> {
+    let count = starts.len();
+    if count > u32::MAX as usize {
+        return Err(AlgoError::InvalidParameter {
+            algorithm: ALGORITHM,
+            message: format!("{count} walks: at most 2^32 walk together over lists on disk"),
+        });
     }
-    .with("walks", starts.len() as u64)
-    .with("stopped_early", stopped);
-    Ok(RandomWalkResult {
-        walks,
-        num_walks: starts.len(),
-        row_len,
-        stats,
-    })
+    let walks: Vec<AtomicU32> = huge_page_vec(count * row_len, |k| {
+        AtomicU32::new(match k % row_len {
+            0 => starts[k / row_len],
+            _ => WALK_END,
+        })
+    });
+    let at = |i: usize, j: usize| walks[i * row_len + j].load(Relaxed);
+    // The live walks' keys in order, the dead ones' (u64::MAX) after them.
+    let mut keys = vec![u64::MAX; count];
+    let lists = WholeLists::new(g);
+    let (mut steps, mut stopped) = (0u64, 0u64);
+    for j in 1..row_len {
+        keys.par_iter_mut().enumerate().for_each(|(i, key)| {
+            let v = at(i, j - 1);
+            *key = match v != WALK_END && g.degree(v) > 0 {
+                true => standing(v, i),
+                false => u64::MAX,
+            };
+        });
+        // Walks that stood on a vertex without out-arcs stop here (their row stays padded).
+        stopped += (0..count)
+            .into_par_iter()
+            .filter(|&i| {
+                let v = at(i, j - 1);
+                v != WALK_END && g.degree(v) == 0
+            })
+            .count() as u64;
+        keys.par_sort_unstable();
+        let live = &keys[..keys.partition_point(|&k| k != u64::MAX)];
+        if live.is_empty() {
+            break;
+        }
+        steps += live.len() as u64;
+        let here = Bitmap::new(g.num_vertices());
+        live.par_iter().for_each(|&k| {
+            here.set_atomic((k >> 32) as usize);
+        });
+        g.pass(&ScanSpec::ids_only(&here), |v, piece, _| {
+            lists.whole(v, piece, |list| {
+                // A list gathered from pieces read on several threads may be out of order.
+                let sorted: std::borrow::Cow<[Vertex]> = match list.is_sorted() {
+                    true => list.into(),
+                    false => {
+                        let mut ids = list.to_vec();
+                        ids.sort_unstable();
+                        ids.into()
+                    }
+                };
+                let from = live.partition_point(|&k| k < standing(v, 0));
+                let to = live.partition_point(|&k| k <= standing(v, u32::MAX as usize));
+                for &k in &live[from..to] {
+                    let i = k as u32 as usize;
+                    let pick = below(seeded_hash2(seed, i as u64, j as u64), sorted.len() as u64);
+                    walks[i * row_len + j].store(sorted[pick as usize], Relaxed);
+                }
+            })
+        })
+        .map_err(read_error(ALGORITHM))?;
+    }
+    let walks = walks.into_iter().map(AtomicU32::into_inner).collect();
+    Ok((walks, steps, stopped))
 }
 
 /// Checks the shape, that walk i starts at its source, that every step is an arc of G, and

@@ -131,7 +131,7 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets", state: widest::STATE, resumable: false, state_in_passes: Some(|n, _| Some(widest::state_in_passes(n))) },
     AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex", state: ldd::STATE, resumable: false, state_in_passes: None },
     AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))", state: spanner::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges", state: spanning_forest::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges", state: spanning_forest::STATE, resumable: false, state_in_passes: Some(|n, _| Some(spanning_forest::state_in_passes(n))) },
     AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first", state: coloring::STATE, resumable: false, state_in_passes: Some(|n, _| Some(coloring::state_in_passes(n))) },
     AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set", state: mis::STATE, resumable: false, state_in_passes: None },
     AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen", state: densest::STATE, resumable: false, state_in_passes: None },
@@ -139,10 +139,23 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen", state: setcover::STATE, resumable: false, state_in_passes: None },
     AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE, resumable: false, state_in_passes: None },
     AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation", state: label_propagation::STATE, resumable: true, state_in_passes: None },
-    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE, resumable: false, state_in_passes: Some(|n, p| Some(random_walk_state(n, p))) },
     AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE, resumable: true, state_in_passes: None },
     AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE, resumable: true, state_in_passes: None },
 ];
+
+/// The state of random-walk's branch of passes: it keeps its output, so it depends on how many
+/// walks the parameters ask for and how long they are.
+fn random_walk_state(n: u64, p: &Params) -> u64 {
+    let d = random_walk::RandomWalkParams::default();
+    let walks = match (&p.sources, p.source) {
+        (Some(sources), _) => sources.len() as u64,
+        (None, Some(_)) => 1,
+        (None, None) => n.div_ceil(p.every.unwrap_or(d.every).max(1)),
+    };
+    let row_len = p.walk_length.unwrap_or(d.length) as u64 + 1;
+    random_walk::state_in_passes(n, walks, row_len)
+}
 
 /// The default source: the vertex with the most out-edges (smallest id among ties), so a run
 /// without --source still explores something on any graph.

@@ -5,21 +5,32 @@
 //! choices form no cycle other than two components picking the same edge (the smaller root then
 //! stays a root), and the result is the unique minimum spanning forest under that order, the
 //! same forest a serial Kruskal pass over the edges in lexicographic order builds, for every
-//! thread count. At most ⌈log2 n⌉ rounds. A vertex all of whose neighbours are already in its
-//! component never has an outgoing edge again and leaves the active list. State: a component
-//! label and a best-edge word per vertex, the active list: O(n).
+//! thread count, in memory or in passes over lists on disk. At most ⌈log2 n⌉ rounds, each one
+//! pass ([`Traversal::pass`]) over the lists of the active vertices: a vertex all of whose
+//! neighbours are already in its component never has an outgoing edge again and leaves them.
+//!
+//! State: a component label and a best-edge word per vertex, and bitmaps. A root that hooks
+//! never becomes a root again, so its best-edge word keeps the forest edge it hooked along; the
+//! forest is read from those words at the end. 20 bytes a vertex at most (with the output).
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::{Adjacency, Graph, Vertex};
+use vastgraph_engine::memory::huge_page_vec;
+use vastgraph_engine::ooc::ScanSpec;
+use vastgraph_engine::{Adjacency, Bitmap, Graph, Traversal, Vertex};
 
-use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{read_error, require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::serial_check::{check_edges_of, components, UnionFind};
 
-/// The DRAM the kernel keeps beside the graph ([`StateSize`]): the forest's parents and the edges
-/// it outputs (two ids each).
-pub const STATE: StateSize = StateSize::per_vertex(64);
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): see [`state_in_passes`].
+pub const STATE: StateSize = StateSize::per_vertex(21);
+
+/// Bytes of state for `n` vertices: labels (4), best edges (8), the forest's edges at the end
+/// (8, with the labels dropped first, so at most 4 + 8 + 8), and five bitmaps.
+pub fn state_in_passes(n: u64) -> u64 {
+    20 * n + 5 * n.div_ceil(64) * 8
+}
 
 const ALGORITHM: &str = "spanning-forest";
 
@@ -46,94 +57,93 @@ fn edge_of(key: u64) -> [u32; 2] {
     [(key >> 32) as u32, key as u32]
 }
 
-pub fn spanning_forest<A: Adjacency>(
-    g: &Graph<A>,
+pub fn spanning_forest<G: Traversal>(
+    g: &G,
     _params: &SpanningForestParams,
 ) -> Result<SpanningForestResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
-    let out = g.out();
-    let comp: Vec<AtomicU32> = (0..n as u32).into_par_iter().map(AtomicU32::new).collect();
-    let best: Vec<AtomicU64> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicU64::new(NO_EDGE))
-        .collect();
+    let comp: Vec<AtomicU32> = huge_page_vec(n, |v| AtomicU32::new(v as Vertex));
+    // A root's cheapest edge out of its component during a round; a hooked root's forest edge.
+    let best: Vec<AtomicU64> = huge_page_vec(n, |_| AtomicU64::new(NO_EDGE));
     let label = |v: Vertex| comp[v as usize].load(Relaxed);
-    let mut active: Vec<Vertex> = (0..n as Vertex)
-        .into_par_iter()
-        .filter(|&v| out.degree(v) > 0)
-        .collect();
-    let mut forest: Vec<[u32; 2]> = Vec::new();
+    let mut active = Bitmap::from_fn(n, |v| g.degree(v as Vertex) > 0);
+    let hooked = Bitmap::new(n);
     let (mut rounds, mut scanned) = (0u64, 0u64);
 
     loop {
-        // 1. Every component's cheapest outgoing edge; vertices with none leave for good.
-        scanned += active
-            .par_iter()
-            .map(|&u| out.degree(u) as u64)
-            .sum::<u64>();
-        active = active
-            .into_par_iter()
-            .filter(|&u| {
+        // 1. Every component's cheapest outgoing edge; vertices with none leave for good. A
+        //    long list may come in pieces: each piece offers its cheapest.
+        let still = Bitmap::new(n);
+        scanned += g
+            .pass(&ScanSpec::ids_only(&active), |u, neighbors, _| {
                 let cu = label(u);
-                let mut cheapest = NO_EDGE;
-                out.for_each_neighbor(u, |v| {
-                    if label(v) != cu {
-                        cheapest = cheapest.min(edge_key(u, v));
-                    }
-                });
-                if cheapest != NO_EDGE {
-                    best[cu as usize].fetch_min(cheapest, Relaxed);
+                let cheapest = neighbors
+                    .iter()
+                    .filter(|&&v| label(v) != cu)
+                    .map(|&v| edge_key(u, v))
+                    .min();
+                if let Some(key) = cheapest {
+                    best[cu as usize].fetch_min(key, Relaxed);
+                    still.set_atomic(u as usize);
                 }
-                cheapest != NO_EDGE
             })
-            .collect();
-        let roots: Vec<Vertex> = (0..n as Vertex)
-            .into_par_iter()
-            .filter(|&c| label(c) == c && best[c as usize].load(Relaxed) != NO_EDGE)
-            .collect();
-        if roots.is_empty() {
+            .map_err(read_error(ALGORITHM))?;
+        active = still;
+        let roots = Bitmap::from_fn(n, |c| {
+            label(c as Vertex) == c as Vertex && best[c].load(Relaxed) != NO_EDGE
+        });
+        if roots.count_ones() == 0 {
             break;
         }
         rounds += 1;
 
-        // 2. Hook each root along its edge, except the smaller root of a pair that chose the
-        //    same edge. Decided from a snapshot, then applied, so no hook sees another's write.
-        let hooks: Vec<(Vertex, Vertex, u64)> = roots
-            .par_iter()
-            .filter_map(|&c| {
-                let key = best[c as usize].load(Relaxed);
-                let [a, b] = edge_of(key);
-                let other = if label(a) == c { label(b) } else { label(a) };
-                let mutual = best[other as usize].load(Relaxed) == key;
-                (!(mutual && c < other)).then_some((c, other, key))
-            })
-            .collect();
-        forest.par_extend(hooks.par_iter().map(|&(_, _, key)| edge_of(key)));
-        hooks
-            .par_iter()
-            .for_each(|&(c, other, _)| comp[c as usize].store(other, Relaxed));
-        roots
-            .par_iter()
-            .for_each(|&c| best[c as usize].store(NO_EDGE, Relaxed));
+        // 2. Each root hooks along its edge, except the smaller root of a pair that chose the
+        //    same edge: decided from the labels and best edges before any hook is made.
+        let far_root = |c: usize| {
+            let [a, b] = edge_of(best[c].load(Relaxed));
+            if label(a) == c as Vertex {
+                label(b)
+            } else {
+                label(a)
+            }
+        };
+        let hooking = Bitmap::from_fn(n, |c| {
+            roots.get(c) && {
+                let other = far_root(c);
+                let mutual = best[other as usize].load(Relaxed) == best[c].load(Relaxed);
+                !(mutual && c < other as usize)
+            }
+        });
+        // A hooking root points at the far end of its edge (pointer jumping below finds that
+        // end's root). Only roots are written here, and c's own members still point at c, so
+        // the end in c's component is recognised by its label: the far end's label is never
+        // c, as two components that pick each other's edges pick the same one.
+        hooking.par_for_each_set(|c| {
+            let [a, b] = edge_of(best[c as usize].load(Relaxed));
+            let far = if label(a) == c { b } else { a };
+            comp[c as usize].store(far, Relaxed);
+            hooked.set_atomic(c as usize);
+        });
+        roots.par_for_each_set(|c| {
+            if !hooking.get(c as usize) {
+                best[c as usize].store(NO_EDGE, Relaxed);
+            }
+        });
 
         // 3. Pointer jumping among the old roots until each points at its tree's root, then one
         //    jump for everybody else (whose label is an old root).
         loop {
-            let changed = roots
-                .par_iter()
-                .map(|&c| {
-                    let p = label(c);
-                    let pp = label(p);
-                    if pp != p {
-                        comp[c as usize].store(pp, Relaxed);
-                        true
-                    } else {
-                        false
-                    }
-                })
-                .reduce(|| false, |a, b| a | b);
-            if !changed {
+            let changed = AtomicBool::new(false);
+            roots.par_for_each_set(|c| {
+                let p = label(c);
+                let pp = label(p);
+                if pp != p {
+                    comp[c as usize].store(pp, Relaxed);
+                    changed.store(true, Relaxed);
+                }
+            });
+            if !changed.into_inner() {
                 break;
             }
         }
@@ -142,7 +152,17 @@ pub fn spanning_forest<A: Adjacency>(
             comp[v].store(label(p), Relaxed);
         });
     }
+    drop(comp);
+    drop(active);
 
+    let hooks = hooked.to_sorted_ids();
+    drop(hooked);
+    let mut forest: Vec<[u32; 2]> = hooks
+        .par_iter()
+        .map(|&c| edge_of(best[c as usize].load(Relaxed)))
+        .collect();
+    drop(hooks);
+    drop(best);
     forest.par_sort_unstable();
     let components = (n - forest.len()) as u64;
     let stats = RunStats {

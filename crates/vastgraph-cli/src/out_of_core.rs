@@ -10,6 +10,7 @@ use vastgraph_engine::memory;
 use vastgraph_engine::ooc::{OocOptions, PROCESS_BASELINE_BYTES};
 
 use crate::run::{write_output, write_stats, RunArgs};
+use crate::signals::StopAtOnce;
 use crate::size::human;
 
 /// Runs `args` out of core within `budget` bytes. Returns false when the algorithm has no kernel
@@ -45,12 +46,14 @@ pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool>
     let mut trial_seconds = Vec::with_capacity(args.trials);
     let mut runs = Vec::with_capacity(args.trials);
     let mut last = None;
+    let stop_at_once = StopAtOnce::unless(params.checkpoint.is_some());
     for trial in 0..args.trials {
         let out = budget::run(&args.algorithm, &graph, params, args.verify && trial == 0)?;
         trial_seconds.push(out.output.wall_seconds);
         runs.push(out.io.clone());
         last = Some(out);
     }
+    drop(stop_at_once);
     // Before any output is written: the verifier and text output may map the store.
     let peak_rss = memory::peak_rss_bytes();
     let out = last.expect("at least one trial");

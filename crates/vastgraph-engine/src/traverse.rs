@@ -405,7 +405,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
             return g.pass(spec, visit);
         }
         let out = self.out();
-        let weighted = self.is_weighted();
+        let weighted = self.is_weighted() && !spec.ids_only;
         let list = |v: Vertex| -> u64 {
             with_list(out, v, weighted, |ids, weights| visit(v, ids, weights));
             out.degree(v) as u64

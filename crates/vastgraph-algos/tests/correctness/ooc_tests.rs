@@ -702,8 +702,8 @@ fn every_algorithm_within_a_budget_gives_the_in_memory_result() {
 
 /// A compressed store (either codec) gives the raw in-memory results in every mode. Hub 0's
 /// list (every third vertex) has codes and weights far longer than a 16 KiB buffer, so it is a
-/// long piece read apart; the other hubs' weights outgrow a buffer too. kcore and coloring
-/// need each list whole: hub 0's arrives in pieces.
+/// long piece read apart; the other hubs' weights outgrow a buffer too. kcore, coloring and
+/// random-walk need each list whole: hub 0's arrives in pieces.
 #[test]
 fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
     let tmp = tempfile::tempdir().unwrap();
@@ -727,20 +727,30 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
             ..Default::default()
         };
         let symmetric_only: &[&str] = if symmetric {
-            &["kcore", "coloring"]
+            &["kcore", "coloring", "spanning-forest"]
         } else {
             &[]
         };
-        for &algorithm in ["bfs", "sssp", "cc", "pagerank", "widest"]
+        // Every vertex starts a walk, so that many walks step from hub 0 in the same pass.
+        let walks = Params {
+            every: Some(1),
+            walk_length: Some(6),
+            ..Default::default()
+        };
+        for &algorithm in ["bfs", "sssp", "cc", "pagerank", "widest", "random-walk"]
             .iter()
             .chain(symmetric_only)
         {
-            let want = in_memory(&raw, algorithm, &params);
+            let params = match algorithm {
+                "random-walk" => &walks,
+                _ => &params,
+            };
+            let want = in_memory(&raw, algorithm, params);
             for mode in MODES {
                 let g = open(&packed, algorithm, mode, 5, BackendChoice::Auto);
                 assert!(g.is_compressed());
                 let what = format!("{algorithm} {codec:?} sym={symmetric} {mode:?}");
-                let (got, io) = out_of_core(&g, algorithm, &params);
+                let (got, io) = out_of_core(&g, algorithm, params);
                 assert_same(&want, &got, &what);
                 assert!(g.plan().long_list_bytes > 0, "{what}: no list is long");
                 let needed = io["bytes_needed"].as_u64().unwrap();

@@ -1,4 +1,4 @@
-//! The branches of passes (bfs, cc, sssp, pagerank, kcore, widest, coloring), written against the engine's traversal
+//! The branches of passes (bfs, cc, sssp, pagerank, kcore, widest, coloring, random-walk), written against the engine's traversal
 //! interface, run on in-memory graphs too: there they must give the in-memory kernels' results
 //! (distances and parents, labels, shortest distances exactly; PageRank up to the order of
 //! summation), on skewed, uniform, long and disconnected graphs, symmetric and directed, on
@@ -7,7 +7,7 @@
 
 use crate::more_support::{rmat_edges, with_threads, with_weights};
 use crate::shared_graphs::without_slices;
-use vastgraph_algos::{bfs, cc, coloring, kcore, pagerank, sssp, widest};
+use vastgraph_algos::{bfs, cc, coloring, kcore, pagerank, random_walk, sssp, widest};
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Traversal, Vertex};
 
 /// Graphs whose shapes take every branch: a skewed graph (BFS pulls, cc's hubs and giant
@@ -90,6 +90,21 @@ fn compare_all<A: Adjacency>(what: &str, g: &Graph<A>) {
             "{what}: kcore on a directed graph"
         );
     }
+    let q = random_walk::RandomWalkParams {
+        length: 7,
+        seed: 3,
+        ..Default::default()
+    };
+    let want = random_walk::random_walks(g, &q).unwrap();
+    let starts: Vec<Vertex> = (0..n as Vertex).collect();
+    let (walks, steps, stopped) = random_walk::in_passes(g, q.seed, &starts, 8).unwrap();
+    assert_eq!(walks, want.walks, "{what}: random walks");
+    assert_eq!(steps, want.stats.edges_traversed, "{what}: steps");
+    assert_eq!(
+        Some(stopped),
+        want.stats.extra["stopped_early"].as_u64(),
+        "{what}: walks stopped early"
+    );
     let q = pagerank::PageRankParams {
         max_iters: 30,
         ..Default::default()

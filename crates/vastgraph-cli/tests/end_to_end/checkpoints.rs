@@ -1,5 +1,6 @@
 //! `run --checkpoint DIR`: a run killed with SIGKILL, or stopped with Ctrl-C, continues with
-//! `--resume` to the result of an uninterrupted run, in memory or within a budget.
+//! `--resume` to the result of an uninterrupted run, in memory or within a budget. Without a
+//! checkpoint, an interrupt stops the run at once and leaves no output.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -213,5 +214,45 @@ fn checkpoint_options_are_checked_before_any_work() {
             "1",
         ]);
         assert!(!checkpoint.join("checkpoint.vgck").exists());
+    }
+}
+
+#[test]
+fn an_interrupt_stops_a_run_without_a_checkpoint_at_once_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store(dir.path());
+    for (budget, signal) in [(None, libc::SIGTERM), (Some("6MiB"), libc::SIGINT)] {
+        let output = dir.path().join("scores.npy");
+        let stats = dir.path().join("stats.json");
+        let mut args = [
+            PAGERANK,
+            &[&s, "--output", output.to_str().unwrap()],
+            &["--stats", stats.to_str().unwrap()],
+        ]
+        .concat();
+        if let Some(budget) = budget {
+            args.extend(["--memory", budget]);
+        }
+        let mut child = spawn(&args);
+        std::thread::sleep(Duration::from_millis(700));
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "a run not stopped 10 s after one interrupt ({budget:?})"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "{budget:?}");
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(message.contains("interrupted"), "{message}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|name| name != "k16")
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?} ({budget:?})");
     }
 }

@@ -45,6 +45,10 @@ pub struct ScanSpec<'a> {
     /// in-memory pull does. Compressed lists are not prefetched: each is decoded just before
     /// it is visited.
     pub prefetch: Option<PrefetchFn<'a>>,
+    /// The visitor reads no weights. In memory, the lists of a weighted graph are then handed
+    /// over in place instead of gathered with their weights; on disk, whether a pass reads the
+    /// weights was decided when the graph was opened, and this changes nothing.
+    pub ids_only: bool,
 }
 
 /// See [`ScanSpec::prefetch`].
@@ -59,6 +63,15 @@ impl<'a> ScanSpec<'a> {
             mode: None,
             again: None,
             prefetch: None,
+            ids_only: false,
+        }
+    }
+
+    /// A pass over `active` whose visitor reads no weights ([`Self::ids_only`]).
+    pub fn ids_only(active: &'a Bitmap) -> Self {
+        ScanSpec {
+            ids_only: true,
+            ..ScanSpec::new(active)
         }
     }
 }
