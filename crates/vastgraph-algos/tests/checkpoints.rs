@@ -1,11 +1,11 @@
 //! A resumable kernel stopped after an iteration and resumed from its checkpoint (once or
 //! twice, on another thread count) ends with the result of an uninterrupted run, bit for bit.
 
-mod shared_graphs;
+mod support;
 
 use std::sync::Arc;
 
-use shared_graphs::*;
+use support::*;
 use vastgraph_algos::checkpoint::{Checkpoint, CheckpointOptions, Every};
 use vastgraph_algos::common::AlgoError;
 use vastgraph_algos::registry::{self, Params, RunError, ALGORITHMS};

@@ -4,9 +4,9 @@
 //! 4 words per vertex plus 2 bits per arc (at 64 edges per block: 16 bytes per block, at most
 //! one partial block per vertex, and degree, block start, block count and a dirty bit).
 
-mod shared_graphs;
+mod support;
 
-use shared_graphs::*;
+use support::*;
 use vastgraph_algos::biconnectivity::{biconnectivity, BiconnectivityParams};
 use vastgraph_algos::matching::{maximal_matching, MatchingParams};
 use vastgraph_algos::setcover::{set_cover, SetCoverParams};

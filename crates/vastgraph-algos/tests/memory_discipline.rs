@@ -2,9 +2,9 @@
 //! and PageRank (output included) stays under C words per vertex, and an 8× denser graph on the
 //! same vertices does not raise it beyond a small slack.
 
-mod shared_graphs;
+mod support;
 
-use shared_graphs::*;
+use support::*;
 use vastgraph_algos::bfs::{bfs, BfsParams};
 use vastgraph_algos::cc::{connected_components, CcMethod, CcParams};
 use vastgraph_algos::pagerank::{pagerank, PageRankParams};

@@ -2,9 +2,9 @@
 //! each one's heap peak (output included) stays under its own limit in words per vertex, and
 //! an 8× denser graph on the same vertices does not raise it beyond a small slack.
 
-mod shared_graphs;
+mod support;
 
-use shared_graphs::*;
+use support::*;
 use vastgraph_algos::bc::{bc, BcParams};
 use vastgraph_algos::kcore::{kcore, KcoreParams};
 use vastgraph_algos::sssp::{bellman_ford, sssp, BellmanFordParams, SsspParams};

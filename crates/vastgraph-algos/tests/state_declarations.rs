@@ -4,9 +4,9 @@
 //! peak, output included, on sparse and dense weighted graphs with hubs and on 1 and 2 threads,
 //! stays within its declaration.
 
-mod shared_graphs;
+mod support;
 
-use shared_graphs::*;
+use support::*;
 use vastgraph_algos::registry::{self, Params, ALGORITHMS};
 use vastgraph_engine::memory::{counting_enabled, CountingAllocator};
 use vastgraph_engine::InMemoryGraph;

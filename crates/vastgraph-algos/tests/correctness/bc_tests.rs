@@ -1,6 +1,6 @@
 //! Single-source betweenness against serial Brandes.
 
-use crate::shared_graphs::*;
+use crate::support::*;
 use proptest::prelude::*;
 use vastgraph_algos::bc::{bc, verify_bc, BcParams, BcResult, VERIFY_TOLERANCE};
 use vastgraph_algos::AlgoError;

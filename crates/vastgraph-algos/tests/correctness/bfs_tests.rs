@@ -1,7 +1,7 @@
 //! BFS against its serial verifier: random small graphs of every kind, skewed graphs that force
 //! both directions and hub splitting, thread-count independence, and the real graphs.
 
-use crate::shared_graphs::*;
+use crate::support::*;
 use proptest::prelude::*;
 use vastgraph_algos::bfs::{bfs, verify_bfs, BfsParams, BfsResult};
 use vastgraph_algos::AlgoError;

@@ -1,7 +1,7 @@
 //! Connected components against the serial verifier, for both methods, on every kind of graph
 //! (weak connectivity on directed ones), across thread counts, and on the real graphs.
 
-use crate::shared_graphs::*;
+use crate::support::*;
 use proptest::prelude::*;
 use vastgraph_algos::cc::{connected_components, verify_cc, CcMethod, CcParams, CcResult};
 use vastgraph_algos::AlgoError;

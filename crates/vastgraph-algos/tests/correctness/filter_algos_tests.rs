@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use crate::shared_graphs::*;
+use crate::support::*;
 use proptest::prelude::*;
 use vastgraph_algos::biconnectivity::{
     biconnectivity, serial_biconnectivity, verify_biconnectivity, BiconnectivityParams,

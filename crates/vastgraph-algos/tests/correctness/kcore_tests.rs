@@ -1,6 +1,6 @@
 //! k-core peeling against serial Batagelj–Zaversnik.
 
-use crate::shared_graphs::*;
+use crate::support::*;
 use proptest::prelude::*;
 use vastgraph_algos::kcore::{kcore, verify_kcore, KcoreParams, KcoreResult};
 use vastgraph_algos::AlgoError;

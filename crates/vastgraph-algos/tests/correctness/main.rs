@@ -3,10 +3,8 @@
 //! own, so one binary instead of a dozen cuts the test build several times over. (The memory
 //! tests stay separate binaries: each installs its own counting global allocator.)
 
-#[path = "../more_support/mod.rs"]
-mod more_support;
-#[path = "../shared_graphs/mod.rs"]
-mod shared_graphs;
+#[path = "../support/mod.rs"]
+mod support;
 
 mod bc_tests;
 mod bfs_tests;
@@ -14,11 +12,11 @@ mod cc_tests;
 mod degenerate_tests;
 mod filter_algos_tests;
 mod kcore_tests;
-mod more_random_graphs;
-mod more_real_graphs;
-mod more_skewed_graphs;
 mod ooc_tests;
 mod pagerank_tests;
 mod passes_tests;
+mod random_graphs_tests;
+mod real_graphs_tests;
+mod skewed_graphs_tests;
 mod sssp_tests;
 mod tc_tests;

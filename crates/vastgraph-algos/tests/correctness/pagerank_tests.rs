@@ -1,7 +1,7 @@
 //! PageRank against its serial power iteration, the exact stopping rule, dangling mass, thread
 //! independence (pull: bit-identical; push: within 1e-9), push = pull, and the real graphs.
 
-use crate::shared_graphs::*;
+use crate::support::*;
 use proptest::prelude::*;
 use vastgraph_algos::pagerank::{pagerank, verify_pagerank, PageRankParams, PageRankResult};
 use vastgraph_algos::AlgoError;

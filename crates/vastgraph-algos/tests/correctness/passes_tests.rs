@@ -5,8 +5,7 @@
 //! every view and thread count. On disk, the same code is checked against the same kernels by
 //! `ooc_tests`.
 
-use crate::more_support::{rmat_edges, with_threads, with_weights};
-use crate::shared_graphs::without_slices;
+use crate::support::{rmat_edges, with_hashed_weights, with_threads, without_slices};
 use vastgraph_algos::{bfs, cc, coloring, kcore, pagerank, random_walk, sssp, widest};
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Traversal, Vertex};
 
@@ -97,7 +96,7 @@ fn compare_all<A: Adjacency>(what: &str, g: &Graph<A>) {
     };
     let want = random_walk::random_walks(g, &q).unwrap();
     let starts: Vec<Vertex> = (0..n as Vertex).collect();
-    let (walks, steps, stopped) = random_walk::in_passes(g, q.seed, &starts, 8).unwrap();
+    let (walks, steps, stopped) = random_walk::in_passes(g, q.seed, starts, 8).unwrap();
     assert_eq!(walks, want.walks, "{what}: random walks");
     assert_eq!(steps, want.stats.edges_traversed, "{what}: steps");
     assert_eq!(
@@ -127,7 +126,7 @@ fn compare_all<A: Adjacency>(what: &str, g: &Graph<A>) {
 fn kernels_of_passes_give_the_in_memory_results_on_every_view_and_thread_count() {
     for (name, n, edges) in graphs() {
         for symmetric in [true, false] {
-            let weighted = InMemoryGraph::from_weighted_edges(n, &with_weights(&edges), symmetric);
+            let weighted = InMemoryGraph::from_weighted_edges(n, &with_hashed_weights(&edges), symmetric);
             let plain = InMemoryGraph::from_edges(n, &edges, symmetric);
             for threads in [1, 2] {
                 with_threads(threads, || {

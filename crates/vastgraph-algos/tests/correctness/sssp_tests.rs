@@ -1,6 +1,6 @@
 //! Delta-stepping and Bellman-Ford against the serial verifiers (Dijkstra / Bellman-Ford).
 
-use crate::shared_graphs::*;
+use crate::support::*;
 use proptest::prelude::*;
 use vastgraph_algos::sssp::{bellman_ford, sssp, verify_sssp, BellmanFordParams, SsspParams};
 use vastgraph_algos::AlgoError;

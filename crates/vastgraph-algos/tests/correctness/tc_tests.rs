@@ -1,6 +1,6 @@
 //! Triangle counting against a serial count.
 
-use crate::shared_graphs::*;
+use crate::support::*;
 use proptest::prelude::*;
 use vastgraph_algos::tc::{tc, verify_tc, TcMethod, TcParams};
 use vastgraph_algos::AlgoError;

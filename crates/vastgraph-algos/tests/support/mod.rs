@@ -1,6 +1,6 @@
-//! Test helpers for the sssp, bc, kcore and tc tests: the real graphs of shared/data (skipped
-//! with a message when absent), generated graphs with hubs, deterministic weights, running on a
-//! fixed number of threads, and a backend without neighbour slices.
+//! The algorithms' test helpers: the real graphs of shared/data (skipped with a message when
+//! absent), generated graphs with hubs (random with a few hubs, R-MAT), deterministic weights,
+//! running on a fixed number of threads, and views without neighbour slices or transpose.
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
@@ -70,6 +70,32 @@ pub fn skewed_edges(n: usize, m: usize, hubs: usize, seed: u64) -> Vec<(Vertex, 
                 rng.gen_range(0..n)
             };
             (u as Vertex, rng.gen_range(0..n) as Vertex)
+        })
+        .collect()
+}
+
+/// R-MAT edges (a, b, c = 0.57, 0.19, 0.19) on 2^scale vertices: a skewed degree distribution
+/// with hubs, the shape of social and web graphs.
+pub fn rmat_edges(scale: u32, m: usize, seed: u64) -> Vec<(u32, u32)> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    (0..m)
+        .map(|_| {
+            let (mut u, mut v) = (0u32, 0u32);
+            for _ in 0..scale {
+                let r: f64 = rng.gen();
+                let (bu, bv) = if r < 0.57 {
+                    (0, 0)
+                } else if r < 0.76 {
+                    (0, 1)
+                } else if r < 0.95 {
+                    (1, 0)
+                } else {
+                    (1, 1)
+                };
+                u = (u << 1) | bu;
+                v = (v << 1) | bv;
+            }
+            (u, v)
         })
         .collect()
 }

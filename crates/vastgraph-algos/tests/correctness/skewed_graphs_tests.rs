@@ -1,8 +1,8 @@
-//! The second batch on generated skewed (R-MAT) graphs, big enough that edge_map switches
-//! between push and pull and splits hub vertices across tasks: every result passes its verifier
-//! and is identical on 1 and 2 threads.
+//! The algorithms without a module of their own here, on generated skewed (R-MAT) graphs big
+//! enough that edge_map switches between push and pull and splits hub vertices across tasks:
+//! every result passes its verifier and is identical on 1 and 2 threads.
 
-use crate::more_support::{rmat_edges, with_threads, with_weights};
+use crate::support::{rmat_edges, with_hashed_weights, with_threads};
 use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
 use vastgraph_algos::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
 use vastgraph_algos::label_propagation::{
@@ -62,7 +62,7 @@ fn hubs_exist_so_heavy_paths_are_exercised() {
 fn widest_path_on_skewed_graphs() {
     for symmetric in [true, false] {
         let edges = skewed_edges(2);
-        let g = InMemoryGraph::from_weighted_edges(1 << SCALE, &with_weights(&edges), symmetric);
+        let g = InMemoryGraph::from_weighted_edges(1 << SCALE, &with_hashed_weights(&edges), symmetric);
         let mut all = vec![];
         for method in [WidestMethod::Frontier, WidestMethod::Buckets] {
             let params = WidestParams {

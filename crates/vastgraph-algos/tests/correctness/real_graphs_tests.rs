@@ -1,11 +1,11 @@
-//! The second batch on the real graphs of shared/data (skipped, with a message, when absent):
-//! every algorithm on road-luxembourg-osm and social-fb100-cornell5 (symmetrised; widest path with
-//! deterministic pseudo-random integer weights 1..=100), colouring / MIS / spanning forest also
-//! on social-ego-twitter. Each run is timed on a 2-thread pool and checked by its verifier.
+//! The algorithms without a module of their own here, on the real graphs of shared/data (skipped,
+//! with a message, when absent): every one on road-luxembourg-osm and social-fb100-cornell5
+//! (symmetrised; widest path with deterministic integer weights 1..=255), colouring / MIS /
+//! spanning forest also on social-ego-twitter. Each run is timed on a 2-thread pool and checked by its verifier.
 
 use std::time::{Duration, Instant};
 
-use crate::more_support::{read_real_edges, real_symmetric, with_threads, with_weights};
+use crate::support::{load_real, with_hashed_weights, with_threads, EdgeList};
 use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
 use vastgraph_algos::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
 use vastgraph_algos::label_propagation::{
@@ -81,12 +81,12 @@ fn structural(graph: &str, g: &CsrGraph) {
 }
 
 fn all_algorithms(name: &str) {
-    let Some((n, edges)) = read_real_edges(name) else {
+    let Some(EdgeList { n, edges }) = load_real(name) else {
         return;
     };
     let plain = InMemoryGraph::from_edges(n, &edges, true);
     let g = &plain.view();
-    let weighted = InMemoryGraph::from_weighted_edges(n, &with_weights(&edges), true);
+    let weighted = InMemoryGraph::from_weighted_edges(n, &with_hashed_weights(&edges), true);
     let wg = &weighted.view();
     drop(edges);
 
@@ -197,8 +197,9 @@ fn social_cornell5_all_algorithms() {
 #[test]
 fn social_ego_twitter_coloring_mis_forest() {
     let name = "social-ego-twitter-undirected";
-    let Some(g) = real_symmetric(name) else {
+    let Some(EdgeList { n, edges }) = load_real(name) else {
         return;
     };
+    let g = InMemoryGraph::from_edges(n, &edges, true);
     structural(name, &g.view());
 }

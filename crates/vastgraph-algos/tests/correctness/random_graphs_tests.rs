@@ -1,7 +1,7 @@
-//! Every algorithm of the second batch against its verifier on small random graphs (proptest),
-//! plus the exact-equality claims: MIS and colouring equal the sequential greedy in priority
-//! order, the spanning forest equals serial Kruskal in lexicographic edge order, and both
-//! widest-path schedules give the same widths.
+//! The algorithms without a module of their own here, against their verifiers on small random
+//! graphs (proptest), plus the exact-equality claims: MIS and colouring equal the sequential
+//! greedy in priority order, the spanning forest equals serial Kruskal in lexicographic edge
+//! order, and both widest-path schedules give the same widths.
 
 use proptest::prelude::*;
 use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
