@@ -20,10 +20,12 @@
 //! neighbours have values of at least h. Values only fall, never below the coreness, and stop
 //! exactly at it; a vertex is recomputed only after a neighbour's value fell below its own, in
 //! label-correcting passes ([`label_correcting`]) whose first reads every list and whose later
-//! ones read fewer. The order of the recomputations changes no value.
+//! ones read fewer. A vertex is recomputed only when the count of its neighbours that reach its
+//! value falls below the value (SemiCore*), so a hub's list is read again only when its value
+//! must fall. The order of the recomputations changes no value.
 
 use std::cell::RefCell;
-use std::sync::atomic::{fence, AtomicU32, AtomicU8, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{fence, AtomicI64, AtomicU32, AtomicU8, Ordering::Relaxed, Ordering::SeqCst};
 
 use rayon::prelude::*;
 use vastgraph_engine::bucket::NO_BUCKET;
@@ -270,10 +272,10 @@ fn peel_serially<A: Adjacency>(
     moved
 }
 
-/// The state [`in_passes`] keeps for `n` vertices: the values, and the active and activated
-/// bitmaps.
+/// The state [`in_passes`] keeps for `n` vertices: the values, the counts of neighbours that
+/// reach them, and the active and activated bitmaps.
 pub fn state_in_passes(n: u64) -> u64 {
-    4 * n + 2 * n.div_ceil(64) * 8
+    12 * n + 2 * n.div_ceil(64) * 8
 }
 
 /// Coreness of every vertex of a symmetric graph over any [`Traversal`], as the fixed point of
@@ -286,10 +288,14 @@ pub fn in_passes<G: Traversal>(g: &G) -> Result<KcoreResult, AlgoError> {
         .into_par_iter()
         .map(|v| AtomicU32::new(g.degree(v) as u32))
         .collect();
+    let reaching: Vec<AtomicI64> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicI64::new(NOT_COUNTED))
+        .collect();
     let lists = WholeLists::new(g);
     let relax = |v: Vertex, piece: &[Vertex], _: Weights<'_>, activated: &Bitmap| {
         lists.whole(v, piece, |neighbors| {
-            lower_to_h_index(&value, v, neighbors, activated)
+            lower_to_h_index(&value, &reaching, v, neighbors, activated)
         })
     };
     let (passes, edges) = label_correcting(g, g.vertices_with_arcs(), relax, || true)
@@ -305,6 +311,11 @@ pub fn in_passes<G: Traversal>(g: &G) -> Result<KcoreResult, AlgoError> {
     Ok(KcoreResult { coreness, stats })
 }
 
+/// The count of a vertex not yet computed: the first pass computes every vertex with arcs, so
+/// the decrements that reach it before (at most one a neighbour, fewer than 2^32) activate
+/// nothing.
+const NOT_COUNTED: i64 = i64::MIN / 2;
+
 /// How far ahead in a list [`lower_to_h_index`] starts loading a neighbour's value.
 const PREFETCH_AHEAD: usize = 16;
 
@@ -315,34 +326,41 @@ thread_local! {
 
 /// Lowers `v`'s value to the h-index of its neighbours' values (each capped at v's own; v
 /// itself, on a self-loop, counts at v's value, as the peeling never lowers a vertex by its
-/// own arc). A neighbour `u` whose value U counted v (v's old value was at least U) and no
-/// longer does (the new one is below U) is activated: only then can the fall change u's
-/// h-index, so a hub is not read again each time a low neighbour falls.
+/// own arc), and counts in `reaching[v]` the neighbours whose values reach the new one.
 ///
-/// A neighbour may fall while v is recomputed, after v read its old value, and see v's old
-/// value in its own check. So after storing, v counts again the neighbours that reach its new
-/// value, and is recomputed once more if they are too few. The fences order each such pair: of
-/// a falling neighbour and v, one of the two sees the other's new value.
-fn lower_to_h_index(value: &[AtomicU32], v: Vertex, neighbors: &[Vertex], activated: &Bitmap) {
+/// A vertex needs recomputing only when fewer neighbours reach its value than the value
+/// (SemiCore*'s count). So a fall of v from `cap` to `h` takes one off the count of each
+/// neighbour u whose value U it reached and no longer does (h < U <= cap), and activates u only
+/// when u's count drops below U: a hub is read again only when its value must fall, not each
+/// time a low neighbour falls.
+///
+/// The count is never above the truth, so no fall is missed (it may be below it, which costs a
+/// recomputation that resets it):
+/// - v zeroes its count before it stores its new value, then adds what it counted after it:
+///   a neighbour's decrement that lands before the zero was taken against the old value, and
+///   that neighbour had fallen before v's recount looked;
+/// - the fences order each pair of a falling neighbour and v: one of the two sees the other's
+///   new value, so a neighbour that falls meanwhile is either not counted by v or takes itself
+///   off v's count.
+///
+/// A vertex's list is visited by one task at a time (a pass hands each list over once, and
+/// reentry takes a vertex from `activated` in the task that holds its list).
+fn lower_to_h_index(
+    value: &[AtomicU32],
+    reaching: &[AtomicI64],
+    v: Vertex,
+    neighbors: &[Vertex],
+    activated: &Bitmap,
+) {
     fence(SeqCst);
     let cap = value[v as usize].load(Relaxed);
-    // Most recomputations change nothing: stop as soon as `cap` neighbours reach it.
-    let mut reaching = 0u32;
-    for (i, &u) in neighbors.iter().enumerate() {
-        if let Some(&ahead) = neighbors.get(i + PREFETCH_AHEAD) {
-            prefetch(&value[ahead as usize]);
-        }
-        if u == v || value[u as usize].load(Relaxed) >= cap {
-            reaching += 1;
-            if reaching >= cap {
-                return;
-            }
-        }
-    }
     let h = COUNTS.with_borrow_mut(|counts| {
         counts.clear();
         counts.resize(cap as usize + 1, 0);
-        for &u in neighbors {
+        for (i, &u) in neighbors.iter().enumerate() {
+            if let Some(&ahead) = neighbors.get(i + PREFETCH_AHEAD) {
+                prefetch(&value[ahead as usize]);
+            }
             let x = if u == v {
                 cap
             } else {
@@ -359,21 +377,28 @@ fn lower_to_h_index(value: &[AtomicU32], v: Vertex, neighbors: &[Vertex], activa
             })
             .unwrap_or(0)
     });
+    reaching[v as usize].store(0, SeqCst);
     value[v as usize].fetch_min(h, SeqCst);
     fence(SeqCst);
-    let mut reaching = 0u32;
-    for &u in neighbors {
-        let x = if u == v {
-            h
-        } else {
-            value[u as usize].load(Relaxed)
-        };
-        reaching += u32::from(x >= h);
-        if u != v && h < x && x <= cap {
-            activated.set_atomic(u as usize);
+    let mut count = 0i64;
+    for (i, &u) in neighbors.iter().enumerate() {
+        if let Some(&ahead) = neighbors.get(i + PREFETCH_AHEAD) {
+            prefetch(&value[ahead as usize]);
+        }
+        if u == v {
+            count += 1;
+            continue;
+        }
+        let x = value[u as usize].load(Relaxed);
+        count += i64::from(x >= h);
+        if h < x && x <= cap {
+            let left = reaching[u as usize].fetch_sub(1, SeqCst) - 1;
+            if left > NOT_COUNTED / 2 && left < i64::from(x) {
+                activated.set_atomic(u as usize);
+            }
         }
     }
-    if reaching < h {
+    if reaching[v as usize].fetch_add(count, SeqCst) + count < i64::from(h) {
         activated.set_atomic(v as usize);
     }
 }

@@ -114,8 +114,9 @@ pub fn random_walks<A: Adjacency>(
         algorithm: ALGORITHM,
         message,
     })?;
+    let num_walks = starts.len();
     let (walks, steps, stopped) = match g.out().on_disk() {
-        Some(_) => in_passes(g, params.seed, &starts, row_len)?,
+        Some(_) => in_passes(g, params.seed, starts, row_len)?,
         None => in_memory(g, params.seed, &starts, row_len, total),
     };
     let stats = RunStats {
@@ -123,11 +124,11 @@ pub fn random_walks<A: Adjacency>(
         edges_traversed: steps,
         ..Default::default()
     }
-    .with("walks", starts.len() as u64)
+    .with("walks", num_walks as u64)
     .with("stopped_early", stopped);
     Ok(RandomWalkResult {
         walks,
-        num_walks: starts.len(),
+        num_walks,
         row_len,
         stats,
     })
@@ -166,10 +167,13 @@ fn in_memory<A: Adjacency>(
     (walks, steps, stopped)
 }
 
-/// Bytes of state [`in_passes`] keeps: the walks, one sort key a walk, and the bitmap of the
-/// vertices a step reads.
+/// Bytes of state [`in_passes`] keeps: the walks, one sort key a walk (the start vertices,
+/// half that, are dropped before the keys are made), and the bitmap of the vertices a step
+/// reads.
 pub fn state_in_passes(n: u64, walks: u64, row_len: u64) -> u64 {
-    walks.saturating_mul(row_len.saturating_mul(4).saturating_add(8)) + n.div_ceil(64) * 8
+    walks
+        .saturating_mul(row_len.saturating_mul(4).saturating_add(8))
+        .saturating_add(n.div_ceil(64) * 8)
 }
 
 /// A live walk's sort key: the vertex it stands on, then its index.
@@ -183,7 +187,7 @@ fn standing(at: Vertex, walk: usize) -> u64 {
 pub fn in_passes<G: Traversal>(
     g: &G,
     seed: u64,
-    starts: &[Vertex],
+    starts: Vec<Vertex>,
     row_len: usize,
 ) -> Result<(Vec<u32>, u64, u64), AlgoError> {
     let count = starts.len();
@@ -199,58 +203,52 @@ pub fn in_passes<G: Traversal>(
             _ => WALK_END,
         })
     });
-    let at = |i: usize, j: usize| walks[i * row_len + j].load(Relaxed);
-    // The live walks' keys in order, the dead ones' (u64::MAX) after them.
-    let mut keys = vec![u64::MAX; count];
+    drop(starts);
+    // The walks still moving, by the vertex they stand on: a walk leaves for good at a vertex
+    // without out-arcs, so each step sorts only the walks that took the previous one.
+    let mut keys: Vec<u64> = (0..count)
+        .into_par_iter()
+        .map(|i| standing(walks[i * row_len].load(Relaxed), i))
+        .collect();
     let lists = WholeLists::new(g);
     let (mut steps, mut stopped) = (0u64, 0u64);
     for j in 1..row_len {
-        keys.par_iter_mut().enumerate().for_each(|(i, key)| {
-            let v = at(i, j - 1);
-            *key = match v != WALK_END && g.degree(v) > 0 {
-                true => standing(v, i),
-                false => u64::MAX,
-            };
+        // Walks that stand on a vertex without out-arcs stop here (their rows stay padded).
+        keys.par_iter_mut().for_each(|key| {
+            if g.degree((*key >> 32) as Vertex) == 0 {
+                *key = u64::MAX;
+            }
         });
-        // Walks that stood on a vertex without out-arcs stop here (their row stays padded).
-        stopped += (0..count)
-            .into_par_iter()
-            .filter(|&i| {
-                let v = at(i, j - 1);
-                v != WALK_END && g.degree(v) == 0
-            })
-            .count() as u64;
         keys.par_sort_unstable();
-        let live = &keys[..keys.partition_point(|&k| k != u64::MAX)];
-        if live.is_empty() {
+        let moving = keys.partition_point(|&k| k != u64::MAX);
+        stopped += (keys.len() - moving) as u64;
+        keys.truncate(moving);
+        if keys.is_empty() {
             break;
         }
-        steps += live.len() as u64;
+        steps += keys.len() as u64;
         let here = Bitmap::new(g.num_vertices());
-        live.par_iter().for_each(|&k| {
+        keys.par_iter().for_each(|&k| {
             here.set_atomic((k >> 32) as usize);
         });
+        let live = &keys;
         g.pass(&ScanSpec::ids_only(&here), |v, piece, _| {
             lists.whole(v, piece, |list| {
-                // A list gathered from pieces read on several threads may be out of order.
-                let sorted: std::borrow::Cow<[Vertex]> = match list.is_sorted() {
-                    true => list.into(),
-                    false => {
-                        let mut ids = list.to_vec();
-                        ids.sort_unstable();
-                        ids.into()
-                    }
-                };
                 let from = live.partition_point(|&k| k < standing(v, 0));
                 let to = live.partition_point(|&k| k <= standing(v, u32::MAX as usize));
                 for &k in &live[from..to] {
                     let i = k as u32 as usize;
-                    let pick = below(seeded_hash2(seed, i as u64, j as u64), sorted.len() as u64);
-                    walks[i * row_len + j].store(sorted[pick as usize], Relaxed);
+                    let pick = below(seeded_hash2(seed, i as u64, j as u64), list.len() as u64);
+                    walks[i * row_len + j].store(list[pick as usize], Relaxed);
                 }
             })
         })
         .map_err(read_error(ALGORITHM))?;
+        // Every walk that moved stands on the vertex it picked.
+        keys.par_iter_mut().for_each(|key| {
+            let i = *key as u32 as usize;
+            *key = standing(walks[i * row_len + j].load(Relaxed), i);
+        });
     }
     let walks = walks.into_iter().map(AtomicU32::into_inner).collect();
     Ok((walks, steps, stopped))

@@ -153,7 +153,7 @@ fn random_walk_state(n: u64, p: &Params) -> u64 {
         (None, Some(_)) => 1,
         (None, None) => n.div_ceil(p.every.unwrap_or(d.every).max(1)),
     };
-    let row_len = p.walk_length.unwrap_or(d.length) as u64 + 1;
+    let row_len = (p.walk_length.unwrap_or(d.length) as u64).saturating_add(1);
     random_walk::state_in_passes(n, walks, row_len)
 }
 

@@ -4,31 +4,31 @@
 //! save and nothing written yet, so the first interrupt exits at once: a kernel's long pass does
 //! not look at the request, and would otherwise run to its end.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The first interrupt's signal number, 0 before any.
+static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
 static STOP_AT_ONCE: AtomicBool = AtomicBool::new(false);
 
-/// Exit status of a process ended by an interrupt (128 + SIGINT), as shells report it.
-const INTERRUPTED_STATUS: libc::c_int = 130;
-
-/// Writes the message and exits, from the handler or from the main thread alike: `write` and
-/// `_exit` are async-signal-safe.
-fn exit_interrupted() -> ! {
-    const MESSAGE: &[u8] = b"\ninterrupted: the run stopped before writing any output\n";
+/// Exits as a process ended by `signal` is reported by shells (128 + the signal: 130 for
+/// SIGINT, 143 for SIGTERM), after the message when there is one. From the handler or from the
+/// main thread alike: `write` and `_exit` are async-signal-safe.
+fn exit_interrupted(signal: libc::c_int, message: &[u8]) -> ! {
     unsafe {
-        libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
-        libc::_exit(INTERRUPTED_STATUS)
+        libc::write(2, message.as_ptr().cast(), message.len());
+        libc::_exit(128 + signal)
     }
 }
 
-extern "C" fn on_interrupt(_signal: libc::c_int) {
+const NOTHING_WRITTEN: &[u8] = b"\ninterrupted: the run stopped before writing any output\n";
+
+extern "C" fn on_interrupt(signal: libc::c_int) {
     if STOP_AT_ONCE.load(Ordering::SeqCst) {
-        exit_interrupted();
+        exit_interrupted(signal, NOTHING_WRITTEN);
     }
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+    if INTERRUPTED.swap(signal, Ordering::SeqCst) != 0 {
         // Second Ctrl-C: the user wants out now.
-        unsafe { libc::_exit(INTERRUPTED_STATUS) };
+        exit_interrupted(signal, b"");
     }
     vastgraph_store::request_cancel();
 }
@@ -53,8 +53,9 @@ impl StopAtOnce {
             return StopAtOnce(false);
         }
         STOP_AT_ONCE.store(true, Ordering::SeqCst);
-        if INTERRUPTED.load(Ordering::SeqCst) {
-            exit_interrupted();
+        match INTERRUPTED.load(Ordering::SeqCst) {
+            0 => {}
+            signal => exit_interrupted(signal, NOTHING_WRITTEN),
         }
         StopAtOnce(true)
     }

@@ -268,7 +268,8 @@ where
 /// Gathers the pieces of lists that a pass hands over in several calls ([`Traversal::pass`]),
 /// for visitors that need a vertex's whole list at once (an h-index, a first free colour):
 /// [`Self::whole`] hands over a list at once when the piece is all of it, else when its last
-/// piece has arrived. Only the lists in pieces are copied, and only until they are whole.
+/// piece has arrived, in order. Only the lists in pieces are copied, and only until they are
+/// whole.
 pub struct WholeLists<'g, G: Traversal> {
     g: &'g G,
     pieces: Mutex<HashMap<Vertex, Vec<Vertex>>>,
@@ -288,15 +289,19 @@ impl<'g, G: Traversal> WholeLists<'g, G> {
         if piece.len() == degree {
             return f(piece);
         }
-        let whole = {
+        let mut whole = {
             let mut pieces = self.pieces.lock().unwrap_or_else(|e| e.into_inner());
-            let ids = pieces.entry(v).or_default();
+            let ids = pieces
+                .entry(v)
+                .or_insert_with(|| Vec::with_capacity(degree));
             ids.extend_from_slice(piece);
             if ids.len() < degree {
                 return;
             }
             pieces.remove(&v).expect("just completed")
         };
+        // Pieces visited on several threads may arrive in any order; a list is sorted.
+        whole.sort_unstable();
         f(&whole)
     }
 }

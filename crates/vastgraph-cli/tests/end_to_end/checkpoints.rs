@@ -245,7 +245,7 @@ fn an_interrupt_stops_a_run_without_a_checkpoint_at_once_and_writes_nothing() {
             std::thread::sleep(Duration::from_millis(20));
         }
         let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(130), "{budget:?}");
+        assert_eq!(out.status.code(), Some(128 + signal), "{budget:?}");
         let message = String::from_utf8_lossy(&out.stderr);
         assert!(message.contains("interrupted"), "{message}");
         let left: Vec<_> = std::fs::read_dir(dir.path())

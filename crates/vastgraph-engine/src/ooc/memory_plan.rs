@@ -120,8 +120,12 @@ impl MemoryPlan {
         let files_u = files as u64;
         let min_buffer = buffer_bytes.unwrap_or(MIN_BUFFER);
         let min_pool_bytes = files_u * (depth.unwrap_or(MIN_DEPTH) * min_buffer) as u64;
-        let fixed = offsets_bytes + state_bytes + long_list_bytes + page_sums_bytes;
-        let minimum_bytes = fixed + min_pool_bytes;
+        // Saturating: a state declared from absurd parameters is refused, not wrapped round.
+        let fixed = offsets_bytes
+            .saturating_add(state_bytes)
+            .saturating_add(long_list_bytes)
+            .saturating_add(page_sums_bytes);
+        let minimum_bytes = fixed.saturating_add(min_pool_bytes);
         if budget < minimum_bytes {
             return Err(BudgetError {
                 budget_bytes: budget,
