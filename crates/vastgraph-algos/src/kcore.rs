@@ -25,7 +25,9 @@
 //! must fall. The order of the recomputations changes no value.
 
 use std::cell::RefCell;
-use std::sync::atomic::{fence, AtomicI64, AtomicU32, AtomicU8, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{
+    fence, AtomicI64, AtomicU32, AtomicU8, Ordering::Relaxed, Ordering::SeqCst,
+};
 
 use rayon::prelude::*;
 use vastgraph_engine::bucket::NO_BUCKET;
@@ -357,17 +359,14 @@ fn lower_to_h_index(
     let h = COUNTS.with_borrow_mut(|counts| {
         counts.clear();
         counts.resize(cap as usize + 1, 0);
-        for (i, &u) in neighbors.iter().enumerate() {
-            if let Some(&ahead) = neighbors.get(i + PREFETCH_AHEAD) {
-                prefetch(&value[ahead as usize]);
-            }
+        for_each_prefetched(value, neighbors, |u| {
             let x = if u == v {
                 cap
             } else {
                 value[u as usize].load(Relaxed).min(cap)
             };
             counts[x as usize] += 1;
-        }
+        });
         let mut at_least = 0;
         (0..=cap)
             .rev()
@@ -381,13 +380,10 @@ fn lower_to_h_index(
     value[v as usize].fetch_min(h, SeqCst);
     fence(SeqCst);
     let mut count = 0i64;
-    for (i, &u) in neighbors.iter().enumerate() {
-        if let Some(&ahead) = neighbors.get(i + PREFETCH_AHEAD) {
-            prefetch(&value[ahead as usize]);
-        }
+    for_each_prefetched(value, neighbors, |u| {
         if u == v {
             count += 1;
-            continue;
+            return;
         }
         let x = value[u as usize].load(Relaxed);
         count += i64::from(x >= h);
@@ -397,9 +393,21 @@ fn lower_to_h_index(
                 activated.set_atomic(u as usize);
             }
         }
-    }
+    });
     if reaching[v as usize].fetch_add(count, SeqCst) + count < i64::from(h) {
         activated.set_atomic(v as usize);
+    }
+}
+
+/// Calls `f` on each id of `neighbors` in order, having started to load the value
+/// [`PREFETCH_AHEAD`] ids further on: a value read an arc is otherwise a cache miss an arc.
+#[inline]
+fn for_each_prefetched(value: &[AtomicU32], neighbors: &[Vertex], mut f: impl FnMut(Vertex)) {
+    for (i, &u) in neighbors.iter().enumerate() {
+        if let Some(&ahead) = neighbors.get(i + PREFETCH_AHEAD) {
+            prefetch(&value[ahead as usize]);
+        }
+        f(u);
     }
 }
 

@@ -157,7 +157,7 @@ fn in_memory<A: Adjacency>(
                 if degree == 0 {
                     return (j as u64 - 1, 1);
                 }
-                let pick = below(seeded_hash2(seed, i as u64, j as u64), degree as u64) as usize;
+                let pick = pick(seed, i, j, degree);
                 out.for_each_neighbor_in(at, pick, pick + 1, |next, _| at = next);
                 *slot = at;
             }
@@ -174,6 +174,13 @@ pub fn state_in_passes(n: u64, walks: u64, row_len: u64) -> u64 {
     walks
         .saturating_mul(row_len.saturating_mul(4).saturating_add(8))
         .saturating_add(n.div_ceil(64) * 8)
+}
+
+/// The index in its list of the neighbour walk `walk` goes to at step `step` from a vertex of
+/// `degree` out-arcs: the walks depend on (seed, walk) alone, whichever branch moves them.
+#[inline]
+fn pick(seed: u64, walk: usize, step: usize, degree: usize) -> usize {
+    below(seeded_hash2(seed, walk as u64, step as u64), degree as u64) as usize
 }
 
 /// A live walk's sort key: the vertex it stands on, then its index.
@@ -238,8 +245,7 @@ pub fn in_passes<G: Traversal>(
                 let to = live.partition_point(|&k| k <= standing(v, u32::MAX as usize));
                 for &k in &live[from..to] {
                     let i = k as u32 as usize;
-                    let pick = below(seeded_hash2(seed, i as u64, j as u64), list.len() as u64);
-                    walks[i * row_len + j].store(list[pick as usize], Relaxed);
+                    walks[i * row_len + j].store(list[pick(seed, i, j, list.len())], Relaxed);
                 }
             })
         })

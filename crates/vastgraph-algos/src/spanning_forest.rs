@@ -100,29 +100,29 @@ pub fn spanning_forest<G: Traversal>(
 
         // 2. Each root hooks along its edge, except the smaller root of a pair that chose the
         //    same edge: decided from the labels and best edges before any hook is made.
-        let far_root = |c: usize| {
-            let [a, b] = edge_of(best[c].load(Relaxed));
-            if label(a) == c as Vertex {
-                label(b)
+        // The end of root c's edge outside c's component. Only roots are written below, and
+        // c's own members still point at c, so the end in c's component is recognised by its
+        // label then too: the far end's label is never c, as two components that pick each
+        // other's edges pick the same one.
+        let far_end = |c: Vertex| {
+            let [a, b] = edge_of(best[c as usize].load(Relaxed));
+            if label(a) == c {
+                b
             } else {
-                label(a)
+                a
             }
         };
         let hooking = Bitmap::from_fn(n, |c| {
             roots.get(c) && {
-                let other = far_root(c);
+                let other = label(far_end(c as Vertex));
                 let mutual = best[other as usize].load(Relaxed) == best[c].load(Relaxed);
                 !(mutual && c < other as usize)
             }
         });
         // A hooking root points at the far end of its edge (pointer jumping below finds that
-        // end's root). Only roots are written here, and c's own members still point at c, so
-        // the end in c's component is recognised by its label: the far end's label is never
-        // c, as two components that pick each other's edges pick the same one.
+        // end's root).
         hooking.par_for_each_set(|c| {
-            let [a, b] = edge_of(best[c as usize].load(Relaxed));
-            let far = if label(a) == c { b } else { a };
-            comp[c as usize].store(far, Relaxed);
+            comp[c as usize].store(far_end(c), Relaxed);
             hooked.set_atomic(c as usize);
         });
         roots.par_for_each_set(|c| {

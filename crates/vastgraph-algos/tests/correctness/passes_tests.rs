@@ -126,7 +126,8 @@ fn compare_all<A: Adjacency>(what: &str, g: &Graph<A>) {
 fn kernels_of_passes_give_the_in_memory_results_on_every_view_and_thread_count() {
     for (name, n, edges) in graphs() {
         for symmetric in [true, false] {
-            let weighted = InMemoryGraph::from_weighted_edges(n, &with_hashed_weights(&edges), symmetric);
+            let weighted =
+                InMemoryGraph::from_weighted_edges(n, &with_hashed_weights(&edges), symmetric);
             let plain = InMemoryGraph::from_edges(n, &edges, symmetric);
             for threads in [1, 2] {
                 with_threads(threads, || {

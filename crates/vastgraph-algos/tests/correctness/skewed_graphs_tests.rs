@@ -62,7 +62,8 @@ fn hubs_exist_so_heavy_paths_are_exercised() {
 fn widest_path_on_skewed_graphs() {
     for symmetric in [true, false] {
         let edges = skewed_edges(2);
-        let g = InMemoryGraph::from_weighted_edges(1 << SCALE, &with_hashed_weights(&edges), symmetric);
+        let g =
+            InMemoryGraph::from_weighted_edges(1 << SCALE, &with_hashed_weights(&edges), symmetric);
         let mut all = vec![];
         for method in [WidestMethod::Frontier, WidestMethod::Buckets] {
             let params = WidestParams {

@@ -192,7 +192,10 @@ fn absurd_arguments_are_refused_with_the_limit() {
             match memory {
                 None => assert!(e.contains(&format!("walks of length {length}")), "{e}"),
                 Some(_) => {
-                    assert!(e.contains("random-walk") && e.contains("the minimum is"), "{e}")
+                    assert!(
+                        e.contains("random-walk") && e.contains("the minimum is"),
+                        "{e}"
+                    )
                 }
             }
         }
