@@ -1664,3 +1664,61 @@ fn a_damaged_list_heads_file_is_an_error_naming_it() {
         }
     }
 }
+
+/// The smallest budget a store and algorithm are refused below, from the refusal.
+fn smallest_budget(dir: &Path, algorithm: &str, params: &Params) -> u64 {
+    let refusal = match budget::open_within_budget(dir, algorithm, params, 1, adaptive_options()) {
+        Err(e) => format!("{e:#}"),
+        Ok(_) => panic!("{algorithm}: a budget of one byte was accepted"),
+    };
+    let bytes = refusal
+        .rsplit_once('(')
+        .and_then(|(_, tail)| tail.strip_suffix(" bytes)"))
+        .unwrap_or_else(|| panic!("{algorithm}: no minimum named in {refusal:?}"));
+    bytes.parse().unwrap()
+}
+
+/// On a long path the label-correcting queue relaxes one short list after another: within the
+/// smallest budget they must come from a few cached blocks, not a read each (a budget whose pool
+/// took all the room read a block per vertex, 2^17 blocks here).
+#[test]
+fn a_long_path_within_its_smallest_budget_reads_each_block_a_few_times() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("path");
+    let n = 1u32 << 17;
+    let list: Vec<_> = (0..n - 1).map(|v| (v, v + 1, (v % 5 + 1) as f64)).collect();
+    build_from(&dir, &list, true, true, Codec::Raw);
+    // Both directions of every edge, 4 bytes an id and 4 a weight.
+    let file_bytes = 2 * (n as u64 - 1) * 4;
+    for algorithm in ["bfs", "sssp", "widest", "kcore"] {
+        let params = Params {
+            source: Some(0u32.into()),
+            ..Default::default()
+        };
+        let budget = smallest_budget(&dir, algorithm, &params);
+        let g = match budget::open_within_budget(
+            &dir,
+            algorithm,
+            &params,
+            budget,
+            adaptive_options(),
+        ) {
+            Ok(budget::BudgetFit::OutOfCore(g)) => g,
+            Ok(_) => panic!("{algorithm}: the path fits in memory within {budget} bytes"),
+            Err(e) => panic!("{algorithm} within {budget} bytes: {e:#}"),
+        };
+        let (values, io) = out_of_core(&g, algorithm, &params);
+        assert_same(&in_memory(&dir, algorithm, &params), &values, algorithm);
+        let files = if budget::reads_weights(algorithm) {
+            2
+        } else {
+            1
+        };
+        let read = io["bytes_read"].as_u64().unwrap();
+        assert!(
+            read <= 8 * files * file_bytes,
+            "{algorithm} within {budget} bytes read {read} bytes of {} on disk",
+            files * file_bytes
+        );
+    }
+}

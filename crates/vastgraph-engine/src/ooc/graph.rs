@@ -17,7 +17,7 @@ use vastgraph_store::{Manifest, PageSums, StoreError, WeightType};
 
 use super::cache::ListCache;
 use super::lists::{list_buffer_bytes, BlockCache};
-use super::memory_plan::MemoryPlan;
+use super::memory_plan::{MemoryPlan, MIN_CACHE};
 use super::offsets::ByteOffsets;
 use super::plan::{Layout, ARC_BYTES};
 use super::scan::{IterationRecord, CHECKED_PAGE};
@@ -223,10 +223,11 @@ impl OocGraph {
             Some(more) => take_from_cache_room(&mut plan, more, "the page checksums")?,
         }
         plan.page_sums_bytes = sums_bytes;
-        // The heads' index comes from the cache's room; a budget without that room reads lists.
+        // The heads' index comes from the cache's room beyond its floor; a budget without that
+        // room reads lists.
         let list_heads = list_heads.filter(|_| {
             let bytes = HeadIndex::bytes_for(n);
-            let fits = bytes <= plan.cache_bytes;
+            let fits = bytes + MIN_CACHE <= plan.cache_bytes;
             if fits {
                 plan.cache_bytes -= bytes;
                 plan.offsets_bytes += bytes;
@@ -287,9 +288,8 @@ impl OocGraph {
         let (list_room, block_room) = match options.random_access {
             true => (plan.cache_bytes / 2, plan.cache_bytes / 2),
             false => {
-                // At least a few blocks where the cache allows: with none, each list of a
-                // queue's run is a read of its own (a path within its smallest budget: a
-                // read a vertex).
+                // At least a few blocks (the plan's cache floor holds them): with none, each
+                // list of a queue's run is a read of its own (a path: a read a vertex).
                 let floor = (plan.cache_bytes / 2).min(MIN_QUEUE_BLOCK_ROOM);
                 let blocks = (plan.cache_bytes / 16).max(floor).min(QUEUE_BLOCK_ROOM);
                 (plan.cache_bytes - blocks, blocks)

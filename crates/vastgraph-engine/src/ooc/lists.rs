@@ -111,6 +111,9 @@ impl Shard {
 /// The cache of blocks, and what it read.
 pub(crate) struct BlockCache {
     block: usize,
+    /// Blocks a sweep reads in one request: at most half of what the cache holds, so that a
+    /// read ahead does not evict the blocks it brought in before they are used.
+    ahead: usize,
     shards: Box<[Mutex<Shard>]>,
     reads: AtomicU64,
     bytes_read: AtomicU64,
@@ -142,6 +145,7 @@ impl BlockCache {
             .collect();
         BlockCache {
             block,
+            ahead: (READ_AHEAD_BYTES / block).min(blocks / 2).max(1),
             shards,
             reads: AtomicU64::new(0),
             bytes_read: AtomicU64::new(0),
@@ -185,8 +189,7 @@ impl BlockCache {
             was.is_some_and(|(t, i)| t == tag as u8 && i + 1 == index)
         });
         let blocks_in_file = file.len().div_ceil(self.block as u64);
-        let ahead = (READ_AHEAD_BYTES / self.block).max(1);
-        let count = if sweeping { ahead } else { 1 }.min((blocks_in_file - index) as usize);
+        let count = if sweeping { self.ahead } else { 1 }.min((blocks_in_file - index) as usize);
         let start = index * self.block as u64;
         let len = (file.len() - start).min((count * self.block) as u64) as usize;
         let mut span = AlignedBuf::new(count * self.block);

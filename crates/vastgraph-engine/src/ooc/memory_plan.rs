@@ -1,7 +1,13 @@
 //! How a memory budget is split: the offsets and the algorithm's vertex state first (both O(n),
-//! fixed by the graph), the I/O buffer pool from what is left, and what the pool does not need
-//! for the cache of short lists ([`super::cache`]). A budget that cannot hold the
-//! O(n) part plus a minimal pool is refused before anything runs, with the minimum it needs.
+//! fixed by the graph), then what is left between the I/O buffer pool and the caches of short
+//! lists and blocks ([`super::cache`], [`super::lists`]): half each, up to the pool's useful
+//! most. A budget that cannot hold the O(n) part, a minimal pool and a minimal cache is refused
+//! before anything runs, with the minimum it needs.
+//!
+//! The cache has a floor because without one a run of the label-correcting queue (a long path,
+//! a road network) reads a block for every list it relaxes: on a 2^20-vertex path, bfs within
+//! a budget whose pool took all the room read 2^20 blocks and ran for minutes, against a
+//! second with a few blocks kept.
 
 use vastgraph_io::ALIGN;
 
@@ -19,6 +25,9 @@ const MIN_DEPTH: usize = 4;
 const MAX_DEPTH: usize = 64;
 /// Beyond 64 requests of 1 MiB in flight per file, an SSD gains nothing.
 const MAX_POOL_PER_FILE: u64 = (MAX_DEPTH * MAX_BUFFER) as u64;
+/// The least room for the caches, part of the smallest budget: enough for a few blocks of the
+/// label-correcting queue and a few short lists (see `OocGraph::open`).
+pub(crate) const MIN_CACHE: u64 = 512 << 10;
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MemoryPlan {
@@ -85,12 +94,13 @@ impl std::fmt::Display for BudgetError {
         write!(
             f,
             "a memory budget of {} is too small: the offsets need {} and the algorithm's \
-             vertex state {}{long_lists}{page_sums} plus at least {} of I/O buffers; the \
-             minimum is --memory {:.1}MiB ({} bytes)",
+             vertex state {}{long_lists}{page_sums} plus at least {} of I/O buffers and {} of \
+             cache; the minimum is --memory {:.1}MiB ({} bytes)",
             human_bytes(self.budget_bytes),
             human_bytes(self.offsets_bytes),
             human_bytes(self.state_bytes),
             human_bytes(self.min_pool_bytes),
+            human_bytes(MIN_CACHE),
             mib(self.minimum_bytes).ceil(),
             self.minimum_bytes
         )
@@ -125,7 +135,9 @@ impl MemoryPlan {
             .saturating_add(state_bytes)
             .saturating_add(long_list_bytes)
             .saturating_add(page_sums_bytes);
-        let minimum_bytes = fixed.saturating_add(min_pool_bytes);
+        let minimum_bytes = fixed
+            .saturating_add(min_pool_bytes)
+            .saturating_add(MIN_CACHE);
         if budget < minimum_bytes {
             return Err(BudgetError {
                 budget_bytes: budget,
@@ -137,7 +149,11 @@ impl MemoryPlan {
                 min_pool_bytes,
             });
         }
-        let per_file = ((budget - fixed) / files_u).min(MAX_POOL_PER_FILE);
+        // The pool takes half of what is beyond the floors, up to its useful most; the caches
+        // keep the rest.
+        let spare = budget - minimum_bytes;
+        let pool_room = (min_pool_bytes + spare / 2).min(files_u * MAX_POOL_PER_FILE);
+        let per_file = (pool_room / files_u).max(min_pool_bytes / files_u);
         let buffer = buffer_bytes.unwrap_or_else(|| {
             ((per_file / MAX_DEPTH as u64) as usize / ALIGN * ALIGN).clamp(MIN_BUFFER, MAX_BUFFER)
         });
@@ -154,7 +170,7 @@ impl MemoryPlan {
             files,
             long_list_bytes,
             page_sums_bytes,
-            cache_bytes: budget.saturating_sub(fixed + pool_bytes),
+            cache_bytes: budget - fixed - pool_bytes,
         })
     }
 }
@@ -182,6 +198,13 @@ mod tests {
         assert!(err.minimum_bytes > 24 * n);
         assert!(err.to_string().contains("the minimum is --memory"), "{err}");
         assert!(plan(err.minimum_bytes, 1, none).is_ok());
+        // Every budget leaves the caches their floor, and the pool at most half of the rest.
+        for budget in [err.minimum_bytes, err.minimum_bytes * 2, 1 << 30] {
+            let p = plan(budget, 1, none).unwrap();
+            assert!(p.cache_bytes >= MIN_CACHE, "{p:?}");
+            let beyond = budget - p.offsets_bytes - p.state_bytes;
+            assert!(p.pool_bytes <= beyond / 2 + (64 << 10), "{p:?}");
+        }
         // Reserves for long lists and page checksums are part of the minimum and stay out of
         // the pool and the cache at any budget.
         let (long, sums) = (3 << 20, 1 << 20);
