@@ -113,6 +113,10 @@ def run(
             f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}"
         )
     budget = None if memory is None else parse_memory(memory)
+    if params.get("source") is not None:
+        params["source"] = _source(g, params["source"])
+    if params.get("sources") is not None:
+        params["sources"] = _sources(g, params["sources"])
     given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
     values, stats_json = _native.run_algorithm(
         g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
@@ -131,20 +135,34 @@ def _values(g: Graph, algorithm: str, threads: Optional[int], memory: Memory, **
     return values
 
 
-def _source(g: Graph, source: Optional[int]) -> Optional[int]:
-    return None if source is None else _dense_id(source, _check_graph(g).num_vertices)
+def _vertex(g: Graph, name: Any) -> int:
+    """The dense id of a vertex: an int is the id itself; anything else (a store's label, a
+    NetworkX node that is not an int) is looked up among the graph's names."""
+    if isinstance(name, (int, np.integer)) and not isinstance(name, (bool, np.bool_)):
+        return _dense_id(name, _check_graph(g).num_vertices)
+    if _check_graph(g).node_names() is None:
+        raise TypeError(f"{name!r} names no vertex: the graph has no labels, so vertices are its ids")
+    try:
+        return g.vertex_id(name)
+    except KeyError:
+        raise KeyError(f"no vertex of the graph is named {name!r}") from None
 
 
-def _sources(g: Graph, sources: Optional[Sequence[int]]) -> Optional[List[int]]:
+def _source(g: Graph, source: Any) -> Optional[int]:
+    return None if source is None else _vertex(g, source)
+
+
+def _sources(g: Graph, sources: Optional[Sequence[Any]]) -> Optional[List[int]]:
     if sources is None:
         return None
-    n = _check_graph(g).num_vertices
-    return [_dense_id(s, n) for s in np.asarray(sources).ravel().tolist()]
+    if isinstance(sources, str):
+        sources = [sources]
+    return [_vertex(g, s) for s in np.asarray(sources, dtype=object).ravel().tolist()]
 
 
 def bfs(
     g: Graph,
-    source: Optional[int] = None,
+    source: Optional[Union[int, str]] = None,
     *,
     parents: bool = False,
     threads: Optional[int] = None,
@@ -157,7 +175,7 @@ def bfs(
 
 def sssp(
     g: Graph,
-    source: Optional[int] = None,
+    source: Optional[Union[int, str]] = None,
     *,
     delta: Optional[float] = None,
     threads: Optional[int] = None,
@@ -169,7 +187,7 @@ def sssp(
 
 
 def bellman_ford(
-    g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None, memory: Memory = None
+    g: Graph, source: Optional[Union[int, str]] = None, *, threads: Optional[int] = None, memory: Memory = None
 ) -> np.ndarray:
     """Shortest-path distance from ``source`` allowing negative weights (float64; inf when
     unreachable); ValueError on a negative cycle reachable from the source."""
@@ -246,7 +264,7 @@ def personalized_pagerank(
 
 
 def betweenness(
-    g: Graph, source: Optional[int] = None, *, threads: Optional[int] = None, memory: Memory = None
+    g: Graph, source: Optional[Union[int, str]] = None, *, threads: Optional[int] = None, memory: Memory = None
 ) -> np.ndarray:
     """Single-source betweenness dependency from ``source`` (Brandes): for each vertex v, the
     sum over targets t of the fraction of shortest source-t paths through v (float64)."""
@@ -271,7 +289,7 @@ def triangle_count(g: Graph, *, threads: Optional[int] = None, memory: Memory = 
 
 def widest_path(
     g: Graph,
-    source: Optional[int] = None,
+    source: Optional[Union[int, str]] = None,
     *,
     method: Optional[str] = None,
     delta: Optional[float] = None,

@@ -242,6 +242,22 @@ def test_bad_memory_and_threads_are_rejected(tmp_path, memory, error):
         vg.pagerank(g, threads=0)
 
 
+@pytest.mark.parametrize("memory", [None, "64MiB"])
+def test_a_source_is_named_by_its_label(tmp_path, memory):
+    g = vg.convert(FIXTURES / "labels.tsv", tmp_path / "g", symmetrize=True)
+    carol = g.vertex_id("carol")
+    by_id = vg.bfs(g, carol, memory=memory)
+    np.testing.assert_array_equal(vg.bfs(g, "carol", memory=memory), by_id)
+    np.testing.assert_array_equal(vg.run(g, "bfs", source="carol", memory=memory).values, by_id)
+    walks = vg.run(g, "random-walk", sources=["carol", "alice"], walk_length=3, memory=memory).values
+    assert walks[:, 0].tolist() == [carol, g.vertex_id("alice")]
+    with pytest.raises(KeyError, match="zed"):
+        vg.bfs(g, "zed", memory=memory)
+    unlabelled = vg.from_edges([0], [1], path=tmp_path / "ids")
+    with pytest.raises(TypeError, match="no labels"):
+        vg.bfs(unlabelled, "carol")
+
+
 def test_labels_become_a_dataframe(vastgraph, tmp_path):
     pd = pytest.importorskip("pandas")
     g = vg.convert(FIXTURES / "labels.tsv", tmp_path / "g", symmetrize=True)

@@ -34,12 +34,13 @@ pub struct RunArgs {
     pub algorithm: String,
     /// The store directory.
     pub store: PathBuf,
-    /// Source vertex (default: the vertex with the most out-edges).
+    /// Source vertex: its label on a labelled store, else its id (default: the vertex with the
+    /// most out-edges).
     #[arg(long)]
-    pub source: Option<u64>,
-    /// Comma-separated source vertices (personalized-pagerank, random-walk).
+    pub source: Option<String>,
+    /// Comma-separated source vertices, as --source (personalized-pagerank, random-walk).
     #[arg(long, value_delimiter = ',')]
-    pub sources: Option<Vec<u64>>,
+    pub sources: Option<Vec<String>>,
     /// Write the result: FILE.npy (a NumPy array indexed by vertex id) or FILE.tsv (`vertex<TAB>value`,
     /// with the original labels when the store has them).
     #[arg(long, short)]
@@ -125,10 +126,20 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    pub(crate) fn params(&self) -> Params {
-        Params {
-            source: self.source,
-            sources: self.sources.clone(),
+    /// The registry's parameters, with --source and --sources looked up in the store's labels.
+    pub(crate) fn params(&self) -> anyhow::Result<Params> {
+        let given: Vec<&str> = self
+            .source
+            .iter()
+            .chain(self.sources.iter().flatten())
+            .map(String::as_str)
+            .collect();
+        let mut ids = vertex_ids(&self.store, &given)?.into_iter();
+        let source = self.source.as_ref().and_then(|_| ids.next());
+        let sources = self.sources.as_ref().map(|_| ids.collect());
+        Ok(Params {
+            source,
+            sources,
             parents: self.parents,
             per_vertex: self.per_vertex || (self.algorithm == "tc" && self.output.is_some()),
             max_iters: self.max_iters,
@@ -143,7 +154,7 @@ impl RunArgs {
             walk_length: self.walk_length,
             every: self.every,
             checkpoint: None,
-        }
+        })
     }
 
     /// The checkpoint directory of the run, taken (locked) before any work.
@@ -165,6 +176,37 @@ impl RunArgs {
     }
 }
 
+/// The ids of vertices named on the command line: a label of a labelled store names its vertex;
+/// an integer that is not a label is a dense id (range-checked by the algorithm).
+fn vertex_ids(store: &Path, given: &[&str]) -> anyhow::Result<Vec<u64>> {
+    if given.is_empty() {
+        return Ok(Vec::new());
+    }
+    let manifest = vastgraph_store::open_manifest(store)?;
+    let labelled = vastgraph_store::ids_of_labels(store, &manifest, given)?;
+    given
+        .iter()
+        .enumerate()
+        .map(|(i, &token)| {
+            if let Some(id) = labelled.as_ref().and_then(|ids| ids[i]) {
+                return Ok(id as u64);
+            }
+            token.parse::<u64>().map_err(|_| match labelled {
+                Some(_) => anyhow::anyhow!(
+                    "{}: no vertex is labelled {token:?} (and it is not an integer id)",
+                    store.display()
+                ),
+                None => anyhow::anyhow!(
+                    "{}: {token:?} is not a vertex id: the store has no labels, so vertices \
+                     are named by their ids 0..{}",
+                    store.display(),
+                    manifest.vertices.saturating_sub(1)
+                ),
+            })
+        })
+        .collect()
+}
+
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     anyhow::ensure!(args.trials >= 1, "--trials must be at least 1");
     // Before any work: an hour's run must not end in "file exists".
@@ -174,7 +216,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let checkpoint = args.open_checkpoint()?;
     let params = Params {
         checkpoint: checkpoint.clone(),
-        ..args.params()
+        ..args.params()?
     };
     if let Some(budget) = args.memory {
         if crate::out_of_core::run(&args, &params, budget)? {

@@ -277,35 +277,8 @@ impl Store {
         if !self.manifest.has_labels {
             return Ok(None);
         }
-        let path = self.dir.join(files::LABELS);
-        let file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
         let mut labels = Vec::with_capacity(self.num_vertices());
-        // The labels are read whole, so their checksum costs no extra read: a damaged label
-        // is an error, not a wrong name in the output.
-        let mut hashed = HashingReader {
-            inner: file,
-            hasher: Xxh3::new(),
-        };
-        for (line_no, line) in BufReader::new(&mut hashed).lines().enumerate() {
-            let line = line.map_err(|e| StoreError::BadLabels {
-                path: path.clone(),
-                reason: format!("line {}: {e}", line_no + 1),
-            })?;
-            labels.push(line);
-        }
-        if labels.len() != self.num_vertices() {
-            return Err(StoreError::BadLabels {
-                path,
-                reason: format!(
-                    "{} lines for {} vertices",
-                    labels.len(),
-                    self.num_vertices()
-                ),
-            });
-        }
-        if let Some(entry) = self.manifest.file(files::LABELS) {
-            expect_checksum(&path, &entry.xxh3, format_xxh3(hashed.hasher.digest()))?;
-        }
+        for_each_label(&self.dir, &self.manifest, |_, label| labels.push(label))?;
         Ok(Some(labels))
     }
 
@@ -556,6 +529,65 @@ pub fn check_not_replaced(dir: &Path, identity: Option<(u64, u64)>) -> Result<()
 /// with the recorded length, without mapping or validating the arrays: for readers that fetch
 /// the arrays themselves (the out-of-core engine reads the neighbour lists with direct I/O and
 /// must not pull them through the page cache just to open the store).
+/// Hands each label of the store in `dir` to `visit(id, label)` in dense-id order, one line at
+/// a time (O(1) memory), then checks the count and the checksum: a damaged label is an error,
+/// not a wrong name in the output or a wrong vertex looked up.
+fn for_each_label(
+    dir: &Path,
+    manifest: &Manifest,
+    mut visit: impl FnMut(usize, String),
+) -> Result<(), StoreError> {
+    let path = dir.join(files::LABELS);
+    let file = File::open(&path).map_err(|e| StoreError::io(&path, e))?;
+    let mut hashed = HashingReader {
+        inner: file,
+        hasher: Xxh3::new(),
+    };
+    let mut count = 0usize;
+    for (line_no, line) in BufReader::new(&mut hashed).lines().enumerate() {
+        let line = line.map_err(|e| StoreError::BadLabels {
+            path: path.clone(),
+            reason: format!("line {}: {e}", line_no + 1),
+        })?;
+        visit(line_no, line);
+        count += 1;
+    }
+    let vertices = manifest.vertices as usize;
+    if count != vertices {
+        return Err(StoreError::BadLabels {
+            path,
+            reason: format!("{count} lines for {vertices} vertices"),
+        });
+    }
+    if let Some(entry) = manifest.file(files::LABELS) {
+        expect_checksum(&path, &entry.xxh3, format_xxh3(hashed.hasher.digest()))?;
+    }
+    Ok(())
+}
+
+/// The dense ids of `wanted` labels in the store in `dir` (None for a label it does not have),
+/// from one read of its labels, holding only the wanted ones; None when it has no labels.
+pub fn ids_of_labels(
+    dir: &Path,
+    manifest: &Manifest,
+    wanted: &[&str],
+) -> Result<Option<Vec<Option<u32>>>, StoreError> {
+    if !manifest.has_labels {
+        return Ok(None);
+    }
+    let mut positions: std::collections::HashMap<&str, Vec<usize>> = Default::default();
+    for (i, label) in wanted.iter().enumerate() {
+        positions.entry(label).or_default().push(i);
+    }
+    let mut ids = vec![None; wanted.len()];
+    for_each_label(dir, manifest, |id, label| {
+        for &i in positions.get(label.as_str()).into_iter().flatten() {
+            ids[i] = Some(id as u32);
+        }
+    })?;
+    Ok(Some(ids))
+}
+
 pub fn open_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let manifest = read_manifest(dir)?;
     check_manifest(dir, &manifest)?;

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{fixture, stderr, vastgraph};
+use crate::common::{fixture, ok, stderr, vastgraph};
 
 /// Nothing at the target and no temporary sibling left behind.
 fn assert_nothing_written(dir: &Path, target: &Path) {
@@ -367,6 +367,40 @@ fn labels_are_kept_and_used_in_tsv_output() {
     assert_eq!(label_of("alice"), label_of("carol"));
     assert_eq!(label_of("dave"), label_of("erin"));
     assert_ne!(label_of("alice"), label_of("dave"));
+}
+
+#[test]
+fn a_source_is_named_by_its_label_in_memory_and_within_a_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("people.tsv");
+    std::fs::write(&input, "alice\tbob\nbob\tcarol\ndave\terin\n").unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    ok(&["convert", input.to_str().unwrap(), "-o", s, "--symmetrize"]);
+    for budget in [None, Some("64MiB")] {
+        let out = dir.path().join("bfs.tsv");
+        let o = out.to_str().unwrap();
+        let mut args = vec!["run", "bfs", s, "--source", "carol", "-o", o, "--force"];
+        args.extend(budget.iter().flat_map(|b| ["--memory", b]));
+        ok(&args);
+        let text = std::fs::read_to_string(&out).unwrap();
+        let depth: std::collections::HashMap<&str, &str> =
+            text.lines().filter_map(|l| l.split_once('\t')).collect();
+        assert_eq!(
+            ["alice", "bob", "carol", "dave"].map(|v| depth[v]),
+            ["2", "1", "0", "-1"],
+            "{budget:?}: {text}"
+        );
+        let mut args = vec!["run", "bfs", s, "--source", "zed"];
+        args.extend(budget.iter().flat_map(|b| ["--memory", b]));
+        let refused = vastgraph(&args);
+        assert!(!refused.status.success());
+        assert!(
+            stderr(&refused).contains("no vertex is labelled \"zed\""),
+            "{}",
+            stderr(&refused)
+        );
+    }
 }
 
 /// `vastgraph info STORE | head -1` after head has exited: the closed pipe ends the process
