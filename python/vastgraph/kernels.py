@@ -36,6 +36,8 @@ from ._options import Memory, check_threads, parse_memory
 from .graph import Graph, _dense_id
 
 _PARAM_NAMES = frozenset(_native.param_names())
+# NetworkX's names for the registry's parameters, taken by :func:`run` as well.
+_NX_NAMES = {"alpha": "damping", "tol": "tolerance", "max_iter": "max_iters"}
 
 
 class RunResult(NamedTuple):
@@ -45,6 +47,20 @@ class RunResult(NamedTuple):
 
     values: Optional[np.ndarray]
     stats: Dict[str, Any]
+
+    def __repr__(self) -> str:
+        s = self.stats
+        values = "None" if self.values is None else f"{self.values.dtype}{list(self.values.shape)}"
+        parts = [f"{s.get('algorithm', '?')}", f"values={values}"]
+        if "wall_seconds" in s:
+            parts.append(f"{s['wall_seconds']:.4g} s")
+        if "iterations" in s:
+            parts.append(f"{s['iterations']} iterations")
+        if s.get("extra", {}).get("converged") is False:
+            parts.append("not converged")
+        if s.get("out_of_core"):
+            parts.append("out of core")
+        return f"RunResult({', '.join(parts)})"
 
 
 def algorithms() -> List[Tuple[str, str]]:
@@ -96,7 +112,8 @@ def run(
     """Runs registry algorithm ``algorithm`` (a name from :func:`algorithms`, as in
     ``vastgraph run``) on ``g``. ``params`` are the registry's parameters (source, sources,
     parents, per_vertex, max_iters, tolerance, damping, delta, method, seed, beta, k,
-    epsilon, walk_length, every); ``verify=True`` also runs the algorithm's independent
+    epsilon, walk_length, every; NetworkX's ``alpha``, ``tol`` and ``max_iter`` name damping,
+    tolerance and max_iters); ``verify=True`` also runs the algorithm's independent
     verifier (ValueError if it disagrees). With ``memory``, an out-of-core run takes
     ``vastgraph run``'s I/O options: ``io_mode`` ("adaptive", "selective" or "streaming"),
     ``mrt`` (reentries, default 5) and ``recalibrate`` (measure the disk again).
@@ -107,6 +124,11 @@ def run(
     KeyboardInterrupt. ``resume=True`` continues from the saved state, to the result an
     uninterrupted run gives. The checkpoint is removed when the run completes."""
     _check_graph(g)
+    for nx_name, name in _NX_NAMES.items():
+        if nx_name in params:
+            if params.get(name) is not None:
+                raise TypeError(f"{nx_name} and {name} are the same parameter; give one")
+            params[name] = params.pop(nx_name)
     unknown = sorted(set(params) - _PARAM_NAMES)
     if unknown:
         raise TypeError(

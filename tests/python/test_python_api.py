@@ -367,6 +367,15 @@ def test_named_functions_map_to_the_registry(weighted_symmetric_store):
     np.testing.assert_array_equal(vg.sssp(g, 3), vg.run(g, "sssp", source=3).values)
     pr = vg.pagerank(g, alpha=0.5, tol=1e-9, max_iter=7)
     np.testing.assert_array_equal(pr, vg.run(g, "pagerank", damping=0.5, tolerance=1e-9, max_iters=7).values)
+    # vg.run takes NetworkX's names too, and one name per parameter.
+    short = vg.run(g, "pagerank", alpha=0.5, tol=1e-9, max_iter=7)
+    np.testing.assert_array_equal(pr, short.values)
+    with pytest.raises(TypeError, match="same parameter"):
+        vg.run(g, "pagerank", alpha=0.5, damping=0.5)
+    # A repr of a line, not of every value and iteration record.
+    shown = repr(short)
+    assert shown.startswith("RunResult(pagerank, values=float64[") and "\n" not in shown, shown
+    assert ("not converged" in shown) != short.stats["extra"]["converged"], shown
     assert abs(pr.sum() - 1) < 1e-9
     np.testing.assert_array_equal(vg.core_number(g), vg.run(g, "kcore").values)
     tri = vg.triangles(g)
