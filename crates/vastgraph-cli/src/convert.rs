@@ -53,6 +53,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     options["header"] = serde_json::json!(args.header);
     let budget = build.memory_bytes();
     let mut input_edges = 0;
+    let phases = crate::progress::Phases::new(quiet);
     let manifest = vastgraph_store::build_in_order(
         &args.target.output,
         args.target.force,
@@ -64,7 +65,10 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
                 output: path.to_path_buf(),
                 force,
             };
-            let build_opts = build.options(target, plan.weighted, "convert", options);
+            let build_opts = vastgraph_store::BuildOptions {
+                progress: vastgraph_store::progress::Progress::new(phases.clone()),
+                ..build.options(target, plan.weighted, "convert", options)
+            };
             let mut builder = StoreBuilder::create(&target.output, build_opts)
                 .with_context(|| format!("cannot create store {}", target.output.display()))?;
             for record in plan.input_records() {
@@ -75,14 +79,14 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
                 vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| progress.set(done))?;
             progress.finish();
             input_edges = summary.edges;
-            builder
-                .finish()
-                .with_context(|| format!("building {}", target.output.display()))
+            let manifest = builder.finish();
+            phases.finish();
+            manifest.with_context(|| format!("building {}", target.output.display()))
         },
     )?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
-        "converted {} input edges into {}: {} vertices, {} arcs ({}, {}) in {:.2} s, {:.2}M edges/s, budget {}, peak RSS {}",
+        "converted {} input edges into {}: {} vertices, {} arcs ({}, {}) in {:.2} s, {}, budget {}, peak RSS {}",
         input_edges,
         args.target.output.display(),
         manifest.vertices,
@@ -90,7 +94,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
         if manifest.directed { "directed" } else { "symmetric" },
         if manifest.weighted { "weighted" } else { "unweighted" },
         secs,
-        input_edges as f64 / secs / 1e6,
+        crate::progress::human_rate(input_edges as f64 / secs, "edges"),
         crate::size::human(budget),
         vastgraph_engine::memory::peak_rss_bytes().map(crate::size::human).unwrap_or_default(),
     );

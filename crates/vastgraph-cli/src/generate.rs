@@ -10,7 +10,7 @@ use vastgraph_gen::{EdgeGenerator, Kronecker, KroneckerParams, Uniform, UniformP
 use vastgraph_ingest::{BinEdgeWriter, BinFormat, EdgeSink};
 use vastgraph_store::{Manifest, StoreBuilder};
 
-use crate::progress::Progress;
+use crate::progress::{human_rate, Progress};
 use crate::BuildArgs;
 
 #[derive(clap::Args)]
@@ -115,11 +115,11 @@ fn emit(
         write_edge_list(generator, path, quiet)?;
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
-            "wrote {} edges to {} in {:.2} s ({:.2}M edges/s)",
+            "wrote {} edges to {} in {:.2} s ({})",
             generator.num_edges(),
             path.display(),
             secs,
-            generator.num_edges() as f64 / secs / 1e6
+            human_rate(generator.num_edges() as f64 / secs, "edges")
         );
         return Ok(());
     }
@@ -153,15 +153,21 @@ fn emit(
     )?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
-        "generated {} edges into {}: {} vertices, {} arcs ({}) in {:.2} s, {:.2}M edges/s, peak RSS {}",
+        "generated {} edges into {}: {} vertices, {} arcs ({}) in {:.2} s, {}, peak RSS {}",
         generator.num_edges(),
         output.display(),
         manifest.vertices,
         manifest.arcs,
-        if manifest.directed { "directed" } else { "symmetric" },
+        if manifest.directed {
+            "directed"
+        } else {
+            "symmetric"
+        },
         secs,
-        generator.num_edges() as f64 / secs / 1e6,
-        vastgraph_engine::memory::peak_rss_bytes().map(crate::size::human).unwrap_or_default(),
+        human_rate(generator.num_edges() as f64 / secs, "edges"),
+        vastgraph_engine::memory::peak_rss_bytes()
+            .map(crate::size::human)
+            .unwrap_or_default(),
     );
     Ok(())
 }
@@ -177,14 +183,20 @@ fn build_store(
     quiet: bool,
 ) -> anyhow::Result<Manifest> {
     let output = &store_target.output;
-    let opts = target
-        .build
-        .options(store_target, generator.weighted(), command, options);
+    let phases = crate::progress::Phases::new(quiet);
+    let opts = vastgraph_store::BuildOptions {
+        progress: vastgraph_store::progress::Progress::new(phases.clone()),
+        ..target
+            .build
+            .options(store_target, generator.weighted(), command, options)
+    };
     let mut builder = StoreBuilder::create(output, opts)
         .with_context(|| format!("cannot create {}", output.display()))?;
     builder.ensure_vertices(generator.num_vertices());
     push_all(generator, &mut builder, quiet)?;
-    Ok(builder.finish()?)
+    let manifest = builder.finish();
+    phases.finish();
+    Ok(manifest?)
 }
 
 fn write_edge_list(generator: &dyn EdgeGenerator, path: &Path, quiet: bool) -> anyhow::Result<()> {

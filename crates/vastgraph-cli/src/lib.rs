@@ -18,6 +18,7 @@ mod reorder;
 mod run;
 mod signals;
 mod size;
+mod top;
 
 use std::path::PathBuf;
 
@@ -59,6 +60,12 @@ enum Command {
     Run(Box<run::RunArgs>),
     /// Generate a small Kronecker graph, run every algorithm on it and print a table.
     Quickstart(quickstart::QuickstartArgs),
+    /// Print a completion script for a shell, e.g. `vastgraph completions bash >
+    /// ~/.local/share/bash-completion/completions/vastgraph`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Runs the command line `args` (the program name first) and returns the process's exit code:
@@ -94,12 +101,18 @@ where
     let result = match cli.command {
         Command::Convert(a) => convert::run(a, cli.quiet),
         Command::Compress(a) => compress::run(a),
-        Command::Reorder(a) => reorder::run(a),
+        Command::Reorder(a) => reorder::run(a, cli.quiet),
         Command::Generate(a) => generate::run(a, cli.quiet),
         Command::Info(a) => info::run(a),
         Command::Export(a) => export::run(a, cli.quiet),
-        Command::Run(a) => run::run(*a),
+        Command::Run(a) => run::run(*a, cli.quiet),
         Command::Quickstart(a) => quickstart::run(a),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "vastgraph", &mut std::io::stdout());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => 0,

@@ -15,7 +15,7 @@ use crate::size::human;
 
 /// Runs `args` out of core within `budget` bytes. Returns false when the algorithm has no kernel
 /// of passes and the mapped graph with its state fits the budget, so the caller runs it in memory.
-pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool> {
+pub fn run(args: &RunArgs, params: &Params, budget: u64, quiet: bool) -> anyhow::Result<bool> {
     let baseline_rss = memory::rss_bytes();
     memory::set_budget(budget);
     let options = OocOptions {
@@ -47,11 +47,21 @@ pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool>
     let mut runs = Vec::with_capacity(args.trials);
     let mut last = None;
     let stop_at_once = StopAtOnce::unless(params.checkpoint.is_some());
+    let spinner = crate::progress::run_spinner(&format!("{} out of core", args.algorithm), quiet);
+    if let Some(bar) = &spinner {
+        let bar = bar.clone();
+        graph.observe_passes(Box::new(move |index, record| {
+            bar.set_message(crate::progress::pass_line(index, record))
+        }));
+    }
     for trial in 0..args.trials {
         let out = budget::run(&args.algorithm, &graph, params, args.verify && trial == 0)?;
         trial_seconds.push(out.output.wall_seconds);
         runs.push(out.io.clone());
         last = Some(out);
+    }
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
     }
     drop(stop_at_once);
     // Before any output is written: the verifier and text output may map the store.
@@ -70,6 +80,7 @@ pub fn run(args: &RunArgs, params: &Params, budget: u64) -> anyhow::Result<bool>
             Ok(vastgraph_store::Store::open(&store_dir)?.labels()?)
         })?;
     }
+    crate::run::print_top(args, out.output.values.as_ref())?;
     let io = &out.io;
     let stats = serde_json::json!({
         "algorithm": args.algorithm,

@@ -2,9 +2,10 @@
 //! otherwise (so CI logs and `nohup` runs still show that work is moving).
 
 use std::io::IsTerminal;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 pub struct Progress {
     bar: Option<ProgressBar>,
@@ -18,7 +19,8 @@ pub struct Progress {
 const LOG_EVERY: Duration = Duration::from_secs(5);
 
 impl Progress {
-    /// `unit` is "bytes" (shown as sizes) or a count noun like "edges".
+    /// `unit` is "bytes" (shown as sizes), a count noun like "edges", or "" for work that is
+    /// not counted (a spinner and the time it has taken).
     pub fn new(what: &str, total: Option<u64>, unit: &'static str, quiet: bool) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let bar = match total {
@@ -29,13 +31,18 @@ impl Progress {
                 (true, "bytes") => {
                     "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}"
                 }
-                (true, _) => "{msg} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}",
+                (true, _) => "{msg} [{bar:30}] {human_pos}/{human_len} {rate} eta {eta}",
                 (false, "bytes") => "{msg} {spinner} {bytes} {bytes_per_sec}",
-                (false, _) => "{msg} {spinner} {human_pos} {per_sec}",
+                (false, "") => "{msg} {spinner} {elapsed}",
+                (false, _) => "{msg} {spinner} {human_pos} {rate}",
+            };
+            let rate = move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&human_rate(state.per_sec(), unit));
             };
             bar.set_style(
                 ProgressStyle::with_template(template)
                     .unwrap()
+                    .with_key("rate", rate)
                     .progress_chars("=> "),
             );
             bar.set_message(what.to_string());
@@ -74,7 +81,7 @@ impl Progress {
             let rate = if self.unit == "bytes" {
                 format!("{}/s", crate::size::human(rate as u64))
             } else {
-                format!("{:.2}M {}/s", rate / 1e6, self.unit)
+                human_rate(rate, self.unit)
             };
             eprintln!("[{:>7.1}s] {}: {shown}{pct}, {rate}", secs, self.what);
         }
@@ -84,5 +91,111 @@ impl Progress {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// A spinner for a run on a terminal (none when quiet or not on a terminal): what runs and for
+/// how long, with the last pass's figures when the run is out of core.
+pub fn run_spinner(what: &str, quiet: bool) -> Option<ProgressBar> {
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(ProgressStyle::with_template("{spinner} {prefix} [{elapsed}] {msg}").unwrap());
+    bar.set_prefix(what.to_string());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    Some(bar)
+}
+
+/// A pass of an out-of-core run in a line: `pass 3: selective, 1.2M active, read 310 MiB at
+/// 402.1 MB/s`.
+pub fn pass_line(index: usize, record: &vastgraph_engine::ooc::IterationRecord) -> String {
+    let rate = record.bytes_read as f64 / record.seconds.max(1e-9);
+    format!(
+        "pass {}: {}, {} active, read {} at {}",
+        index + 1,
+        record.mode,
+        human_count(record.active_vertices as f64),
+        crate::size::human(record.bytes_read),
+        format!("{}B/s", human_count(rate)),
+    )
+}
+
+/// A count as people write it: `1.2M`, `950`.
+pub fn human_count(count: f64) -> String {
+    let (value, prefix) = match count {
+        c if c >= 1e9 => (c / 1e9, "G"),
+        c if c >= 1e6 => (c / 1e6, "M"),
+        c if c >= 1e3 => (c / 1e3, "k"),
+        c => (c, ""),
+    };
+    let digits = if prefix.is_empty() { 0 } else { 1 };
+    format!("{value:.digits$}{prefix}")
+}
+
+/// A rate as people write it: `24.3M edges/s`.
+pub fn human_rate(per_second: f64, unit: &str) -> String {
+    format!("{} {unit}/s", human_count(per_second))
+}
+
+/// Shows the phases a store operation reports ([`vastgraph_store::progress`]) one after
+/// another, each as a [`Progress`] of arcs.
+pub struct Phases {
+    quiet: bool,
+    started: Instant,
+    current: Mutex<Option<Progress>>,
+}
+
+impl Phases {
+    pub fn new(quiet: bool) -> Arc<Phases> {
+        Arc::new(Phases {
+            quiet,
+            started: Instant::now(),
+            current: Mutex::new(None),
+        })
+    }
+
+    /// Clears the last phase's bar.
+    pub fn finish(&self) {
+        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = current.take() {
+            p.finish();
+        }
+    }
+}
+
+impl vastgraph_store::progress::Observer for Phases {
+    fn phase(&self, name: &str, total: Option<u64>) {
+        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = current.take() {
+            p.finish();
+        }
+        // Off a terminal, a line as each phase starts (a long one adds lines as it goes).
+        if !self.quiet && !std::io::stderr().is_terminal() {
+            eprintln!("[{:>7.1}s] {name}", self.started.elapsed().as_secs_f64());
+        }
+        let unit = if total.is_some() { "arcs" } else { "" };
+        *current = Some(Progress::new(name, total, unit, self.quiet));
+    }
+
+    fn advance(&self, done: u64) {
+        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = current.as_mut() {
+            p.set(done);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_rate;
+
+    #[test]
+    fn rates_read_as_people_write_them() {
+        assert_eq!(human_rate(24_345_851.7161, "edges"), "24.3M edges/s");
+        assert_eq!(human_rate(1.5e9, "arcs"), "1.5G arcs/s");
+        assert_eq!(human_rate(950.2, "edges"), "950 edges/s");
+        assert_eq!(human_rate(12_500.0, "lines"), "12.5k lines/s");
+        assert_eq!(super::human_count(1_234_567.0), "1.2M");
     }
 }

@@ -20,16 +20,19 @@ pub struct ReorderArgs {
     pub memory: Option<u64>,
 }
 
-pub fn run(args: ReorderArgs) -> anyhow::Result<()> {
+pub fn run(args: ReorderArgs, quiet: bool) -> anyhow::Result<()> {
     let started = Instant::now();
+    let phases = crate::progress::Phases::new(quiet);
     let opts = ReorderOptions {
         memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
         overwrite: args.target.force,
         command: "reorder".to_string(),
         carry_provenance: false,
+        progress: vastgraph_store::progress::Progress::new(phases.clone()),
     };
-    let manifest = reorder_store(&args.store, &args.target.output, &opts)
-        .with_context(|| format!("reordering {}", args.store.display()))?;
+    let manifest = reorder_store(&args.store, &args.target.output, &opts);
+    phases.finish();
+    let manifest = manifest.with_context(|| format!("reordering {}", args.store.display()))?;
     eprintln!(
         "reordered {} into {} by decreasing degree ({} vertices, {} arcs; labels.txt gives each \
          vertex's original id) in {:.2} s",

@@ -48,6 +48,9 @@ pub struct RunArgs {
     /// Write run statistics as JSON.
     #[arg(long)]
     pub stats: Option<PathBuf>,
+    /// Print the K vertices with the largest values, with their labels (pagerank, kcore, bc...).
+    #[arg(long, value_name = "K")]
+    pub top: Option<usize>,
     /// Replace existing --output and --stats files (refused otherwise).
     #[arg(long, alias = "overwrite")]
     pub force: bool,
@@ -63,29 +66,39 @@ pub struct RunArgs {
     /// tc: per-vertex triangle counts.
     #[arg(long)]
     pub per_vertex: bool,
+    /// pagerank and its variants: most iterations (100); label-propagation: most rounds (20).
     #[arg(long)]
     pub max_iters: Option<u64>,
+    /// pagerank and its variants: stop when the L1 change of an iteration is below this (1e-6).
     #[arg(long)]
     pub tolerance: Option<f64>,
+    /// pagerank and its variants: the damping factor (0.85).
     #[arg(long)]
     pub damping: Option<f64>,
-    /// sssp / widest: bucket width.
+    /// sssp / widest: bucket width (default: from the weights).
     #[arg(long)]
     pub delta: Option<f64>,
-    /// cc: afforest | ldd; widest: frontier | buckets; tc: marking | filter.
+    /// cc: afforest | ldd; widest: frontier | buckets; tc: marking | filter (default: the
+    /// first of each).
     #[arg(long)]
     pub method: Option<String>,
+    /// The random seed of the randomised algorithms (1): the same seed, the same result, on
+    /// any thread count and in or out of core.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// ldd, and cc's ldd method: the decomposition's β (0.2).
     #[arg(long)]
     pub beta: Option<f64>,
+    /// spanner: the stretch parameter k (ceil(log2 n)).
     #[arg(long)]
     pub k: Option<u32>,
     /// densest: peeling ε (0.001); setcover: bucket ratio ε (0.01).
     #[arg(long)]
     pub epsilon: Option<f64>,
+    /// random-walk: steps of each walk (10).
     #[arg(long)]
     pub walk_length: Option<usize>,
+    /// random-walk: without --sources, start a walk at every N-th vertex (1).
     #[arg(long)]
     pub every: Option<u64>,
     /// Memory budget, e.g. 1GiB: run out of core within it (offsets, vertex state and I/O
@@ -176,6 +189,14 @@ impl RunArgs {
     }
 }
 
+/// `--top K`: the K vertices with the largest values.
+pub(crate) fn print_top(args: &RunArgs, values: Option<&Values>) -> anyhow::Result<()> {
+    let Some(k) = args.top else { return Ok(()) };
+    let values =
+        values.with_context(|| format!("{} gives no per-vertex values to rank", args.algorithm))?;
+    crate::top::print_top(&args.store, &args.algorithm, values, k)
+}
+
 /// The ids of vertices named on the command line: a label of a labelled store names its vertex;
 /// an integer that is not a label is a dense id (range-checked by the algorithm).
 fn vertex_ids(store: &Path, given: &[&str]) -> anyhow::Result<Vec<u64>> {
@@ -207,7 +228,7 @@ fn vertex_ids(store: &Path, given: &[&str]) -> anyhow::Result<Vec<u64>> {
         .collect()
 }
 
-pub fn run(args: RunArgs) -> anyhow::Result<()> {
+pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     anyhow::ensure!(args.trials >= 1, "--trials must be at least 1");
     // Before any work: an hour's run must not end in "file exists".
     for path in [&args.output, &args.stats].into_iter().flatten() {
@@ -219,7 +240,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         ..args.params()?
     };
     if let Some(budget) = args.memory {
-        if crate::out_of_core::run(&args, &params, budget)? {
+        if crate::out_of_core::run(&args, &params, budget, quiet)? {
             return finish(checkpoint);
         }
     }
@@ -231,6 +252,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let mut trial_seconds = Vec::with_capacity(args.trials);
     let mut last: Option<Output> = None;
     let stop_at_once = StopAtOnce::unless(params.checkpoint.is_some());
+    let spinner = crate::progress::run_spinner(&args.algorithm, quiet);
     for trial in 0..args.trials {
         // Verify once (the first trial); later trials only time the kernel.
         // The graph view of the store's codec (raw or compressed), built in O(1) per trial.
@@ -245,6 +267,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             last = Some(out);
         }
     }
+    if let Some(bar) = spinner {
+        bar.finish_and_clear();
+    }
     drop(stop_at_once);
     let out = last.unwrap();
     let mut sorted = trial_seconds.clone();
@@ -258,6 +283,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             .with_context(|| format!("{} produces no per-vertex output", args.algorithm))?;
         write_output(path, values, &|| Ok(store.labels()?))?;
     }
+    print_top(&args, out.values.as_ref())?;
     let m = store.manifest();
     let stats = serde_json::json!({
         "algorithm": args.algorithm,

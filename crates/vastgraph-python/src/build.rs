@@ -288,6 +288,7 @@ pub fn reorder(
         overwrite,
         command: "reorder".to_string(),
         carry_provenance: false,
+        progress: Default::default(),
     };
     run_cancellable(py, threads, &BuildProgress::default(), None, || {
         let manifest =

@@ -52,6 +52,8 @@ pub struct BuildOptions {
     pub run_bytes: Option<u64>,
     /// How to write the neighbour lists: `Codec::Raw`, or compressed.
     pub codec: Codec,
+    /// Where the phases after the input (sorting, writing, compressing) are reported.
+    pub progress: crate::progress::Progress,
 }
 
 impl Default for BuildOptions {
@@ -69,6 +71,7 @@ impl Default for BuildOptions {
             options_json: serde_json::Value::Null,
             run_bytes: None,
             codec: Codec::Raw,
+            progress: Default::default(),
         }
     }
 }
@@ -364,7 +367,10 @@ impl StoreBuilder {
         } else {
             WeightType::F32
         });
+        let progress = opts.progress.clone();
         let plan = GraphPlan {
+            progress: &progress,
+            arcs_pushed,
             dir: staging.path(),
             vertices,
             weight_type,
@@ -379,9 +385,11 @@ impl StoreBuilder {
             ArcSorter::Weighted(sorter) => write_graph(sorter, plan)?,
         };
         if opts.codec != Codec::Raw {
+            progress.phase("compressing the lists", None);
             compress_staged(opts.codec, staging.path(), &mut entries, opts.memory_bytes)?;
         }
         if let Some(labels) = &labels {
+            progress.phase("writing the labels", None);
             entries.push(write_labels(staging.path(), labels, vertices)?);
         }
         let manifest = Manifest {
@@ -420,6 +428,7 @@ impl StoreBuilder {
         write_manifest(staging.path(), &manifest)?;
         if opts.codec != Codec::Raw {
             // Decode every list once before the store appears (the encoder's own output).
+            progress.phase("checking the compressed lists", None);
             Store::open(staging.path())?;
         }
         check_cancel()?;
@@ -466,6 +475,9 @@ fn push_arcs<R: SortRecord>(
 }
 
 struct GraphPlan<'a> {
+    progress: &'a crate::progress::Progress,
+    /// The arcs pushed into the sorter, duplicates included: a bound on what the lists hold.
+    arcs_pushed: u64,
     dir: &'a Path,
     vertices: u64,
     weight_type: Option<WeightType>,
@@ -484,20 +496,43 @@ fn write_graph<R: SortRecord>(
     let csr =
         |names: &CsrFileNames| CsrWriter::create(plan.dir, names, plan.vertices, plan.weight_type);
     let mut out_edges = csr(&OUT_EDGES)?;
-    match sorter.finish()? {
+    let progress = plan.progress;
+    progress.phase("sorting", None);
+    let sorted = sorter.finish()?;
+    // The arcs handed to a writer so far in the current phase (the writer may run on a thread
+    // of its own).
+    let written = std::sync::atomic::AtomicU64::new(0);
+    let count = |chunk_len: usize| {
+        let done = written.fetch_add(chunk_len as u64, std::sync::atomic::Ordering::Relaxed);
+        progress.advance(done + chunk_len as u64);
+    };
+    let start_phase = |name: &str| {
+        written.store(0, std::sync::atomic::Ordering::Relaxed);
+        progress.phase(name, Some(plan.arcs_pushed));
+    };
+    start_phase("writing the lists");
+    match sorted {
         Sorted::InMemory(mut records) => {
             // Everything fits in one buffer: write from memory, then re-key the same buffer
             // as (dst, src) and sort it again for the transpose. No second buffer needed.
-            for_each_chunk_of(&records, |chunk| out_edges.push(chunk))?;
+            for_each_chunk_of(&records, |chunk| {
+                count(chunk.len());
+                out_edges.push(chunk)
+            })?;
             let (mut entries, arcs) = out_edges.finish()?;
             if plan.transpose_space.is_some() {
                 check_cancel()?;
+                progress.phase("sorting the transpose", None);
                 for record in records.iter_mut() {
                     *record = record.transposed();
                 }
                 sort_records(&mut records);
                 let mut in_edges = csr(&IN_EDGES)?;
-                for_each_chunk_of(&records, |chunk| in_edges.push(chunk))?;
+                start_phase("writing the transpose");
+                for_each_chunk_of(&records, |chunk| {
+                    count(chunk.len());
+                    in_edges.push(chunk)
+                })?;
                 entries.extend(in_edges.finish()?.0);
             }
             Ok((entries, arcs))
@@ -511,7 +546,10 @@ fn write_graph<R: SortRecord>(
                 let merge_budget = plan.memory_bytes / 2;
                 pipelined(
                     |emit| sorted.for_each_chunk(merge_budget, emit),
-                    |chunk| out_edges.push(chunk),
+                    |chunk| {
+                        count(chunk.len());
+                        out_edges.push(chunk)
+                    },
                 )?;
                 return out_edges.finish();
             };
@@ -522,6 +560,7 @@ fn write_graph<R: SortRecord>(
             pipelined(
                 |emit| sorted.for_each_chunk(plan.memory_bytes / 3, emit),
                 |chunk| {
+                    count(chunk.len());
                     out_edges.push(chunk)?;
                     chunk
                         .iter()
@@ -530,10 +569,15 @@ fn write_graph<R: SortRecord>(
             )?;
             let (mut entries, arcs) = out_edges.finish()?;
             let mut in_edges = csr(&IN_EDGES)?;
+            progress.phase("sorting the transpose", None);
             let in_sorted = in_sorter.finish()?;
+            start_phase("writing the transpose");
             pipelined(
                 |emit| in_sorted.for_each_chunk(plan.memory_bytes / 2, emit),
-                |chunk| in_edges.push(chunk),
+                |chunk| {
+                    count(chunk.len());
+                    in_edges.push(chunk)
+                },
             )?;
             entries.extend(in_edges.finish()?.0);
             Ok((entries, arcs))

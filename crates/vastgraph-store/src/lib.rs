@@ -22,6 +22,7 @@ mod merge;
 mod page_sums;
 mod pipeline;
 mod pod;
+pub mod progress;
 mod reader;
 mod record;
 mod reorder;
@@ -41,8 +42,8 @@ pub use manifest::{
 };
 pub use page_sums::{page_sum, PageSums, PAGE_BYTES};
 pub use reader::{
-    check_not_replaced, ids_of_labels, open_manifest, store_identity, validate_offsets, Advice,
-    Store,
+    check_not_replaced, ids_of_labels, labels_of_ids, open_manifest, store_identity,
+    validate_offsets, Advice, Store,
 };
 pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
 pub use target_lock::{stage_path, TargetLock};

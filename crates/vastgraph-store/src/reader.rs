@@ -588,6 +588,29 @@ pub fn ids_of_labels(
     Ok(Some(ids))
 }
 
+/// The labels of vertices `ids` of the store in `dir`, from one read of its labels, holding
+/// only those; None when it has no labels.
+pub fn labels_of_ids(
+    dir: &Path,
+    manifest: &Manifest,
+    ids: &[u32],
+) -> Result<Option<Vec<String>>, StoreError> {
+    if !manifest.has_labels {
+        return Ok(None);
+    }
+    let mut positions: std::collections::HashMap<u32, Vec<usize>> = Default::default();
+    for (i, &id) in ids.iter().enumerate() {
+        positions.entry(id).or_default().push(i);
+    }
+    let mut labels = vec![String::new(); ids.len()];
+    for_each_label(dir, manifest, |id, label| {
+        for &i in positions.get(&(id as u32)).into_iter().flatten() {
+            labels[i] = label.clone();
+        }
+    })?;
+    Ok(Some(labels))
+}
+
 pub fn open_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let manifest = read_manifest(dir)?;
     check_manifest(dir, &manifest)?;

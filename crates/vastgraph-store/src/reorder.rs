@@ -39,6 +39,8 @@ pub struct ReorderOptions {
     /// the copy's own, with `"order": "degree"` added: for a source built only to be
     /// reordered (`convert --order degree`), so the copy names the real inputs.
     pub carry_provenance: bool,
+    /// Where the renumbering and the build's phases are reported.
+    pub progress: crate::progress::Progress,
 }
 
 /// How a new store's vertices are numbered (`convert --order`, `generate --order`).
@@ -102,6 +104,7 @@ pub fn build_in_order<E: From<StoreError>>(
             overwrite,
             command: command.to_string(),
             carry_provenance: true,
+            progress: Default::default(),
         };
         log::info!("renumbering by decreasing degree into {}", target.display());
         Ok(reorder_store_with(&unordered, target, &opts, Some(lock))?)
@@ -193,6 +196,7 @@ fn reorder_store_with(
             serde_json::json!({ "order": "degree", "source": source })
         },
         codec: manifest.codec,
+        progress: opts.progress.clone(),
         ..Default::default()
     };
     let mut builder = StoreBuilder::create_with(target, build, lock)?;
@@ -216,6 +220,7 @@ fn reorder_store_with(
     let raw = store.neighbors();
     let (mut src, mut dst, mut wts) = (Vec::new(), Vec::new(), Vec::new());
     let mut list = Vec::new();
+    opts.progress.phase("renumbering", Some(manifest.arcs));
     for v in 0..n {
         let neighbors: &[u32] = match &lists {
             Some(lists) => {
@@ -234,6 +239,7 @@ fn reorder_store_with(
         }
         if src.len() >= BATCH_ARCS || v + 1 == n {
             builder.push_batch(&src, &dst, weights.is_some().then_some(&wts[..]))?;
+            opts.progress.advance(offsets[v + 1]);
             src.clear();
             dst.clear();
             wts.clear();

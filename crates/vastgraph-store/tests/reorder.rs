@@ -19,6 +19,7 @@ fn reorder_opts(memory: u64) -> ReorderOptions {
         overwrite: false,
         command: "test".into(),
         carry_provenance: false,
+        progress: Default::default(),
     }
 }
 

@@ -403,6 +403,38 @@ fn a_source_is_named_by_its_label_in_memory_and_within_a_budget() {
     }
 }
 
+#[test]
+fn top_names_the_vertices_with_the_largest_values_by_label() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("people.tsv");
+    // bob is the only vertex with two neighbours: the largest PageRank and coreness ties.
+    std::fs::write(&input, "alice\tbob\nbob\tcarol\ndave\terin\n").unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    ok(&["convert", input.to_str().unwrap(), "-o", s, "--symmetrize"]);
+    for budget in [None, Some("64MiB")] {
+        let mut args = vec!["run", "pagerank", s, "--top", "2"];
+        args.extend(budget.iter().flat_map(|b| ["--memory", b]));
+        let out = String::from_utf8(ok(&args).stdout).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 3, "{budget:?}: {out}");
+        assert_eq!(lines[0], "top 2 by pagerank:");
+        assert!(lines[1].contains("bob"), "{budget:?}: {out}");
+    }
+    let walks = vastgraph(&["run", "random-walk", s, "--top", "2"]);
+    assert!(!walks.status.success());
+    assert!(stderr(&walks).contains("rows"), "{}", stderr(&walks));
+}
+
+#[test]
+fn completions_cover_the_commands_and_their_options() {
+    let bash = String::from_utf8(ok(&["completions", "bash"]).stdout).unwrap();
+    for word in ["convert", "quickstart", "--memory", "--io-mode"] {
+        assert!(bash.contains(word), "bash completions lack {word}");
+    }
+    assert!(!vastgraph(&["completions", "tcsh"]).status.success());
+}
+
 /// `vastgraph info STORE | head -1` after head has exited: the closed pipe ends the process
 /// quietly (by SIGPIPE, as it does `cat`), not with a panic from `println!`.
 #[test]

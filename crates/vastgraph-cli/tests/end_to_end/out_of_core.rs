@@ -228,7 +228,10 @@ fn out_of_core_bfs_stays_within_budget_in_a_memory_cgroup() {
                 peak / MIB,
                 limit / MIB
             );
-            assert!(s["bytes_read"].as_u64().unwrap() >= ids / 2, "{what}");
+            // pagerank streams every list at each iteration; bfs reads only its frontiers'
+            // pages and the list heads, which may be a small part of the file.
+            let least = if algorithm == "pagerank" { 5 * ids } else { 1 };
+            assert!(s["bytes_read"].as_u64().unwrap() >= least, "{what}");
             if algorithm == "bfs" {
                 assert_eq!(
                     fs::read(&out).unwrap(),

@@ -263,6 +263,8 @@ impl OocGraph {
         if let Some(records) = &mut records {
             records.push(record.clone());
         }
+        drop(records);
+        self.tell_pass_observer(index, &record);
         record
     }
 
