@@ -402,7 +402,8 @@ def test_algorithm_arguments_are_checked(weighted_symmetric_store, tmp_path):
         vg.run(g, "pagerank", tolerance=np.float32("inf"))
     with pytest.raises(ValueError, match="max_iters must be non-negative, got -3"):
         vg.run(g, "pagerank", max_iters=-3)
-    with pytest.raises(ValueError, match="sources must be non-negative, got -2"):
+    # Vertices are checked as vertices, before any parameter goes to the kernel.
+    with pytest.raises(ValueError, match="vertex -2 is out of range"):
         vg.run(g, "bfs", sources=np.array([1, -2]))
     with pytest.raises(ValueError, match="unknown algorithm"):
         vg.run(g, "nope")
