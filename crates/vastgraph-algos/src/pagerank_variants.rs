@@ -20,18 +20,23 @@
 //! exact and order-free under concurrent adds) and every f64 reduction runs over fixed chunks,
 //! so scores are bit-identical for every thread count and push/pull choice. State: p, δ and
 //! the accumulator per vertex, the active list: O(n).
+//!
+//! On a graph on disk the same kernel spreads each round in one pass over the active vertices'
+//! lists ([`Traversal::pass`]: selective or streaming by the engine's cost model) and updates
+//! every vertex; the fixed-point sums make the scores bit-identical to the in-memory run's.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use vastgraph_engine::atomics::AtomicF64;
+use vastgraph_engine::ooc::ScanSpec;
 use vastgraph_engine::{
-    edge_map, Adjacency, Bitmap, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex,
-    VertexSubset,
+    edge_map, Adjacency, Bitmap, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Traversal,
+    Vertex, VertexSubset,
 };
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
-use crate::common::{check_source, AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{check_source, read_error, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]) of delta-pagerank: scores, residuals,
 /// accumulated changes and the frontier.
@@ -40,6 +45,14 @@ pub const DELTA_STATE: StateSize = StateSize::per_vertex(48);
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]) of personalized-pagerank: as
 /// delta-pagerank's, with the teleport set.
 pub const PERSONALIZED_STATE: StateSize = StateSize::per_vertex(48);
+
+/// Bytes of state the kernel keeps on a graph on disk (one pass a round): score, pending
+/// change, share and arrivals (8 bytes each), the sparse rounds' flag (1), the scores handed
+/// out (8), the bitmaps of this round's and the next round's active vertices, and the teleport
+/// set's.
+pub fn state_in_passes(n: u64) -> u64 {
+    41 * n + 3 * n.div_ceil(64) * 8
+}
 
 const DELTA_PAGERANK: &str = "delta-pagerank";
 const PERSONALIZED: &str = "personalized-pagerank";
@@ -300,6 +313,10 @@ fn propagate<A: Adjacency>(
         (to_fixed(inc), activate(v))
     };
     let counters = EdgeMapCounters::default();
+    // On disk, each round is one pass over the active vertices' lists (`Traversal::pass`),
+    // as Sage's edgeMap over a graph on storage; in memory, `edge_map` picks push or pull.
+    let on_disk = out.on_disk().is_some();
+    let mut arcs_in_passes = 0u64;
     let sparse_opts = EdgeMapOptions::with_counters(&counters);
     let dense_opts = EdgeMapOptions {
         output: false,
@@ -325,7 +342,27 @@ fn propagate<A: Adjacency>(
         let dense = active.len() > n / DENSE_RATIO
             || (dangling > 0.0 && matches!(teleport, Teleport::Uniform { .. }));
         // The change is summed in fixed point, so its value does not depend on the order.
-        let (changed, next) = if dense {
+        let (changed, next) = if on_disk {
+            // A pass over the active vertices' lists, then every vertex updated: a vertex no
+            // share reached keeps its values (it was not active, so its pending change is at
+            // most the threshold, and nothing teleports to it), so the result is the sparse
+            // round's, without the lists of reached vertices.
+            let active_bits = active.into_dense();
+            let spec = ScanSpec {
+                ids_only: true,
+                ..ScanSpec::new(active_bits.dense_bits().expect("converted to dense"))
+            };
+            arcs_in_passes += g
+                .pass(&spec, |u, targets, _| {
+                    let share = state.share[u as usize].load(Relaxed);
+                    for &v in targets {
+                        state.incoming[v as usize].fetch_add(share, Relaxed);
+                    }
+                })
+                .map_err(read_error(settings.algorithm))?;
+            let (changed, next) = dense_pass(n, |v| update(v, dangling, false));
+            (changed, VertexSubset::from_bitmap(next))
+        } else if dense {
             let spread = Spread {
                 share: &state.share,
                 incoming: &state.incoming,
@@ -400,7 +437,7 @@ fn propagate<A: Adjacency>(
     }
     let stats = RunStats {
         iterations: rounds,
-        edges_traversed: counters.edges(),
+        edges_traversed: counters.edges() + arcs_in_passes,
         ..Default::default()
     }
     .with("l1_change", if change.is_finite() { change } else { 0.0 })

@@ -140,8 +140,8 @@ pub const ALGORITHMS: &[AlgorithmInfo] = &[
     AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE, resumable: false, state_in_passes: None },
     AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation", state: label_propagation::STATE, resumable: true, state_in_passes: None },
     AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE, resumable: false, state_in_passes: Some(|n, p| Some(random_walk_state(n, p))) },
-    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE, resumable: true, state_in_passes: None },
-    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE, resumable: true, state_in_passes: None },
+    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank_variants::state_in_passes(n))) },
+    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank_variants::state_in_passes(n))) },
 ];
 
 /// The state of random-walk's branch of passes: it keeps its output, so it depends on how many

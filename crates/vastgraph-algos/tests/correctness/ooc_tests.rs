@@ -97,7 +97,7 @@ fn open(dir: &Path, algorithm: &str, mode: IoMode, mrt: u32, backend: BackendCho
     try_open(dir, algorithm, mode, mrt, backend, true).unwrap()
 }
 
-/// Opens `dir` for `algorithm` within a 4 MiB budget of small buffers; `cache` false leaves the
+/// Opens `dir` for `algorithm` within a 5 MiB budget of small buffers; `cache` false leaves the
 /// cache of short lists no room.
 fn try_open(
     dir: &Path,
@@ -107,7 +107,7 @@ fn try_open(
     backend: BackendChoice,
     cache: bool,
 ) -> anyhow::Result<OocGraph> {
-    try_open_within(dir, algorithm, mode, mrt, backend, cache, 4 * MIB)
+    try_open_within(dir, algorithm, mode, mrt, backend, cache, 5 * MIB)
 }
 
 /// [`try_open`] within `budget` bytes.
