@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Optional, Sequence, Union
+from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -201,6 +201,36 @@ def _as_ids(name: str, values: Any) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.uint32)
 
 
+def _named_ends(src: Any, dst: Any) -> Optional[Tuple[np.ndarray, np.ndarray, List[str]]]:
+    """When the edges name their vertices by strings (or other non-numeric objects), dense ids
+    in first-seen order (as ``vastgraph convert`` numbers a labelled file) and the names as
+    labels; None for numeric ids."""
+    a, b = _to_numpy("src", src), _to_numpy("dst", dst)
+
+    def names_in(array: np.ndarray) -> bool:
+        if array.dtype.kind in "US":
+            return True
+        return array.dtype.kind == "O" and len(array) > 0 and all(isinstance(v, str) for v in array)
+
+    a_named, b_named = names_in(a), names_in(b)
+    if not (a_named or b_named):
+        return None
+    if a_named != b_named:
+        named, other = ("src", "dst") if a_named else ("dst", "src")
+        raise ValueError(f"{named} names vertices by strings but {other} holds integer vertex ids: give both as one or the other")
+    if len(a) != len(b):
+        raise ValueError(f"src and dst must have equal lengths, got {len(a)} and {len(b)}")
+    names = np.empty(2 * len(a), dtype=object)
+    names[0::2], names[1::2] = a, b
+    names = names.astype(str)
+    unique, first, inverse = np.unique(names, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(len(order), dtype=np.uint32)
+    rank[order] = np.arange(len(order), dtype=np.uint32)
+    ids = rank[inverse.ravel()]
+    return ids[0::2].copy(), ids[1::2].copy(), unique[order].tolist()
+
+
 def _as_weights(values: Any) -> np.ndarray:
     array = _to_numpy("weights", values)
     if array.dtype.kind not in "iuf" or array.dtype.kind == "b":
@@ -233,10 +263,11 @@ def from_edges(
 
     Parameters
     ----------
-    src, dst : integer arrays of equal length
+    src, dst : arrays of equal length
         NumPy arrays, pandas Series or pyarrow arrays of dense vertex ids: non-negative
         integers below 2^32 - 1 (converted to uint32; floats must be integral; nulls are an
-        error).
+        error). Strings name the vertices instead: they get dense ids in first-seen order
+        and are stored as the labels (then ``labels`` is not given).
     weights : optional numbers, one per edge (converted to float64). Stored as int32 when
         every weight is an integer in range, else float32.
     path : the store directory to create.
@@ -248,6 +279,11 @@ def from_edges(
     Self-loops (unless ``keep_self_loops``) and duplicate arcs are dropped, as in
     ``vastgraph convert``; of duplicates with different weights the smallest is kept.
     """
+    named = _named_ends(src, dst)
+    if named is not None:
+        if labels is not None:
+            raise ValueError("the edges name their vertices already; labels= is for dense integer ids")
+        src, dst, labels = named
     src_ids = _as_ids("src", src)
     dst_ids = _as_ids("dst", dst)
     if len(src_ids) != len(dst_ids):

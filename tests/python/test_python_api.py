@@ -107,7 +107,8 @@ def test_from_edges_unweighted_and_isolated_vertices(tmp_path):
         ([0, 1], [1, 2], [1.0, float("nan")], r"weights\[1\] is NaN"),
         ([0, 1], [1], None, "equal lengths"),
         ([0, 1], [1, 2], [1.0], "one value per edge"),
-        (["a", "b"], [1, 2], None, "integer vertex ids"),
+        (["a", "b"], [1, 2], None, "src names vertices by strings but dst holds integer vertex ids"),
+        ([3, 7], np.array(["b", "c"], dtype=object), None, "dst names vertices by strings but src holds"),
         ([True, False], [1, 2], None, "integer vertex ids"),
         ([[0, 1]], [[1, 2]], None, "one-dimensional"),
     ],
@@ -116,6 +117,21 @@ def test_from_edges_rejects_bad_ids_with_a_clear_message(tmp_path, src, dst, wei
     with pytest.raises(ValueError, match=message):
         vg.from_edges(src, dst, weights, path=tmp_path / "g")
     assert not (tmp_path / "g").exists()
+
+
+def test_from_edges_takes_vertex_names_as_labels(vastgraph, tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": ["carol", "alice", "bob"], "b": ["alice", "bob", "dave"]})
+    g = vg.from_edges(frame["a"], frame["b"], path=tmp_path / "g", symmetrize=True)
+    # Dense ids in first-seen order, as `vastgraph convert` numbers a labelled edge list.
+    assert g.labels() == ["carol", "alice", "bob", "dave"]
+    (tmp_path / "people.tsv").write_text("carol alice\nalice bob\nbob dave\n")
+    cli = vg.convert(tmp_path / "people.tsv", tmp_path / "cli", symmetrize=True)
+    np.testing.assert_array_equal(g.neighbors, cli.neighbors)
+    assert cli.labels() == g.labels()
+    np.testing.assert_array_equal(vg.bfs(g, "carol"), [0, 1, 2, 3])
+    with pytest.raises(ValueError, match="labels= is for dense integer ids"):
+        vg.from_edges(["x"], ["y"], labels=["x", "y"], path=tmp_path / "h")
 
 
 def test_from_edges_rejects_missing_values(tmp_path):

@@ -342,12 +342,8 @@ fn interrupt_leaves_no_store() {
 #[test]
 fn labels_are_kept_and_used_in_tsv_output() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("people.tsv");
-    std::fs::write(&input, "alice\tbob\nbob\tcarol\ndave\terin\n").unwrap();
-    let store = dir.path().join("s");
+    let store = people(dir.path());
     let s = store.to_str().unwrap();
-    let o = vastgraph(&["convert", input.to_str().unwrap(), "-o", s, "--symmetrize"]);
-    assert!(o.status.success(), "{}", stderr(&o));
     let out = dir.path().join("cc.tsv");
     assert!(
         vastgraph(&["run", "cc", s, "--output", out.to_str().unwrap()])
@@ -369,20 +365,37 @@ fn labels_are_kept_and_used_in_tsv_output() {
     assert_ne!(label_of("alice"), label_of("dave"));
 }
 
+/// A labelled symmetric store in `dir`: alice - bob - carol, and dave - erin.
+fn people(dir: &Path) -> PathBuf {
+    let input = dir.join("people.tsv");
+    std::fs::write(&input, "alice\tbob\nbob\tcarol\ndave\terin\n").unwrap();
+    let store = dir.join("s");
+    ok(&[
+        "convert",
+        input.to_str().unwrap(),
+        "-o",
+        store.to_str().unwrap(),
+        "--symmetrize",
+    ]);
+    store
+}
+
+/// `args`, plus `--memory BUDGET` when a budget is given.
+fn within<'a>(mut args: Vec<&'a str>, budget: Option<&'a str>) -> Vec<&'a str> {
+    args.extend(budget.iter().flat_map(|b| ["--memory", b]));
+    args
+}
+
 #[test]
 fn a_source_is_named_by_its_label_in_memory_and_within_a_budget() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("people.tsv");
-    std::fs::write(&input, "alice\tbob\nbob\tcarol\ndave\terin\n").unwrap();
-    let store = dir.path().join("s");
+    let store = people(dir.path());
     let s = store.to_str().unwrap();
-    ok(&["convert", input.to_str().unwrap(), "-o", s, "--symmetrize"]);
     for budget in [None, Some("64MiB")] {
         let out = dir.path().join("bfs.tsv");
         let o = out.to_str().unwrap();
-        let mut args = vec!["run", "bfs", s, "--source", "carol", "-o", o, "--force"];
-        args.extend(budget.iter().flat_map(|b| ["--memory", b]));
-        ok(&args);
+        let args = vec!["run", "bfs", s, "--source", "carol", "-o", o, "--force"];
+        ok(&within(args, budget));
         let text = std::fs::read_to_string(&out).unwrap();
         let depth: std::collections::HashMap<&str, &str> =
             text.lines().filter_map(|l| l.split_once('\t')).collect();
@@ -391,9 +404,7 @@ fn a_source_is_named_by_its_label_in_memory_and_within_a_budget() {
             ["2", "1", "0", "-1"],
             "{budget:?}: {text}"
         );
-        let mut args = vec!["run", "bfs", s, "--source", "zed"];
-        args.extend(budget.iter().flat_map(|b| ["--memory", b]));
-        let refused = vastgraph(&args);
+        let refused = vastgraph(&within(vec!["run", "bfs", s, "--source", "zed"], budget));
         assert!(!refused.status.success());
         assert!(
             stderr(&refused).contains("no vertex is labelled \"zed\""),
@@ -406,15 +417,11 @@ fn a_source_is_named_by_its_label_in_memory_and_within_a_budget() {
 #[test]
 fn top_names_the_vertices_with_the_largest_values_by_label() {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("people.tsv");
-    // bob is the only vertex with two neighbours: the largest PageRank and coreness ties.
-    std::fs::write(&input, "alice\tbob\nbob\tcarol\ndave\terin\n").unwrap();
-    let store = dir.path().join("s");
+    // bob is the only vertex with two neighbours: the largest PageRank.
+    let store = people(dir.path());
     let s = store.to_str().unwrap();
-    ok(&["convert", input.to_str().unwrap(), "-o", s, "--symmetrize"]);
     for budget in [None, Some("64MiB")] {
-        let mut args = vec!["run", "pagerank", s, "--top", "2"];
-        args.extend(budget.iter().flat_map(|b| ["--memory", b]));
+        let args = within(vec!["run", "pagerank", s, "--top", "2"], budget);
         let out = String::from_utf8(ok(&args).stdout).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 3, "{budget:?}: {out}");
