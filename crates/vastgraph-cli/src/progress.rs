@@ -107,17 +107,17 @@ pub fn run_spinner(what: &str, quiet: bool) -> Option<ProgressBar> {
     Some(bar)
 }
 
-/// A pass of an out-of-core run in a line: `pass 3: selective, 1.2M active, read 310 MiB at
-/// 402.1 MB/s`.
+/// A pass of an out-of-core run in a line: `pass 3: selective, 1.2M active, read 310.0 MiB at
+/// 402.1MB/s`.
 pub fn pass_line(index: usize, record: &vastgraph_engine::ooc::IterationRecord) -> String {
     let rate = record.bytes_read as f64 / record.seconds.max(1e-9);
     format!(
-        "pass {}: {}, {} active, read {} at {}",
+        "pass {}: {}, {} active, read {} at {}B/s",
         index + 1,
         record.mode,
         human_count(record.active_vertices as f64),
         crate::size::human(record.bytes_read),
-        format!("{}B/s", human_count(rate)),
+        human_count(rate),
     )
 }
 
