@@ -30,7 +30,7 @@ impl Ord for Ranked {
 /// The `k` vertices with the largest values, largest first (ties: smaller id first), kept in
 /// a heap of `k` so that a run within a budget holds no copy of its values.
 pub fn top_k(values: &Values, k: usize) -> anyhow::Result<Vec<(u32, f64)>> {
-    let mut heap: BinaryHeap<Reverse<Ranked>> = BinaryHeap::with_capacity(k + 1);
+    let mut heap: BinaryHeap<Reverse<Ranked>> = BinaryHeap::with_capacity(k.min(values.len()) + 1);
     let mut offer = |v: usize, x: f64| {
         heap.push(Reverse(Ranked(x, v as u32)));
         if heap.len() > k {

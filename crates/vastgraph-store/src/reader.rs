@@ -525,10 +525,6 @@ pub fn check_not_replaced(dir: &Path, identity: Option<(u64, u64)>) -> Result<()
     })
 }
 
-/// Reads and checks the manifest of the store in `dir`, and that every file it lists exists
-/// with the recorded length, without mapping or validating the arrays: for readers that fetch
-/// the arrays themselves (the out-of-core engine reads the neighbour lists with direct I/O and
-/// must not pull them through the page cache just to open the store).
 /// Hands each label of the store in `dir` to `visit(id, label)` in dense-id order, one line at
 /// a time (O(1) memory), then checks the count and the checksum: a damaged label is an error,
 /// not a wrong name in the output or a wrong vertex looked up.
@@ -611,6 +607,10 @@ pub fn labels_of_ids(
     Ok(Some(labels))
 }
 
+/// Reads and checks the manifest of the store in `dir`, and that every file it lists exists
+/// with the recorded length, without mapping or validating the arrays: for readers that fetch
+/// the arrays themselves (the out-of-core engine reads the neighbour lists with direct I/O and
+/// must not pull them through the page cache just to open the store).
 pub fn open_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let manifest = read_manifest(dir)?;
     check_manifest(dir, &manifest)?;
