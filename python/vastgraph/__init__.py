@@ -46,7 +46,7 @@ from .kernels import (
     triangles,
     widest_path,
 )
-from .build import convert, from_edges, from_scipy, reorder
+from .build import convert, from_edges, from_pandas, from_scipy, reorder
 from .frames import to_pandas
 from .graph import Graph, open
 from .parquet import export_parquet, write_parquet
@@ -70,6 +70,7 @@ __all__ = [
     "densest_subgraph",
     "export_parquet",
     "from_edges",
+    "from_pandas",
     "from_scipy",
     "label_propagation",
     "low_diameter_decomposition",

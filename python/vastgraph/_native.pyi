@@ -70,6 +70,11 @@ def convert(
     progress: Optional[_Progress] = None,
     options_json: str = "{}",
     compress: bool = False,
+    order: str = "input",
+    header: bool = False,
+    src: Optional[str] = None,
+    dst: Optional[str] = None,
+    weight: Optional[str] = None,
 ) -> str: ...
 def build_from_edges(
     output: _Path,

@@ -37,6 +37,9 @@ def convert(
     compress: bool = False,
     order: str = "input",
     header: bool = False,
+    src: Optional[str] = None,
+    dst: Optional[str] = None,
+    weight: Optional[str] = None,
 ) -> Graph:
     """Builds a store from input files, exactly as ``vastgraph convert`` does, and opens it.
 
@@ -44,8 +47,9 @@ def convert(
     ----------
     inputs : path or list of paths
         Edge lists (SNAP/TSV/CSV, integer ids or labels, optional weight column), Matrix
-        Market, DIMACS ``.gr``, binary ``bin32``/``bin64`` pairs or WebGraph; ``.gz`` and
-        ``.zst`` are decompressed on the fly. All inputs form one graph.
+        Market, DIMACS ``.gr``, binary ``bin32``/``bin64`` pairs, WebGraph, or Parquet and
+        Arrow IPC edge tables (``.parquet``, ``.arrow``, ``.feather``); ``.gz`` and ``.zst``
+        are decompressed on the fly. All inputs form one graph.
     path : path
         The store directory to create.
     symmetrize : store both directions of every edge (an undirected graph).
@@ -53,7 +57,8 @@ def convert(
     keep_self_loops : keep (u, u) edges (dropped by default).
     relabel : map ids to dense ids in first-appearance order and keep the originals as labels.
     memory : build memory budget, bytes or a size string (``"2GiB"``); default half of RAM.
-    format : input format (default: from the file names): edgelist, mtx, dimacs, bin32, bin64, webgraph.
+    format : input format (default: from the file names): edgelist, mtx, dimacs, bin32, bin64,
+        webgraph, parquet, arrow.
     tmp_dir : directory for sorted runs (default: next to the store).
     overwrite : replace an existing store at ``path``.
     threads : worker threads for the build (default: all cores).
@@ -70,6 +75,9 @@ def convert(
         still detected (a first line with a non-integer id above lines of integer ids). An edge
         list's ids are integers unless its first data line holds a token that is not one (or
         ``relabel``); a non-integer id later in an integer file is an error naming its line.
+    src, dst, weight : a table's source, target and weight columns (``convert --src COL --dst
+        COL --weight COL``). By default ``src`` or ``source``, ``dst`` or ``target``, and
+        ``weight`` when the table has it. Integer columns are ids; string columns are labels.
 
     Ctrl-C stops the build and removes its temporary files (KeyboardInterrupt).
     """
@@ -89,6 +97,9 @@ def convert(
         "compress": bool(compress),
         "order": order,
         "header": bool(header),
+        "src": src,
+        "dst": dst,
+        "weight": weight,
     }
     callback, close = make_progress(progress, "B")
     try:
@@ -109,6 +120,9 @@ def convert(
             compress=bool(compress),
             order=order,
             header=bool(header),
+            src=src,
+            dst=dst,
+            weight=weight,
         )
     finally:
         close()
@@ -340,6 +354,57 @@ def from_edges(
     finally:
         close()
     return open(path)
+
+
+def from_pandas(
+    frame: Any,
+    path: PathLike,
+    *,
+    source: Optional[str] = None,
+    target: Optional[str] = None,
+    weight: Optional[str] = None,
+    **options: Any,
+) -> Graph:
+    """Builds a store at ``path`` from a pandas DataFrame with one row per edge, as
+    ``networkx.from_pandas_edgelist`` reads one, and opens it.
+
+    ``source`` and ``target`` name the id columns; by default ``src`` or ``source`` and ``dst``
+    or ``target`` (the column names of :func:`vastgraph.to_pandas`, GraphFrames and
+    ``networkx.to_pandas_edgelist``). ``weight`` names the weight column; by default
+    ``weight`` when the frame has one. Integer ids are vertex ids; strings (or any other
+    objects) name the vertices and become the store's labels, as in :func:`from_edges`, whose
+    other options (``symmetrize``, ``memory``, ...) this takes too.
+    """
+    columns = [str(c) for c in getattr(frame, "columns", ())]
+    if not columns:
+        raise TypeError(f"from_pandas needs a pandas DataFrame, got {type(frame).__name__}")
+
+    def pick(given: Optional[str], usual: Sequence[str], what: str, keyword: str) -> Optional[str]:
+        if given is not None:
+            if given not in columns:
+                raise ValueError(f"the frame has no column {given!r} ({keyword}=); its columns are {', '.join(columns)}")
+            return given
+        found = next((c for c in usual if c in columns), None)
+        if found is None and what != "weight":
+            raise ValueError(
+                f"the frame has no {what} column named {' or '.join(map(repr, usual))}; "
+                f"its columns are {', '.join(columns)}: name it with {keyword}="
+            )
+        return found
+
+    src = pick(source, ("src", "source"), "source", "source")
+    dst = pick(target, ("dst", "target"), "target", "target")
+    weights = pick(weight, ("weight",), "weight", "weight")
+    if src == dst:
+        raise ValueError(f"column {src!r} is named as both the source and the target")
+    return from_edges(
+        frame[src].to_numpy(),
+        frame[dst].to_numpy(),
+        None if weights is None else frame[weights].to_numpy(),
+        path=path,
+        _command="from_pandas",
+        **options,
+    )
 
 
 def from_scipy(

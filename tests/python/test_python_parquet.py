@@ -143,3 +143,62 @@ def test_cli_export_matches_the_python_export(tmp_path):
     edges, _ = read_dir(tmp_path / "cli" / "edges")
     assert edges.column("src").to_pylist() == [0, 0, 2, 3]
     assert edges.column("weight").to_pylist() == [1.5, -2.0, 0.5, 4.0]
+
+
+def test_an_export_converts_back_to_the_same_store(tmp_path):
+    """`convert DIR/edges` reads the export's Parquet parts: the same arcs and weights."""
+    rng = np.random.default_rng(7)
+    g = vg.from_edges(rng.integers(0, 300, 2000), rng.integers(0, 300, 2000), rng.random(2000),
+                      path=tmp_path / "g", num_vertices=310)
+    g.export_parquet(tmp_path / "out", chunk_rows=100, rows_per_file=700)
+    back = vg.convert(tmp_path / "out" / "edges", tmp_path / "back")
+    # The isolated vertices 300..309 come back from the edge files' recorded vertex count.
+    assert back.num_vertices == 310 and back.num_arcs == g.num_arcs
+    np.testing.assert_array_equal(np.asarray(back.offsets), np.asarray(g.offsets))
+    np.testing.assert_array_equal(np.asarray(back.neighbors), np.asarray(g.neighbors))
+    np.testing.assert_array_equal(np.asarray(back.weights), np.asarray(g.weights))
+
+
+@pytest.mark.parametrize("container", ["parquet", "feather"])
+def test_convert_reads_named_columns_of_string_ids(tmp_path, container):
+    table = pa.table({
+        "who": ["ann", "bob", "ann", "cy"],
+        "whom": pa.array(["bob", "cy", "cy", "ann"]).dictionary_encode(),
+        "cost": pa.array([1, 2, 3, 4], pa.int16()),
+    })
+    path = tmp_path / f"e.{container}"
+    if container == "parquet":
+        pq.write_table(table, path)
+    else:
+        import pyarrow.feather as feather
+
+        feather.write_feather(table, path)
+    g = vg.convert(path, tmp_path / "g", src="who", dst="whom", weight="cost")
+    assert list(g.labels()) == ["ann", "bob", "cy"]
+    assert g.num_arcs == 4
+    np.testing.assert_array_equal(np.asarray(g.neighbors), [1, 2, 2, 0])
+    np.testing.assert_array_equal(np.asarray(g.weights), [1, 3, 2, 4])
+
+
+def test_cli_convert_of_a_table_with_a_null_names_the_row(tmp_path):
+    import subprocess
+
+    pq.write_table(pa.table({"src": [0, 1, 2], "dst": pa.array([1, None, 0], pa.int64())}), tmp_path / "e.parquet")
+    done = subprocess.run([str(vastgraph_binary()), "--quiet", "convert", str(tmp_path / "e.parquet"), "-o", str(tmp_path / "g")],
+                          capture_output=True, text=True)
+    assert done.returncode != 0
+    assert "e.parquet: row 2: column 'dst' is null" in done.stderr, done.stderr
+    assert not (tmp_path / "g").exists()
+
+
+def test_from_pandas_takes_networkx_column_names_and_names(tmp_path):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"source": ["x", "y", "z"], "target": ["y", "z", "x"], "weight": [0.5, 1.5, 2.5]})
+    g = vg.from_pandas(frame, tmp_path / "g", symmetrize=True)
+    assert list(g.labels()) == ["x", "y", "z"]
+    assert g.num_arcs == 6 and not g.directed
+    numbers = pd.DataFrame({"a": [0, 1], "b": [1, 2]})
+    with pytest.raises(ValueError, match="no source column.*name it with source="):
+        vg.from_pandas(numbers, tmp_path / "h")
+    h = vg.from_pandas(numbers, tmp_path / "h", source="a", target="b")
+    assert h.num_vertices == 3 and h.weights is None

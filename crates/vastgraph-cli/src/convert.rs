@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use vastgraph_ingest::{IngestOptions, InputFormat};
+use vastgraph_ingest::{IngestOptions, InputFormat, TableColumns};
 use vastgraph_store::StoreBuilder;
 
 use crate::progress::Progress;
@@ -17,7 +17,8 @@ pub struct ConvertArgs {
     pub inputs: Vec<PathBuf>,
     #[command(flatten)]
     pub target: StoreTarget,
-    /// Input format (default: from the file name): edgelist, mtx, dimacs, bin32, bin64, webgraph.
+    /// Input format (default: from the file name): edgelist, mtx, dimacs, bin32, bin64,
+    /// webgraph, parquet, arrow.
     #[arg(long)]
     pub format: Option<InputFormat>,
     /// Map every id to a dense id and keep the original labels, even when ids are integers
@@ -28,6 +29,15 @@ pub struct ConvertArgs {
     /// is detected without it).
     #[arg(long)]
     pub header: bool,
+    /// A Parquet or Arrow table's source column [default: src or source].
+    #[arg(long, value_name = "COL")]
+    pub src: Option<String>,
+    /// A Parquet or Arrow table's target column [default: dst or target].
+    #[arg(long, value_name = "COL")]
+    pub dst: Option<String>,
+    /// A Parquet or Arrow table's weight column [default: weight, when the table has it].
+    #[arg(long, value_name = "COL")]
+    pub weight: Option<String>,
     #[command(flatten)]
     pub build: BuildArgs,
 }
@@ -38,6 +48,11 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
         format: args.format,
         relabel: args.relabel,
         header: args.header,
+        columns: TableColumns {
+            src: args.src.clone(),
+            dst: args.dst.clone(),
+            weight: args.weight.clone(),
+        },
     };
     let plan = vastgraph_ingest::plan(&args.inputs, &opts)?;
     let mut build = args.build.clone();
@@ -51,6 +66,15 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     options["format"] = serde_json::json!(args.format.map(|f| f.name()));
     options["relabel"] = serde_json::json!(args.relabel);
     options["header"] = serde_json::json!(args.header);
+    for (key, column) in [
+        ("src", &args.src),
+        ("dst", &args.dst),
+        ("weight", &args.weight),
+    ] {
+        if column.is_some() {
+            options[key] = serde_json::json!(column);
+        }
+    }
     let budget = build.memory_bytes();
     let mut input_edges = 0;
     let phases = crate::progress::Phases::new(quiet);

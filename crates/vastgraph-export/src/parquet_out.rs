@@ -13,6 +13,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::data_type::{ByteArray, ByteArrayType, FloatType, Int32Type, Int64Type};
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
@@ -174,7 +175,11 @@ fn write_edges<A: Adjacency>(
         Some(WeightType::F32) => "REQUIRED FLOAT weight;",
     };
     let schema = format!("message edges {{ REQUIRED INT64 src; REQUIRED INT64 dst; {weight} }}");
-    let mut parts = PartWriter::new(dir, &schema, options)?;
+    let vertices = KeyValue::new(
+        vastgraph_store::TABLE_VERTICES_KEY.to_string(),
+        g.out.num_vertices().to_string(),
+    );
+    let mut parts = PartWriter::new(dir, &schema, options, vec![vertices])?;
     let capacity = options.chunk_rows.min(g.out.num_arcs() as usize);
     let mut chunk = EdgeChunk {
         src: Vec::with_capacity(capacity),
@@ -239,7 +244,7 @@ fn write_vertices<A: Adjacency>(
         ""
     };
     let schema = format!("message vertices {{ REQUIRED INT64 id; {label} }}");
-    let mut parts = PartWriter::new(dir, &schema, options)?;
+    let mut parts = PartWriter::new(dir, &schema, options, Vec::new())?;
     let n = g.out.num_vertices();
     for lo in (0..n).step_by(options.chunk_rows) {
         let hi = (lo + options.chunk_rows).min(n);
@@ -278,7 +283,12 @@ struct PartWriter {
 }
 
 impl PartWriter {
-    fn new(dir: &Path, schema: &str, options: &ParquetOptions) -> anyhow::Result<PartWriter> {
+    fn new(
+        dir: &Path,
+        schema: &str,
+        options: &ParquetOptions,
+        metadata: Vec<KeyValue>,
+    ) -> anyhow::Result<PartWriter> {
         std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let compression = match options.compression {
             ParquetCompression::Zstd => Compression::ZSTD(ZstdLevel::try_new(3)?),
@@ -292,6 +302,7 @@ impl PartWriter {
                 WriterProperties::builder()
                     .set_compression(compression)
                     .set_created_by(format!("vastgraph {}", env!("CARGO_PKG_VERSION")))
+                    .set_key_value_metadata((!metadata.is_empty()).then_some(metadata))
                     .build(),
             ),
             rows_per_file: options.rows_per_file,

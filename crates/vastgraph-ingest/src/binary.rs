@@ -182,10 +182,13 @@ impl BinEdgeWriter {
         self.edges
     }
 
-    /// Flushes the file; returns the number of edges written.
-    pub fn finish(mut self) -> Result<u64, IngestError> {
-        self.out
-            .flush()
+    /// Flushes the file and syncs it to the device; returns the number of edges written.
+    pub fn finish(self) -> Result<u64, IngestError> {
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| IngestError::io(&self.path, e.into_error()))?;
+        file.sync_all()
             .map_err(|e| IngestError::io(&self.path, e))?;
         Ok(self.edges)
     }

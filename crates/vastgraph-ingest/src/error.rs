@@ -30,7 +30,7 @@ pub enum IngestError {
     #[error("{}: {reason}", path.display())]
     Invalid { path: PathBuf, reason: String },
     /// The format name given by the user is not one we know.
-    #[error("unknown input format '{0}' (known: edgelist|snap|tsv|csv|txt, mtx|matrixmarket, dimacs|gr, bin32, bin64, webgraph|bv)")]
+    #[error("unknown input format '{0}' (known: edgelist|snap|tsv|csv|txt, mtx|matrixmarket, dimacs|gr, bin32, bin64, webgraph|bv, parquet|pq, arrow|ipc|feather)")]
     UnknownFormat(String),
     /// Inputs that cannot be combined into one store (e.g. weighted and unweighted).
     #[error("{0}")]

@@ -21,6 +21,10 @@ pub enum InputFormat {
     Bin64,
     /// WebGraph BV (`X.graph` + `X.properties`).
     WebGraph,
+    /// An edge table in a Parquet file (`.parquet`, `.pq`).
+    Parquet,
+    /// An edge table in an Arrow IPC file or stream (`.arrow`, `.arrows`, `.feather`, `.ipc`).
+    ArrowIpc,
 }
 
 impl InputFormat {
@@ -33,7 +37,15 @@ impl InputFormat {
             InputFormat::Bin32 => "bin32",
             InputFormat::Bin64 => "bin64",
             InputFormat::WebGraph => "webgraph",
+            InputFormat::Parquet => "parquet",
+            InputFormat::ArrowIpc => "arrow",
         }
+    }
+
+    /// True for edge tables (Parquet, Arrow IPC), whose columns are named with `--src`,
+    /// `--dst` and `--weight`.
+    pub fn is_table(self) -> bool {
+        matches!(self, InputFormat::Parquet | InputFormat::ArrowIpc)
     }
 
     /// True for the line-oriented text formats.
@@ -62,6 +74,8 @@ impl FromStr for InputFormat {
             "bin32" => InputFormat::Bin32,
             "bin64" => InputFormat::Bin64,
             "webgraph" | "bv" => InputFormat::WebGraph,
+            "parquet" | "pq" => InputFormat::Parquet,
+            "arrow" | "ipc" | "feather" | "arrows" => InputFormat::ArrowIpc,
             _ => return Err(IngestError::UnknownFormat(s.to_string())),
         })
     }
@@ -101,7 +115,8 @@ fn content_extension(path: &Path) -> Option<String> {
 
 /// Guesses the format of `path` from its name: `.mtx` → Matrix Market, `.gr` → DIMACS,
 /// `.bin32`/`.bin64` → binary, `.graph`/`.properties` (or a WebGraph basename whose
-/// `.graph` exists) → WebGraph, anything else → edge list. `.gz`/`.zst` are stripped first.
+/// `.graph` exists) → WebGraph, `.parquet`/`.pq` → Parquet, `.arrow`/`.arrows`/`.feather`/
+/// `.ipc` → Arrow IPC, anything else → edge list. `.gz`/`.zst` are stripped first.
 pub fn detect_format(path: &Path) -> Result<InputFormat, IngestError> {
     let format = match content_extension(path).as_deref() {
         Some("mtx") => InputFormat::MatrixMarket,
@@ -109,6 +124,8 @@ pub fn detect_format(path: &Path) -> Result<InputFormat, IngestError> {
         Some("bin32") => InputFormat::Bin32,
         Some("bin64") => InputFormat::Bin64,
         Some("graph") | Some("properties") => InputFormat::WebGraph,
+        Some("parquet") | Some("pq") => InputFormat::Parquet,
+        Some("arrow") | Some("arrows") | Some("feather") | Some("ipc") => InputFormat::ArrowIpc,
         _ if !path.exists()
             && (webgraph_file(path, "graph").exists()
                 || webgraph_file(path, "properties").exists()) =>
@@ -121,6 +138,13 @@ pub fn detect_format(path: &Path) -> Result<InputFormat, IngestError> {
         return Err(IngestError::invalid(
             path,
             "compressed WebGraph files are not supported; decompress the .graph file first",
+        ));
+    }
+    if format.is_table() && Compression::of(path) != Compression::None {
+        return Err(IngestError::invalid(
+            path,
+            "a compressed table file is not supported; Parquet and Arrow IPC compress their \
+             columns inside the file, so decompress it first",
         ));
     }
     Ok(format)
@@ -157,6 +181,10 @@ mod tests {
             ("a.csv", InputFormat::EdgeList),
             ("noext", InputFormat::EdgeList),
             ("a.gz", InputFormat::EdgeList),
+            ("a.parquet", InputFormat::Parquet),
+            ("part-0.PQ", InputFormat::Parquet),
+            ("a.feather", InputFormat::ArrowIpc),
+            ("a.arrows", InputFormat::ArrowIpc),
         ];
         for (name, want) in cases {
             assert_eq!(detect_format(Path::new(name)).unwrap(), want, "{name}");
@@ -164,8 +192,9 @@ mod tests {
     }
 
     #[test]
-    fn compressed_webgraph_is_refused() {
+    fn compressed_webgraph_and_tables_are_refused() {
         assert!(detect_format(Path::new("a.graph.gz")).is_err());
+        assert!(detect_format(Path::new("a.parquet.zst")).is_err());
     }
 
     #[test]
@@ -177,6 +206,8 @@ mod tests {
             InputFormat::Bin32,
             InputFormat::Bin64,
             InputFormat::WebGraph,
+            InputFormat::Parquet,
+            InputFormat::ArrowIpc,
         ] {
             assert_eq!(f.name().parse::<InputFormat>().unwrap(), f);
         }
@@ -186,7 +217,11 @@ mod tests {
         );
         assert_eq!("bv".parse::<InputFormat>().unwrap(), InputFormat::WebGraph);
         assert_eq!("gr".parse::<InputFormat>().unwrap(), InputFormat::Dimacs);
-        assert!("parquet".parse::<InputFormat>().is_err());
+        assert_eq!(
+            "feather".parse::<InputFormat>().unwrap(),
+            InputFormat::ArrowIpc
+        );
+        assert!("orc".parse::<InputFormat>().is_err());
     }
 
     #[test]

@@ -10,6 +10,7 @@ use crate::edge_list::{EdgeListParser, IdMode};
 use crate::labels::LabelInterner;
 use crate::sink::EdgeSink;
 use crate::source::open_input;
+use crate::table;
 use crate::text::{ingest_text_body, DeclaredCount, TextBody};
 use crate::{
     dimacs, edge_list, matrix_market, webgraph_input, IngestError, IngestPlan, InputFormat,
@@ -122,6 +123,20 @@ pub(crate) fn ingest_with_block_size(
                 };
                 let stream = open_input(path, consumed.clone())?;
                 ingest_binary(path, stream, format, sink, &mut report)?
+            }
+            InputFormat::Parquet | InputFormat::ArrowIpc => {
+                let layout = input.table.as_ref().expect("planned with its layout");
+                check_weighted(path, layout.weighted(), plan)?;
+                let mut by_share =
+                    |share: f64| progress(done_bytes + (input.bytes as f64 * share) as u64);
+                table::ingest_table(
+                    path,
+                    input.format,
+                    layout,
+                    interner.as_mut(),
+                    sink,
+                    &mut by_share,
+                )?
             }
             InputFormat::WebGraph => {
                 check_weighted(path, false, plan)?;

@@ -5,8 +5,8 @@
 //! order, into the sink.
 //!
 //! Formats: text edge lists (SNAP/TSV/CSV, integer ids or labels, optional weights),
-//! Matrix Market coordinate, DIMACS `.gr`, binary u32/u64 pairs, WebGraph BV; `.gz` and
-//! `.zst` text/binary inputs are decompressed on the fly. Text is parsed in parallel
+//! Matrix Market coordinate, DIMACS `.gr`, binary u32/u64 pairs, WebGraph BV, Parquet and
+//! Arrow IPC edge tables; `.gz` and `.zst` text/binary inputs are decompressed on the fly. Text is parsed in parallel
 //! (rayon) block by block; errors name file, line, reason and the offending text.
 
 mod binary;
@@ -19,8 +19,10 @@ mod ingest;
 mod labels;
 mod matrix_market;
 mod plan;
+mod quiet_panic;
 mod sink;
 mod source;
+mod table;
 mod text;
 mod tokens;
 mod webgraph_input;
@@ -36,6 +38,7 @@ pub use format::{detect_format, Compression, InputFormat};
 pub use ingest::{ingest, IngestSummary};
 pub use plan::{plan, IngestOptions, IngestPlan, PlannedInput};
 pub use sink::{CountingSink, EdgeSink, VecSink};
+pub use table::{TableColumns, TableLayout};
 
 /// Stops between batches when the user asked to cancel (Ctrl-C).
 pub(crate) fn check_cancelled() -> Result<(), IngestError> {

@@ -8,6 +8,7 @@ use vastgraph_store::InputRecord;
 use crate::binary::{length_error, BinFormat};
 use crate::format::{detect_format, webgraph_file, Compression, InputFormat};
 use crate::source::open_input_uncounted;
+use crate::table::{self, TableColumns, TableLayout};
 use crate::{dimacs, edge_list, matrix_market, webgraph_input, IngestError};
 
 /// User choices for reading inputs.
@@ -21,6 +22,8 @@ pub struct IngestOptions {
     /// The first data line of each edge list is a header to skip (without it, a header is
     /// detected: a first line with a non-integer id above lines of integer ids).
     pub header: bool,
+    /// The source, target and weight columns of Parquet and Arrow tables.
+    pub columns: TableColumns,
 }
 
 /// One input, as it will be read.
@@ -33,6 +36,8 @@ pub struct PlannedInput {
     pub bytes: u64,
     /// An edge list's header line, skipped: its 1-based number and text.
     pub header: Option<(u64, String)>,
+    /// A table's columns, resolved against its schema.
+    pub table: Option<TableLayout>,
 }
 
 /// What `ingest` will do, and what the store builder must be told before it starts.
@@ -82,6 +87,7 @@ struct Probe {
     declared_vertices: Option<u64>,
     non_integer_ids: bool,
     header: Option<(u64, String)>,
+    table: Option<TableLayout>,
 }
 
 /// Reads headers only (and the first lines of edge lists) and decides how to ingest.
@@ -89,15 +95,24 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
     if inputs.is_empty() {
         return Err(IngestError::Incompatible("no input files given".into()));
     }
+    let inputs = expand_table_directories(inputs, opts.format)?;
+    let formats = inputs
+        .iter()
+        .map(|path| opts.format.map_or_else(|| detect_format(path), Ok))
+        .collect::<Result<Vec<_>, _>>()?;
+    if opts.columns != TableColumns::default() {
+        if let Some((path, format)) = inputs.iter().zip(&formats).find(|(_, f)| !f.is_table()) {
+            return Err(IngestError::Incompatible(format!(
+                "--src, --dst and --weight name the columns of Parquet and Arrow tables, but {} is {format}",
+                path.display()
+            )));
+        }
+    }
     let mut planned = Vec::with_capacity(inputs.len());
     let mut probes = Vec::with_capacity(inputs.len());
-    for path in inputs {
-        let format = match opts.format {
-            Some(f) => f,
-            None => detect_format(path)?,
-        };
+    for (path, &format) in inputs.iter().zip(&formats) {
         let bytes = input_bytes(path, format)?;
-        let probe = probe(path, format, bytes, opts.header)?;
+        let probe = probe(path, format, bytes, opts)?;
         if let Some((line, text)) = &probe.header {
             let how = if opts.header { "given" } else { "detected" };
             log::warn!(
@@ -111,25 +126,45 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
             format,
             bytes,
             header: probe.header.clone(),
+            table: probe.table.clone(),
         });
         probes.push(probe);
     }
 
     let weighted = agreed_weightedness(&planned, &probes)?;
-    let labels =
-        opts.relabel || (planned[0].format == InputFormat::EdgeList && probes[0].non_integer_ids);
+    let takes_labels = |format: InputFormat| format == InputFormat::EdgeList || format.is_table();
+    let labels = opts.relabel || (takes_labels(planned[0].format) && probes[0].non_integer_ids);
     if labels {
-        if let Some(other) = planned.iter().find(|i| i.format != InputFormat::EdgeList) {
+        if let Some(other) = planned.iter().find(|i| !takes_labels(i.format)) {
             let why = if opts.relabel {
                 "--relabel"
             } else {
                 "label ids (the first input has non-integer ids)"
             };
             return Err(IngestError::Incompatible(format!(
-                "{why} applies to edge lists only, but {} is {}",
+                "{why} applies to edge lists and tables only, but {} is {}",
                 other.path.display(),
                 other.format
             )));
+        }
+    }
+    if !labels {
+        if let Some((input, probe)) = planned
+            .iter()
+            .zip(&probes)
+            .find(|(i, p)| i.format.is_table() && p.non_integer_ids)
+        {
+            let layout = probe
+                .table
+                .as_ref()
+                .expect("a table's probe has its layout");
+            return Err(IngestError::invalid(
+                &input.path,
+                format!(
+                    "columns '{}' and '{}' hold strings, but the store's ids are integers (decided by the first input); give --relabel to treat every id as a label",
+                    layout.src, layout.dst
+                ),
+            ));
         }
     }
     let symmetric = probes.iter().any(|p| p.symmetric);
@@ -143,9 +178,56 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
         inputs: planned,
         weighted,
         symmetric,
-        declared_vertices: probes.iter().filter_map(|p| p.declared_vertices).max(),
+        // Labelled ids are numbered afresh: a declared count of the original ids means nothing.
+        declared_vertices: if labels {
+            None
+        } else {
+            probes.iter().filter_map(|p| p.declared_vertices).max()
+        },
         labels,
     })
+}
+
+/// Replaces each directory among `inputs` by the table files in it, in name order: a table
+/// written by Spark, DuckDB or `vastgraph export` is a directory of `part-*.parquet` files.
+/// Other files in it (`_SUCCESS`, checksums) are passed over; a directory without a table
+/// file is an error.
+fn expand_table_directories(
+    inputs: &[PathBuf],
+    format: Option<InputFormat>,
+) -> Result<Vec<PathBuf>, IngestError> {
+    let mut expanded = Vec::with_capacity(inputs.len());
+    for path in inputs {
+        if !path.is_dir() {
+            expanded.push(path.clone());
+            continue;
+        }
+        let entries = std::fs::read_dir(path).map_err(|e| IngestError::io(path, e))?;
+        let mut tables = Vec::new();
+        for entry in entries {
+            let file = entry.map_err(|e| IngestError::io(path, e))?.path();
+            let is_table = match format {
+                Some(f) => f.is_table(),
+                None => detect_format(&file).is_ok_and(InputFormat::is_table),
+            };
+            let hidden = file
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(['.', '_']));
+            if is_table && file.is_file() && !hidden {
+                tables.push(file);
+            }
+        }
+        if tables.is_empty() {
+            return Err(IngestError::invalid(
+                path,
+                "is a directory holding no Parquet or Arrow table (.parquet, .arrow, .feather); \
+                 give the input files themselves",
+            ));
+        }
+        tables.sort();
+        expanded.extend(tables);
+    }
+    Ok(expanded)
 }
 
 fn input_bytes(path: &Path, format: InputFormat) -> Result<u64, IngestError> {
@@ -169,10 +251,15 @@ fn input_bytes(path: &Path, format: InputFormat) -> Result<u64, IngestError> {
     Ok(meta.len())
 }
 
-fn probe(path: &Path, format: InputFormat, bytes: u64, header: bool) -> Result<Probe, IngestError> {
+fn probe(
+    path: &Path,
+    format: InputFormat,
+    bytes: u64,
+    opts: &IngestOptions,
+) -> Result<Probe, IngestError> {
     Ok(match format {
         InputFormat::EdgeList => {
-            let sniff = edge_list::sniff(path, open_input_uncounted(path)?, header)?;
+            let sniff = edge_list::sniff(path, open_input_uncounted(path)?, opts.header)?;
             Probe {
                 weighted: sniff.weighted(),
                 non_integer_ids: sniff.has_non_integer_ids,
@@ -219,6 +306,16 @@ fn probe(path: &Path, format: InputFormat, bytes: u64, header: bool) -> Result<P
             Probe {
                 weighted: Some(false),
                 declared_vertices: Some(info.nodes),
+                ..Probe::default()
+            }
+        }
+        InputFormat::Parquet | InputFormat::ArrowIpc => {
+            let layout = table::layout(path, format, &opts.columns)?;
+            Probe {
+                weighted: Some(layout.weighted()),
+                non_integer_ids: layout.string_ids,
+                declared_vertices: layout.declared_vertices,
+                table: Some(layout),
                 ..Probe::default()
             }
         }

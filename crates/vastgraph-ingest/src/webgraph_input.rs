@@ -1,15 +1,13 @@
 //! WebGraph BV graphs (`X.graph` + `X.properties`), read sequentially through the
 //! `webgraph` crate: only the two files are needed (no `.offsets` / `.ef`).
 
-use std::cell::Cell;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use std::sync::Once;
 
 use vastgraph_store::MAX_VERTICES;
 use webgraph::prelude::*;
 
 use crate::format::{webgraph_basename, webgraph_file};
+use crate::quiet_panic::decode_quietly;
 use crate::sink::EdgeSink;
 use crate::{check_cancelled, IngestError};
 
@@ -82,38 +80,6 @@ pub(crate) fn read_info(path: &Path) -> Result<WebGraphInfo, IngestError> {
         ));
     }
     Ok(info)
-}
-
-thread_local! {
-    /// Set while this thread runs the WebGraph decoder, whose panics are caught and reported.
-    static DECODING: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `decode` catching its panic: the `webgraph` crate's sequential decoder has no error
-/// channel and unwraps its reads, so a truncated or damaged bit stream panics inside it. The
-/// panic hook stays silent for panics caught here (the user gets an error, not a backtrace);
-/// any other panic is printed as before.
-fn decode_quietly<T>(decode: impl FnOnce() -> T) -> Result<T, String> {
-    static QUIET_HOOK: Once = Once::new();
-    QUIET_HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !DECODING.with(Cell::get) {
-                previous(info);
-            }
-        }));
-    });
-    DECODING.with(|d| d.set(true));
-    let result = catch_unwind(AssertUnwindSafe(decode));
-    DECODING.with(|d| d.set(false));
-    result.map_err(|panic| {
-        panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("decoder failure")
-            .to_string()
-    })
 }
 
 /// The error for a decoder failure: what the crate said, and what usually causes it.

@@ -244,7 +244,7 @@ fn several_inputs_are_read_in_order_and_must_agree_on_weights() {
     );
     let err = error(&["labels.tsv", "tiny.mtx"]);
     assert!(
-        err.contains("edge lists only") && err.contains("tiny.mtx"),
+        err.contains("edge lists and tables only") && err.contains("tiny.mtx"),
         "{err}"
     );
 }

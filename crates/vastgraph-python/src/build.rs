@@ -8,7 +8,7 @@ use std::str::FromStr;
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use vastgraph_ingest::{IngestOptions, InputFormat};
+use vastgraph_ingest::{IngestOptions, InputFormat, TableColumns};
 use vastgraph_store::{BuildOptions, InputRecord, Manifest, StoreBuilder};
 
 use crate::background::{run_cancellable, BuildProgress, PHASE_BUILDING};
@@ -65,7 +65,7 @@ fn parse_options(options_json: &str) -> PyResult<serde_json::Value> {
 #[pyo3(signature = (
     inputs, output, *, symmetrize, transpose, keep_self_loops, relabel, memory_bytes,
     format=None, tmp_dir=None, overwrite=false, threads=None, progress=None, options_json="{}",
-    compress=false, order="input", header=false
+    compress=false, order="input", header=false, src=None, dst=None, weight=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert(
@@ -86,6 +86,9 @@ pub fn convert(
     compress: bool,
     order: &str,
     header: bool,
+    src: Option<String>,
+    dst: Option<String>,
+    weight: Option<String>,
 ) -> PyResult<String> {
     let format = format
         .map(|f| InputFormat::from_str(&f))
@@ -109,6 +112,7 @@ pub fn convert(
                 format,
                 relabel,
                 header,
+                columns: TableColumns { src, dst, weight },
             },
         )
         .map_err(ingest_error)?;

@@ -54,6 +54,11 @@ pub type Vertex = u32;
 /// The largest number of vertices a store can hold (ids 0..=u32::MAX-1).
 pub const MAX_VERTICES: u64 = u32::MAX as u64;
 
+/// The key of an exported edge table's metadata entry that holds the graph's vertex count
+/// (written by the Parquet export, read by `convert`), so that isolated vertices past the
+/// largest id survive the round trip.
+pub const TABLE_VERTICES_KEY: &str = "vastgraph.vertices";
+
 /// Edge weights as stored, borrowed from the mapped file.
 #[derive(Clone, Copy, Debug)]
 pub enum WeightsRef<'a> {

@@ -1,0 +1,560 @@
+//! Edge tables: Parquet files and Arrow IPC files or streams (Feather v2), one row per edge,
+//! read one record batch at a time so that a table larger than memory streams through.
+//!
+//! The source and target columns are named with `--src`/`--dst`; without them, `src` or
+//! `source` and `dst` or `target` are taken (the layouts of `vastgraph export --format
+//! parquet`, GraphFrames and NetworkX's `to_pandas_edgelist`). A `weight` column, or the
+//! one named with `--weight`, makes the edges weighted.
+//!
+//! A vertex count in the file's metadata (`vastgraph.vertices`, written by `vastgraph export
+//! --format parquet`) is a declared count, as a Matrix Market header's is: it restores the
+//! isolated vertices past the largest id.
+//!
+//! Id columns hold integers (any width, signed or not) or strings (UTF-8, large, view or
+//! dictionary-encoded). Strings are labels and get dense ids in first-appearance order,
+//! as in a labelled edge list; so do integers under `--relabel`. A null, a negative id, an
+//! id past the vertex limit or a weight that is not a finite number is an error naming the
+//! file, the 1-based row and the column.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek};
+use std::path::Path;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ProjectionMask;
+use vastgraph_store::{MAX_VERTICES, TABLE_VERTICES_KEY};
+
+use crate::labels::LabelInterner;
+use crate::quiet_panic::decode_quietly;
+use crate::sink::EdgeSink;
+use crate::{check_cancelled, IngestError, InputFormat};
+
+/// Rows per record batch asked of the Parquet reader (an IPC file's batches are as written).
+const BATCH_ROWS: usize = 1 << 20;
+
+/// The columns of an edge table, as named by the user; `None` takes the usual names.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableColumns {
+    pub src: Option<String>,
+    pub dst: Option<String>,
+    pub weight: Option<String>,
+}
+
+/// An edge table's columns, resolved against its schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableLayout {
+    pub(crate) src: String,
+    pub(crate) dst: String,
+    weight: Option<String>,
+    /// The id columns hold strings.
+    pub(crate) string_ids: bool,
+    /// The vertex count a vastgraph export recorded in the file's metadata.
+    pub(crate) declared_vertices: Option<u64>,
+}
+
+impl TableLayout {
+    pub(crate) fn weighted(&self) -> bool {
+        self.weight.is_some()
+    }
+}
+
+/// Reads the schema (a Parquet footer or an IPC header, no rows) and resolves the columns.
+pub(crate) fn layout(
+    path: &Path,
+    format: InputFormat,
+    columns: &TableColumns,
+) -> Result<TableLayout, IngestError> {
+    let (schema, metadata) = match format {
+        InputFormat::Parquet => guarded(path, format, || {
+            let builder = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+                .map_err(|e| unreadable(path, format, e))?;
+            let metadata: Vec<(String, Option<String>)> = builder
+                .metadata()
+                .file_metadata()
+                .key_value_metadata()
+                .map(|kv| {
+                    kv.iter()
+                        .map(|e| (e.key.clone(), e.value.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Ok((builder.schema().clone(), metadata))
+        })?,
+        _ => guarded(path, format, || {
+            Ok((IpcBatches::open(path)?.schema(), Vec::new()))
+        })?,
+    };
+    let mut layout = resolve(path, &schema, columns)?;
+    if let Some((_, value)) = metadata.iter().find(|(k, _)| k == TABLE_VERTICES_KEY) {
+        let count = value.as_deref().and_then(|v| v.parse::<u64>().ok());
+        match count {
+            Some(n) if n <= MAX_VERTICES => layout.declared_vertices = Some(n),
+            _ => {
+                return Err(IngestError::invalid(
+                    path,
+                    format!(
+                        "its metadata entry {TABLE_VERTICES_KEY} = {value:?} is not a vertex count (at most {MAX_VERTICES})"
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(layout)
+}
+
+fn resolve(
+    path: &Path,
+    schema: &Schema,
+    columns: &TableColumns,
+) -> Result<TableLayout, IngestError> {
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let pick = |given: &Option<String>, usual: &[&str], flag: &str| match given {
+        Some(name) if names.contains(&name.as_str()) => Ok(Some(name.clone())),
+        Some(name) => Err(IngestError::invalid(
+            path,
+            format!(
+                "has no column '{name}' ({flag}); its columns are {}",
+                names.join(", ")
+            ),
+        )),
+        None => Ok(usual
+            .iter()
+            .find(|u| names.contains(u))
+            .map(|u| u.to_string())),
+    };
+    let required = |found: Option<String>, role: &str, flag: &str, usual: &str| {
+        found.ok_or_else(|| {
+            IngestError::invalid(
+                path,
+                format!(
+                    "has no {role} column named {usual}; its columns are {}: name it with {flag} COL",
+                    names.join(", ")
+                ),
+            )
+        })
+    };
+    let src = required(
+        pick(&columns.src, &["src", "source"], "--src")?,
+        "source",
+        "--src",
+        "'src' or 'source'",
+    )?;
+    let dst = required(
+        pick(&columns.dst, &["dst", "target"], "--dst")?,
+        "target",
+        "--dst",
+        "'dst' or 'target'",
+    )?;
+    let weight = pick(&columns.weight, &["weight"], "--weight")?;
+    if src == dst {
+        return Err(IngestError::invalid(
+            path,
+            format!("column '{src}' is named as both the source and the target"),
+        ));
+    }
+    let kind = |name: &str| -> Result<IdKind, IngestError> {
+        let field = schema.field_with_name(name).expect("resolved above");
+        id_kind(field.data_type()).ok_or_else(|| {
+            IngestError::invalid(
+                path,
+                format!(
+                    "column '{name}' holds {}, not vertex ids (integers or strings)",
+                    field.data_type()
+                ),
+            )
+        })
+    };
+    let (src_kind, dst_kind) = (kind(&src)?, kind(&dst)?);
+    if src_kind != dst_kind {
+        return Err(IngestError::invalid(
+            path,
+            format!(
+                "column '{src}' holds {} ids but '{dst}' holds {} ids; both must be integers or both strings",
+                src_kind.name(),
+                dst_kind.name()
+            ),
+        ));
+    }
+    if let Some(name) = &weight {
+        let data_type = schema.field_with_name(name).expect("resolved").data_type();
+        if !(data_type.is_integer() || data_type.is_floating() || data_type.is_null()) {
+            return Err(IngestError::invalid(
+                path,
+                format!("column '{name}' holds {data_type}, not numeric weights"),
+            ));
+        }
+    }
+    Ok(TableLayout {
+        src,
+        dst,
+        weight,
+        string_ids: src_kind == IdKind::Strings,
+        declared_vertices: None,
+    })
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IdKind {
+    Integers,
+    Strings,
+}
+
+impl IdKind {
+    fn name(self) -> &'static str {
+        match self {
+            IdKind::Integers => "integer",
+            IdKind::Strings => "string",
+        }
+    }
+}
+
+fn id_kind(data_type: &DataType) -> Option<IdKind> {
+    match data_type {
+        t if t.is_integer() => Some(IdKind::Integers),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => Some(IdKind::Strings),
+        DataType::Dictionary(_, value) => id_kind(value),
+        _ => None,
+    }
+}
+
+/// Streams an edge table into `sink`; returns the number of edges. With `interner` every id
+/// (string or integer) is a label; without it, ids must be integers below the vertex limit
+/// (`plan` refuses string ids without labels).
+/// `progress(fraction)` is called after each batch with the share of the table read.
+pub(crate) fn ingest_table(
+    path: &Path,
+    format: InputFormat,
+    layout: &TableLayout,
+    mut interner: Option<&mut LabelInterner>,
+    sink: &mut dyn EdgeSink,
+    progress: &mut dyn FnMut(f64),
+) -> Result<u64, IngestError> {
+    let mut rows: u64 = 0;
+    let mut src = Vec::new();
+    let mut dst = Vec::new();
+    let mut weights = Vec::new();
+    let mut read_batch = |batch: RecordBatch, share: f64| -> Result<(), IngestError> {
+        let column = |name: &str| batch.column_by_name(name).expect("projected").clone();
+        let at = Position {
+            path,
+            first_row: rows + 1,
+        };
+        ids(
+            &at,
+            &layout.src,
+            &column(&layout.src),
+            interner.as_deref_mut(),
+            &mut src,
+        )?;
+        ids(
+            &at,
+            &layout.dst,
+            &column(&layout.dst),
+            interner.as_deref_mut(),
+            &mut dst,
+        )?;
+        let weights = match &layout.weight {
+            Some(name) => {
+                numbers(&at, name, &column(name), &mut weights)?;
+                Some(weights.as_slice())
+            }
+            None => None,
+        };
+        if !src.is_empty() {
+            sink.push_batch(&src, &dst, weights)
+                .map_err(|source| IngestError::Sink {
+                    path: path.to_path_buf(),
+                    source,
+                })?;
+        }
+        rows += batch.num_rows() as u64;
+        progress(share);
+        check_cancelled()
+    };
+    let projected: Vec<&str> = [Some(&layout.src), Some(&layout.dst), layout.weight.as_ref()]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    guarded(path, format, || {
+        match format {
+            InputFormat::Parquet => {
+                let builder = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+                    .map_err(|e| unreadable(path, format, e))?;
+                let total = builder.metadata().file_metadata().num_rows().max(1) as f64;
+                let roots: Vec<usize> = projected
+                    .iter()
+                    .map(|name| builder.schema().index_of(name).expect("resolved"))
+                    .collect();
+                let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+                let reader = builder
+                    .with_projection(mask)
+                    .with_batch_size(BATCH_ROWS)
+                    .build()
+                    .map_err(|e| unreadable(path, format, e))?;
+                let mut done = 0u64;
+                for batch in reader {
+                    let batch = batch.map_err(|e| unreadable(path, format, e))?;
+                    done += batch.num_rows() as u64;
+                    read_batch(batch, done as f64 / total)?;
+                }
+            }
+            _ => {
+                let mut batches = IpcBatches::open(path)?;
+                let total = batches.batches().unwrap_or(0).max(1) as f64;
+                let mut done = 0u64;
+                while let Some(batch) = batches.next_batch(path)? {
+                    done += 1;
+                    read_batch(batch, (done as f64 / total).min(1.0))?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// Where a batch starts, for errors that name the row.
+struct Position<'a> {
+    path: &'a Path,
+    /// The 1-based row of the batch's first row in the table.
+    first_row: u64,
+}
+
+impl Position<'_> {
+    fn error(&self, index: usize, column: &str, reason: impl std::fmt::Display) -> IngestError {
+        IngestError::invalid(
+            self.path,
+            format!(
+                "row {}: column '{column}' {reason}",
+                self.first_row + index as u64
+            ),
+        )
+    }
+
+    fn first_null(&self, column: &str, array: &dyn Array) -> Result<(), IngestError> {
+        if array.null_count() == 0 {
+            return Ok(());
+        }
+        let index = (0..array.len()).find(|&i| array.is_null(i)).unwrap_or(0);
+        Err(self.error(index, column, "is null"))
+    }
+}
+
+/// Dense vertex ids from an id column: integers as they are, or labels through `interner`.
+fn ids(
+    at: &Position,
+    column: &str,
+    array: &ArrayRef,
+    interner: Option<&mut LabelInterner>,
+    out: &mut Vec<u32>,
+) -> Result<(), IngestError> {
+    at.first_null(column, array.as_ref())?;
+    out.clear();
+    out.reserve(array.len());
+    let too_many = |index| {
+        at.error(
+            index,
+            column,
+            format!("brings a label past the limit of {MAX_VERTICES} vertices"),
+        )
+    };
+    if let Some(interner) = interner {
+        if id_kind(array.data_type()) == Some(IdKind::Strings) {
+            let strings = cast(at, column, array, &DataType::LargeUtf8)?;
+            for (index, label) in strings.as_string::<i64>().iter().enumerate() {
+                let label = label.unwrap_or_default();
+                out.push(
+                    interner
+                        .id_of(label.as_bytes())
+                        .map_err(|_| too_many(index))?,
+                );
+            }
+        } else {
+            integers(at, column, array, |index, id| {
+                let label = id.to_string();
+                out.push(
+                    interner
+                        .id_of(label.as_bytes())
+                        .map_err(|_| too_many(index))?,
+                );
+                Ok(())
+            })?;
+        }
+        return Ok(());
+    }
+    integers(at, column, array, |index, id| {
+        if id >= MAX_VERTICES as i128 {
+            return Err(at.error(
+                index,
+                column,
+                format!(
+                    "holds {id}, not below the limit of {MAX_VERTICES} vertices; give --relabel to number the ids densely"
+                ),
+            ));
+        }
+        out.push(id as u32);
+        Ok(())
+    })
+}
+
+/// Calls `each(index, value)` for every value of an integer column; a negative value is an
+/// error.
+fn integers(
+    at: &Position,
+    column: &str,
+    array: &ArrayRef,
+    mut each: impl FnMut(usize, i128) -> Result<(), IngestError>,
+) -> Result<(), IngestError> {
+    let unsigned = matches!(array.data_type(), DataType::UInt64)
+        || matches!(array.data_type(), DataType::Dictionary(_, v) if **v == DataType::UInt64);
+    if unsigned {
+        let values = cast(at, column, array, &DataType::UInt64)?;
+        for (index, &id) in values
+            .as_primitive::<UInt64Type>()
+            .values()
+            .iter()
+            .enumerate()
+        {
+            each(index, id as i128)?;
+        }
+    } else {
+        let values = cast(at, column, array, &DataType::Int64)?;
+        for (index, &id) in values
+            .as_primitive::<Int64Type>()
+            .values()
+            .iter()
+            .enumerate()
+        {
+            if id < 0 {
+                return Err(at.error(index, column, format!("holds {id}, a negative vertex id")));
+            }
+            each(index, id as i128)?;
+        }
+    }
+    Ok(())
+}
+
+/// Finite weights from a numeric column.
+fn numbers(
+    at: &Position,
+    column: &str,
+    array: &ArrayRef,
+    out: &mut Vec<f64>,
+) -> Result<(), IngestError> {
+    at.first_null(column, array.as_ref())?;
+    let values = cast(at, column, array, &DataType::Float64)?;
+    out.clear();
+    out.extend_from_slice(values.as_primitive::<Float64Type>().values());
+    if let Some(index) = out.iter().position(|w| !w.is_finite()) {
+        return Err(at.error(
+            index,
+            column,
+            format!("holds {}, not a finite weight", out[index]),
+        ));
+    }
+    Ok(())
+}
+
+fn cast(
+    at: &Position,
+    column: &str,
+    array: &ArrayRef,
+    to: &DataType,
+) -> Result<ArrayRef, IngestError> {
+    if array.data_type() == to {
+        return Ok(array.clone());
+    }
+    arrow_cast::cast(array, to).map_err(|e| {
+        IngestError::invalid(
+            at.path,
+            format!("column '{column}' cannot be read as {to}: {e}"),
+        )
+    })
+}
+
+fn open(path: &Path) -> Result<File, IngestError> {
+    File::open(path).map_err(|e| IngestError::io(path, e))
+}
+
+fn unreadable(path: &Path, format: InputFormat, error: impl std::fmt::Display) -> IngestError {
+    IngestError::invalid(
+        path,
+        format!("is not a readable {} table: {error}", format_name(format)),
+    )
+}
+
+fn format_name(format: InputFormat) -> &'static str {
+    match format {
+        InputFormat::Parquet => "Parquet",
+        _ => "Arrow IPC",
+    }
+}
+
+/// Runs a table reader, turning a panic inside the Parquet or Arrow crates (which a damaged
+/// file can still cause) into an error naming the file.
+fn guarded<T>(
+    path: &Path,
+    format: InputFormat,
+    read: impl FnOnce() -> Result<T, IngestError>,
+) -> Result<T, IngestError> {
+    decode_quietly(read).unwrap_or_else(|panic| {
+        Err(unreadable(
+            path,
+            format,
+            format!("the reader failed ({panic}); the file is damaged"),
+        ))
+    })
+}
+
+/// The record batches of an Arrow IPC file (random-access, `ARROW1` magic) or stream.
+enum IpcBatches {
+    File(arrow_ipc::reader::FileReader<BufReader<File>>),
+    Stream(arrow_ipc::reader::StreamReader<BufReader<File>>),
+}
+
+impl IpcBatches {
+    fn open(path: &Path) -> Result<IpcBatches, IngestError> {
+        let mut file = open(path)?;
+        let mut magic = [0u8; 6];
+        let is_file = file.read_exact(&mut magic).is_ok() && &magic == b"ARROW1";
+        file.rewind().map_err(|e| IngestError::io(path, e))?;
+        let reader = BufReader::new(file);
+        let failed = |e: ArrowError| unreadable(path, InputFormat::ArrowIpc, e);
+        Ok(if is_file {
+            IpcBatches::File(arrow_ipc::reader::FileReader::try_new(reader, None).map_err(failed)?)
+        } else {
+            IpcBatches::Stream(
+                arrow_ipc::reader::StreamReader::try_new(reader, None).map_err(failed)?,
+            )
+        })
+    }
+
+    fn schema(&self) -> SchemaRef {
+        match self {
+            IpcBatches::File(r) => r.schema(),
+            IpcBatches::Stream(r) => r.schema(),
+        }
+    }
+
+    /// The number of batches, known for a file only.
+    fn batches(&self) -> Option<usize> {
+        match self {
+            IpcBatches::File(r) => Some(r.num_batches()),
+            IpcBatches::Stream(_) => None,
+        }
+    }
+
+    fn next_batch(&mut self, path: &Path) -> Result<Option<RecordBatch>, IngestError> {
+        let next = match self {
+            IpcBatches::File(r) => r.next(),
+            IpcBatches::Stream(r) => r.next(),
+        };
+        next.transpose()
+            .map_err(|e| unreadable(path, InputFormat::ArrowIpc, e))
+    }
+}

@@ -1,0 +1,397 @@
+//! Parquet and Arrow IPC edge tables: the edges, weights and labels they hold, read the same
+//! from every container, and errors that name the file, the row and the column.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    ArrayRef, DictionaryArray, Float32Array, Float64Array, Int32Array, Int64Array, RecordBatch,
+    StringArray, UInt64Array,
+};
+use parquet::arrow::ArrowWriter;
+use parquet::file::metadata::KeyValue;
+use parquet::file::properties::WriterProperties;
+use proptest::prelude::*;
+use vastgraph_ingest::{ingest, plan, IngestOptions, TableColumns, VecSink};
+
+fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
+    RecordBatch::try_from_iter(columns.into_iter().map(|(n, a)| (n.to_string(), a))).unwrap()
+}
+
+/// Writes `batches` as a Parquet file with row groups of at most `group_rows` rows.
+fn write_parquet(path: &Path, batches: &[RecordBatch], group_rows: usize) {
+    write_parquet_with(path, batches, group_rows, None)
+}
+
+fn write_parquet_with(
+    path: &Path,
+    batches: &[RecordBatch],
+    group_rows: usize,
+    vertices: Option<&str>,
+) {
+    let file = std::fs::File::create(path).unwrap();
+    let props = WriterProperties::builder()
+        .set_max_row_group_row_count(Some(group_rows))
+        .set_key_value_metadata(vertices.map(|v| {
+            vec![KeyValue::new(
+                vastgraph_store::TABLE_VERTICES_KEY.to_string(),
+                v.to_string(),
+            )]
+        }))
+        .build();
+    let mut writer = ArrowWriter::try_new(file, batches[0].schema(), Some(props)).unwrap();
+    for b in batches {
+        writer.write(b).unwrap();
+    }
+    writer.close().unwrap();
+}
+
+fn write_ipc_file(path: &Path, batches: &[RecordBatch]) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = arrow_ipc::writer::FileWriter::try_new(file, &batches[0].schema()).unwrap();
+    for b in batches {
+        writer.write(b).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+fn write_ipc_stream(path: &Path, batches: &[RecordBatch]) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = arrow_ipc::writer::StreamWriter::try_new(file, &batches[0].schema()).unwrap();
+    for b in batches {
+        writer.write(b).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
+fn read(paths: &[PathBuf], opts: &IngestOptions) -> Result<VecSink, String> {
+    let plan = plan(paths, opts).map_err(|e| e.to_string())?;
+    let mut sink = VecSink::default();
+    ingest(&plan, &mut sink, &mut |_| {}).map_err(|e| e.to_string())?;
+    sink.batches = 0;
+    Ok(sink)
+}
+
+fn read_one(path: &Path) -> Result<VecSink, String> {
+    read(&[path.to_path_buf()], &IngestOptions::default())
+}
+
+fn ints(v: &[i64]) -> ArrayRef {
+    Arc::new(Int64Array::from(v.to_vec()))
+}
+
+#[test]
+fn integer_ids_and_weights_read_alike_from_parquet_and_arrow_files_and_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let batches = [
+        batch(vec![
+            ("src", ints(&[0, 1, 2])),
+            ("dst", Arc::new(Int32Array::from(vec![1, 2, 0])) as ArrayRef),
+            (
+                "weight",
+                Arc::new(Float32Array::from(vec![0.5, 1.5, 2.0])) as ArrayRef,
+            ),
+        ]),
+        batch(vec![
+            ("src", ints(&[3])),
+            ("dst", Arc::new(Int32Array::from(vec![7])) as ArrayRef),
+            (
+                "weight",
+                Arc::new(Float32Array::from(vec![4.0])) as ArrayRef,
+            ),
+        ]),
+    ];
+    let parquet = dir.path().join("e.parquet");
+    let file = dir.path().join("e.arrow");
+    let stream = dir.path().join("e.arrows");
+    write_parquet(&parquet, &batches, 2);
+    write_ipc_file(&file, &batches);
+    write_ipc_stream(&stream, &batches);
+    for path in [&parquet, &file, &stream] {
+        let sink = read_one(path).unwrap();
+        assert_eq!(sink.pairs(), [(0, 1), (1, 2), (2, 0), (3, 7)], "{path:?}");
+        assert_eq!(sink.weights, [0.5, 1.5, 2.0, 4.0], "{path:?}");
+        assert_eq!(sink.labels, None);
+    }
+}
+
+#[test]
+fn string_ids_become_labels_in_first_appearance_order_plain_or_dictionary_encoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = dir.path().join("plain.parquet");
+    write_parquet(
+        &plain,
+        &[batch(vec![
+            (
+                "source",
+                Arc::new(StringArray::from(vec!["bob", "alice", "bob"])) as ArrayRef,
+            ),
+            (
+                "target",
+                Arc::new(StringArray::from(vec!["alice", "carol", "carol"])) as ArrayRef,
+            ),
+        ])],
+        1024,
+    );
+    let dict = dir.path().join("dict.arrow");
+    let keys: DictionaryArray<Int32Type> = vec!["bob", "alice", "bob"].into_iter().collect();
+    let values: DictionaryArray<Int32Type> = vec!["alice", "carol", "carol"].into_iter().collect();
+    write_ipc_file(
+        &dict,
+        &[batch(vec![
+            ("source", Arc::new(keys) as ArrayRef),
+            ("target", Arc::new(values) as ArrayRef),
+        ])],
+    );
+    for path in [&plain, &dict] {
+        let sink = read_one(path).unwrap();
+        assert_eq!(sink.pairs(), [(0, 1), (1, 2), (0, 2)], "{path:?}");
+        assert_eq!(
+            sink.labels.as_deref(),
+            Some(&["bob".to_string(), "alice".into(), "carol".into()][..])
+        );
+    }
+}
+
+#[test]
+fn named_columns_relabel_and_a_directory_of_parts_in_name_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let parts = dir.path().join("edges");
+    std::fs::create_dir(&parts).unwrap();
+    let table = |from: &[i64], to: &[i64]| {
+        batch(vec![
+            ("from", ints(from)),
+            ("to", ints(to)),
+            (
+                "weight",
+                Arc::new(Float64Array::from(vec![1.0; from.len()])) as ArrayRef,
+            ),
+        ])
+    };
+    write_parquet(
+        &parts.join("part-00001.parquet"),
+        &[table(&[900], &[5])],
+        64,
+    );
+    write_parquet(
+        &parts.join("part-00000.parquet"),
+        &[table(&[5, 7], &[7, 900])],
+        64,
+    );
+    std::fs::write(parts.join("_SUCCESS"), b"").unwrap();
+    let opts = IngestOptions {
+        relabel: true,
+        columns: TableColumns {
+            src: Some("from".into()),
+            dst: Some("to".into()),
+            weight: Some("weight".into()),
+        },
+        ..Default::default()
+    };
+    let sink = read(&[parts.clone()], &opts).unwrap();
+    assert_eq!(sink.pairs(), [(0, 1), (1, 2), (2, 0)]);
+    assert_eq!(
+        sink.labels.as_deref(),
+        Some(&["5".to_string(), "7".into(), "900".into()][..])
+    );
+    // Without names, the table has no column the usual names match.
+    let err = read(&[parts.clone()], &IngestOptions::default()).unwrap_err();
+    assert!(
+        err.contains("has no source column")
+            && err.contains("from, to, weight")
+            && err.contains("--src"),
+        "{err}"
+    );
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let err = read(&[empty], &IngestOptions::default()).unwrap_err();
+    assert!(err.contains("holding no Parquet or Arrow table"), "{err}");
+}
+
+/// Writes a one-column-pair table whose `dst` column is `dst`, in row groups of 2 rows, and
+/// returns the error reading it.
+fn error_of(dst: ArrayRef, weight: Option<ArrayRef>) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.parquet");
+    let rows = dst.len() as i64;
+    let mut columns = vec![("src", ints(&(0..rows).collect::<Vec<_>>())), ("dst", dst)];
+    if let Some(w) = weight {
+        columns.push(("weight", w));
+    }
+    write_parquet(&path, &[batch(columns)], 2);
+    read_one(&path).unwrap_err()
+}
+
+#[test]
+fn bad_values_are_errors_naming_the_file_the_row_and_the_column() {
+    let err = error_of(
+        Arc::new(Int64Array::from(vec![
+            Some(1),
+            Some(2),
+            Some(0),
+            Some(1),
+            None,
+        ])),
+        None,
+    );
+    assert!(
+        err.contains("bad.parquet: row 5: column 'dst' is null"),
+        "{err}"
+    );
+    let err = error_of(ints(&[1, 2, -3]), None);
+    assert!(
+        err.contains("row 3: column 'dst' holds -3, a negative vertex id"),
+        "{err}"
+    );
+    let err = error_of(Arc::new(UInt64Array::from(vec![1, u64::MAX])), None);
+    assert!(
+        err.contains("row 2: column 'dst' holds 18446744073709551615") && err.contains("--relabel"),
+        "{err}"
+    );
+    let err = error_of(
+        ints(&[1, 0, 1]),
+        Some(Arc::new(Float64Array::from(vec![1.0, 2.0, f64::NAN]))),
+    );
+    assert!(
+        err.contains("row 3: column 'weight' holds NaN, not a finite weight"),
+        "{err}"
+    );
+    let err = error_of(Arc::new(Float64Array::from(vec![1.0, 0.0])), None);
+    assert!(
+        err.contains("column 'dst' holds Float64, not vertex ids"),
+        "{err}"
+    );
+    let err = error_of(Arc::new(StringArray::from(vec!["a", "b"])), None);
+    assert!(
+        err.contains("'src' holds integer ids but 'dst' holds string ids"),
+        "{err}"
+    );
+}
+
+#[test]
+fn string_ids_after_an_integer_input_and_columns_for_an_edge_list_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let numbers = dir.path().join("a.parquet");
+    write_parquet(
+        &numbers,
+        &[batch(vec![("src", ints(&[0])), ("dst", ints(&[1]))])],
+        8,
+    );
+    let names = dir.path().join("b.parquet");
+    let strings = |v: &[&str]| Arc::new(StringArray::from(v.to_vec())) as ArrayRef;
+    write_parquet(
+        &names,
+        &[batch(vec![
+            ("src", strings(&["x"])),
+            ("dst", strings(&["y"])),
+        ])],
+        8,
+    );
+    let err = read(&[numbers.clone(), names], &IngestOptions::default()).unwrap_err();
+    assert!(
+        err.contains("b.parquet") && err.contains("give --relabel"),
+        "{err}"
+    );
+
+    let text = dir.path().join("c.tsv");
+    std::fs::write(&text, "0 1\n").unwrap();
+    let opts = IngestOptions {
+        columns: TableColumns {
+            src: Some("a".into()),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let err = read(&[numbers, text], &opts).unwrap_err();
+    assert!(
+        err.contains("name the columns of Parquet and Arrow tables") && err.contains("c.tsv"),
+        "{err}"
+    );
+}
+
+#[test]
+fn damaged_tables_get_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.parquet");
+    write_parquet(
+        &path,
+        &[batch(vec![
+            ("src", ints(&[0, 1, 2])),
+            ("dst", ints(&[1, 2, 0])),
+        ])],
+        8,
+    );
+    let bytes = std::fs::read(&path).unwrap();
+    for cut in [0, 4, 12, bytes.len() / 2, bytes.len() - 9] {
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let err = read_one(&path).unwrap_err();
+        assert!(
+            err.contains("t.parquet") && err.contains("is not a readable Parquet table"),
+            "cut {cut}: {err}"
+        );
+    }
+    // A zeroed page in the middle: the footer still parses, the column chunk does not.
+    let mut zeroed = bytes.clone();
+    for b in &mut zeroed[4..bytes.len() / 2] {
+        *b = 0;
+    }
+    std::fs::write(&path, &zeroed).unwrap();
+    let err = read_one(&path).unwrap_err();
+    assert!(err.contains("t.parquet"), "{err}");
+
+    let arrow = dir.path().join("t.arrow");
+    write_ipc_file(
+        &arrow,
+        &[batch(vec![("src", ints(&[0, 1])), ("dst", ints(&[1, 0]))])],
+    );
+    let bytes = std::fs::read(&arrow).unwrap();
+    std::fs::write(&arrow, &bytes[..bytes.len() / 2]).unwrap();
+    let err = read_one(&arrow).unwrap_err();
+    assert!(
+        err.contains("t.arrow") && err.contains("is not a readable Arrow IPC table"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_recorded_vertex_count_adds_isolated_vertices_and_a_bad_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.parquet");
+    let table = [batch(vec![("src", ints(&[0])), ("dst", ints(&[1]))])];
+    write_parquet_with(&path, &table, 8, Some("10"));
+    assert_eq!(read_one(&path).unwrap().declared_vertices, 10);
+    for bad in ["ten", "4294967296"] {
+        write_parquet_with(&path, &table, 8, Some(bad));
+        let err = read_one(&path).unwrap_err();
+        assert!(
+            err.contains("vastgraph.vertices") && err.contains("not a vertex count"),
+            "{err}"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Any edges, in row groups of any size, come back in order, ids and weights unchanged.
+    #[test]
+    fn parquet_round_trips_any_edges(
+        edges in prop::collection::vec((0u32..1000, 0u32..1000, -1e6f64..1e6), 1..300),
+        group_rows in 1usize..64,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.parquet");
+        let src: Vec<i64> = edges.iter().map(|e| e.0 as i64).collect();
+        let dst: Vec<i64> = edges.iter().map(|e| e.1 as i64).collect();
+        let w: Vec<f64> = edges.iter().map(|e| e.2).collect();
+        write_parquet(&path, &[batch(vec![
+            ("src", ints(&src)),
+            ("dst", ints(&dst)),
+            ("weight", Arc::new(Float64Array::from(w.clone())) as ArrayRef),
+        ])], group_rows);
+        let sink = read_one(&path).unwrap();
+        let want: Vec<(u32, u32)> = edges.iter().map(|e| (e.0, e.1)).collect();
+        prop_assert_eq!(sink.pairs(), want);
+        prop_assert_eq!(sink.weights, w);
+    }
+}
