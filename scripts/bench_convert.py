@@ -77,7 +77,7 @@ def main():
     if not edges_bin.exists() or edges_bin.stat().st_size != 8 * args.bin_edges:
         subprocess.run(
             [vg, "--quiet", "generate", "uniform", "--vertices", str(args.bin_vertices), "--edges", str(args.bin_edges),
-             "--seed", "7", "--edge-list", str(edges_bin)],
+             "--seed", "7", "--edge-list", str(edges_bin), "--force"],
             check=True,
         )
     bin_store = work / "uniform-store"

@@ -25,8 +25,8 @@ pub struct GenerateTarget {
     /// The store directory to create.
     #[arg(short, long, required_unless_present = "edge_list")]
     pub output: Option<PathBuf>,
-    /// Replace an existing store.
-    #[arg(long)]
+    /// Replace an existing store or edge list.
+    #[arg(long, alias = "overwrite")]
     pub force: bool,
     /// Write a binary edge list (FILE.bin32: little-endian u32 pairs) instead of a store.
     #[arg(long, conflicts_with = "output")]
@@ -112,6 +112,7 @@ fn emit(
             !target.weighted,
             "a binary edge list holds no weights; drop --weighted or write a store"
         );
+        crate::run::refuse_existing(path, target.force)?;
         write_edge_list(generator, path, quiet)?;
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
@@ -204,10 +205,14 @@ fn write_edge_list(generator: &dyn EdgeGenerator, path: &Path, quiet: bool) -> a
         Some("bin64") => BinFormat::Bin64,
         _ => BinFormat::Bin32,
     };
-    let mut writer = BinEdgeWriter::create(path, format)?;
-    push_all(generator, &mut writer, quiet)?;
-    writer.finish()?;
-    Ok(())
+    // Written under a temporary name and renamed once synced: a failed or killed run
+    // leaves no half-written edge list at `path`.
+    vastgraph_export::write_then_rename(path, |tmp| {
+        let mut writer = BinEdgeWriter::create(tmp, format)?;
+        push_all(generator, &mut writer, quiet)?;
+        writer.finish()?;
+        Ok(())
+    })
 }
 
 fn push_all(

@@ -130,7 +130,7 @@ pub struct StoreTarget {
     #[arg(short, long)]
     pub output: PathBuf,
     /// Replace an existing store at the output path.
-    #[arg(long)]
+    #[arg(long, alias = "overwrite")]
     pub force: bool,
 }
 

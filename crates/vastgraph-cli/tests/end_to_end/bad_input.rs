@@ -247,7 +247,7 @@ fn info_verify_catches_a_false_claim_of_symmetry() {
 }
 
 /// Output files are replaced only with --force (--overwrite is its alias), checked before the
-/// kernel runs; a TSV export likewise.
+/// kernel runs; a TSV export and a generated edge list likewise.
 #[test]
 fn existing_output_files_need_force() {
     let dir = tempfile::tempdir().unwrap();
@@ -282,4 +282,34 @@ fn existing_output_files_need_force() {
     ok(&["export", s(&target), "-o", s(&tsv)]);
     assert_clean_failure(&vastgraph(&["export", s(&target), "-o", s(&tsv)]), "export");
     ok(&["export", s(&target), "-o", s(&tsv), "--overwrite"]);
+    // A generated edge list likewise, and a store under the --overwrite alias.
+    let edges = dir.path().join("e.bin32");
+    let generate = [
+        "generate",
+        "uniform",
+        "--vertices",
+        "50",
+        "--edges",
+        "200",
+        "--edge-list",
+    ];
+    ok(&[&generate[..], &[s(&edges)]].concat());
+    let before = std::fs::read(&edges).unwrap();
+    let o = vastgraph(&[&generate[..], &[s(&edges), "--seed", "9"]].concat());
+    let e = assert_clean_failure(&o, "generate --edge-list");
+    assert!(e.contains("already exists") && e.contains("--force"), "{e}");
+    assert_eq!(
+        std::fs::read(&edges).unwrap(),
+        before,
+        "the edge list was touched"
+    );
+    ok(&[&generate[..], &[s(&edges), "--seed", "9", "--force"]].concat());
+    assert_ne!(std::fs::read(&edges).unwrap(), before);
+    ok(&[
+        "convert",
+        &fixture("tiny.tsv"),
+        "-o",
+        s(&target),
+        "--overwrite",
+    ]);
 }
