@@ -21,9 +21,14 @@ for other arguments they run NetworkX's own implementation on the caller's graph
 - ``single_source_shortest_path_length`` and ``bfs_layers`` (one or more sources).
 - ``single_source_dijkstra_path_length``: a string weight, non-negative weights that float32
   holds exactly (the store keeps integer weights as int32, others as float32).
-- ``betweenness_centrality`` (all sources, ``k=None``) and ``betweenness_centrality_subset``
-  (all nodes as targets), with ``weight=None``: a sum of vastgraph's single-source Brandes
-  dependencies, rescaled as NetworkX does.
+- ``betweenness_centrality`` (every source, or a sample of ``k``: NetworkX's own sample, drawn
+  from the same ``seed``) and ``betweenness_centrality_subset`` (all nodes as targets), with
+  ``weight=None``: a sum of vastgraph's single-source Brandes dependencies, rescaled as
+  NetworkX does.
+- ``k_core``, ``k_shell``, ``k_crust`` and ``k_corona`` (undirected, no self-loops, no
+  precomputed ``core_number``): the kernel's core numbers, then the subgraph of ``G`` they
+  select, with its attributes. A graph with edge attributes (which these calls ask to
+  preserve, and a store does not hold) runs NetworkX's implementation.
 
 Multigraphs (a store has no parallel edges) and subclasses of ``nx.Graph`` that override how
 a graph is read (such as the complement graph of ``networkx.algorithms.approximation``,
@@ -438,6 +443,10 @@ _MIN_SIZE = {
     "betweenness_centrality_subset": 2_000,
     "triangles": 20_000,
     "core_number": 200_000,
+    "k_core": 200_000,
+    "k_shell": 200_000,
+    "k_crust": 200_000,
+    "k_corona": 200_000,
     "pagerank": 1_000_000,  # NetworkX's PageRank is SciPy's: little to gain on one call
 }
 _DEFAULT_MIN_SIZE = 100_000
@@ -619,9 +628,19 @@ def _bc_subset_ok(G, sources, targets, normalized, weight):
 def _bc_ok(G, k, normalized, weight, endpoints, seed):
     if weight is not None:
         return "weighted betweenness is not supported"
-    if k is not None and k != len(G):
-        return "sampled betweenness (k) is not supported"
+    if k is not None and not (isinstance(k, int) and 0 < k <= len(G)):
+        return f"k={k!r} is not a sample size in 1..{len(G)} (NetworkX raises)"
+    if k is not None and k != len(G) and not hasattr(seed, "sample"):
+        return "seed is not a random state NetworkX samples with"
     return True
+
+
+def _core_subgraph_ok(G, k=None, core_number=None):
+    if core_number is not None:
+        return "core numbers are given: NetworkX only filters them"
+    if isinstance(G, Graph):
+        return "it returns a subgraph of a NetworkX graph, and G is a vastgraph store (vg.core_number gives the core numbers)"
+    return _core_number_ok(G)
 
 
 # --------------------------------------------------------------------------------------------
@@ -777,16 +796,35 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     return lengths
 
 
-def _rescale(values: np.ndarray, n: int, *, normalized: bool, directed: bool, endpoints: bool) -> np.ndarray:
-    """NetworkX's rescaling of betweenness summed over every source (no sampling)."""
+def _rescale(
+    values: np.ndarray,
+    n: int,
+    *,
+    normalized: bool,
+    directed: bool,
+    endpoints: bool,
+    sampled: Optional[Sequence[int]] = None,
+) -> np.ndarray:
+    """NetworkX's rescaling of betweenness summed over every source, or over the ``sampled``
+    sources (an estimate of the full sum: source and other nodes scale apart when endpoints
+    are excluded, as a source is never its own endpoint)."""
     pairs = n if endpoints else n - 1  # NetworkX's N
     if pairs < 2:
         return values
+    sources = pairs if sampled is None else len(sampled)
+    correction = 1 if directed else 2
+    if sampled is None or endpoints:
+        scale = 1 / (sources * (pairs - 1)) if normalized else pairs / (sources * correction)
+        return values * scale if scale != 1 else values
     if normalized:
-        scale = 1 / (pairs * (pairs - 1))
+        of_source = 1 / ((sources - 1) * (pairs - 1)) if sources > 1 else math.nan
+        of_other = 1 / (sources * (pairs - 1))
     else:
-        scale = pairs / (pairs * (1 if directed else 2))
-    return values * scale if scale != 1 else values
+        of_source = pairs / ((sources - 1) * correction) if sources > 1 else math.nan
+        of_other = pairs / (sources * correction)
+    scale = np.full(n, of_other)
+    scale[list(sampled)] = of_source
+    return values * scale
 
 
 def _dependencies(g: Graph, sources: Sequence[int], endpoints: bool = False) -> np.ndarray:
@@ -805,9 +843,49 @@ def _dependencies(g: Graph, sources: Sequence[int], endpoints: bool = False) -> 
 @_dispatched(_bc_ok)
 def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=False, seed=None):
     n = G.num_vertices
-    values = _dependencies(G, range(n), endpoints=bool(endpoints))
-    values = _rescale(values, n, normalized=normalized, directed=G.directed, endpoints=bool(endpoints))
-    return dict(zip(_names(G), values.tolist()))
+    names = _names(G)
+    sampled = None
+    if k is not None and k != n:
+        # The same sample as NetworkX's, drawn from the same random state over G's nodes.
+        sampled = [G.vertex_id(node) for node in seed.sample(list(names), k)]
+    values = _dependencies(G, range(n) if sampled is None else sampled, endpoints=bool(endpoints))
+    values = _rescale(
+        values, n, normalized=normalized, directed=G.directed, endpoints=bool(endpoints), sampled=sampled
+    )
+    return dict(zip(names, values.tolist()))
+
+
+def _core_subgraph(G, k, keep, default_below_max=0):
+    """The subgraph of the NetworkX graph ``G`` was made from induced by the nodes that
+    ``keep(node, k, core)`` accepts, core numbers computed by the kernel; ``k`` defaults to
+    the largest core number less ``default_below_max`` (an error on an empty graph, as in
+    NetworkX)."""
+    core = dict(zip(_names(G), _algorithms.core_number(G).tolist())) if G.num_vertices else {}
+    if k is None:
+        k = max(core.values()) - default_below_max
+    source = _nx_graph(G)
+    return source.subgraph([v for v in core if keep(v, k, core)]).copy()
+
+
+@_dispatched(_core_subgraph_ok)
+def k_core(G, k=None, core_number=None):
+    return _core_subgraph(G, k, lambda v, k, c: c[v] >= k)
+
+
+@_dispatched(_core_subgraph_ok)
+def k_shell(G, k=None, core_number=None):
+    return _core_subgraph(G, k, lambda v, k, c: c[v] == k)
+
+
+@_dispatched(_core_subgraph_ok)
+def k_crust(G, k=None, core_number=None):
+    return _core_subgraph(G, k, lambda v, k, c: c[v] <= k, default_below_max=1)
+
+
+@_dispatched(_core_subgraph_ok)
+def k_corona(G, k, core_number=None):
+    source = _nx_graph(G)
+    return _core_subgraph(G, k, lambda v, k, c: c[v] == k and k == sum(1 for w in source[v] if c[w] >= k))
 
 
 @_dispatched(_bc_subset_ok, collections=("sources", "targets"))
@@ -867,7 +945,11 @@ _LIMITS = {
     "triangles": "Self-loops are ignored, as in NetworkX.",
     "bfs_layers": "Within a layer after the first, nodes come in G's node order.",
     "single_source_dijkstra_path_length": "String weight attribute; non-negative weights that float32 represents exactly.",
-    "betweenness_centrality": "weight=None and k=None (exact, every source): single-source Brandes dependencies summed.",
+    "betweenness_centrality": "weight=None: single-source Brandes dependencies summed over every source, or over NetworkX's own sample of k sources (the same seed gives the same values).",
+    "k_core": "Undirected graphs without self-loops, core numbers not given; edge attributes run NetworkX's implementation.",
+    "k_shell": "Undirected graphs without self-loops, core numbers not given; edge attributes run NetworkX's implementation.",
+    "k_crust": "Undirected graphs without self-loops, core numbers not given; edge attributes run NetworkX's implementation.",
+    "k_corona": "Undirected graphs without self-loops, core numbers not given; edge attributes run NetworkX's implementation.",
     "betweenness_centrality_subset": "weight=None, every node among the targets: single-source Brandes dependencies summed.",
 }
 

@@ -153,6 +153,28 @@ def test_betweenness_centrality_from_every_source():
                 assert_close_dicts(got, want)
 
 
+def test_core_subgraphs_are_networkx_subgraphs_with_their_attributes(caplog):
+    """k_core, k_shell, k_crust and k_corona select with the kernel's core numbers and return
+    the subgraph of the caller's graph; a graph with edge attributes (which these calls ask to
+    preserve) runs NetworkX's implementation."""
+    plain = nx.Graph(nx.karate_club_graph().edges())
+    plain.add_edges_from([(40, 41), (41, 42)])
+    nx.set_node_attributes(plain, {v: v * 2 for v in plain}, "tag")
+    for name, kwargs in (("k_core", {}), ("k_core", {"k": 2}), ("k_shell", {"k": 1}), ("k_crust", {}), ("k_corona", {"k": 2})):
+        function = getattr(nx, name)
+        got, kernel = kernel_ran(caplog, lambda: function(plain, backend="vastgraph", **kwargs))
+        want = function(plain, **kwargs)
+        assert kernel, name
+        assert isinstance(got, nx.Graph) and got is not plain
+        assert dict(got.nodes(data=True)) == dict(want.nodes(data=True)), (name, kwargs)
+        assert sorted(map(sorted, got.edges())) == sorted(map(sorted, want.edges())), (name, kwargs)
+    karate = nx.karate_club_graph()  # weighted: the attributes must survive
+    got, kernel = kernel_ran(caplog, lambda: nx.k_core(karate, backend="vastgraph"))
+    assert not kernel and nx.utils.graphs_equal(got, nx.k_core(karate))
+    with pytest.raises(ValueError):
+        nx.k_core(nx.Graph(), backend="vastgraph")  # max() of no core numbers, as in NetworkX
+
+
 def test_bfs_layers_from_several_sources():
     G = GRAPHS["strings"]
     sources = list(G)[3:6]
@@ -184,11 +206,17 @@ def test_explicit_backend_falls_back_to_networkx_instead_of_raising(caplog):
     got, kernel = kernel_ran(caplog, lambda: nx.betweenness_centrality(karate, backend="vastgraph"))
     assert_close_dicts(got, nx.betweenness_centrality(karate))
     assert kernel
-    for kwargs in ({"weight": "weight"}, {"k": 5, "seed": 1}):
+    got, kernel = kernel_ran(
+        caplog, lambda: nx.betweenness_centrality(karate, weight="weight", backend="vastgraph")
+    )
+    assert got == nx.betweenness_centrality(karate, weight="weight") and not kernel
+    # A sample of k sources: NetworkX's own sample, from the same seed.
+    for kwargs in ({"k": 5, "seed": 1}, {"k": 1, "seed": 3, "endpoints": True}, {"k": 7, "seed": 2, "normalized": False}):
         got, kernel = kernel_ran(
             caplog, lambda: nx.betweenness_centrality(karate, backend="vastgraph", **kwargs)
         )
-        assert got == nx.betweenness_centrality(karate, **kwargs) and not kernel
+        assert_close_dicts(got, nx.betweenness_centrality(karate, **kwargs))
+        assert kernel, kwargs
     got, kernel = kernel_ran(
         caplog, lambda: nx.pagerank(karate, personalization={0: 1}, backend="vastgraph")
     )
