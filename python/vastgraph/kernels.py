@@ -63,9 +63,12 @@ class RunResult(NamedTuple):
         return f"RunResult({', '.join(parts)})"
 
 
-def algorithms() -> List[Tuple[str, str]]:
-    """The registry's algorithms as (registry name, one-line summary) pairs."""
-    return list(_native.algorithms())
+def algorithms() -> List[Dict[str, Any]]:
+    """The registry's algorithms, as ``vastgraph algorithms --json`` lists them: for each a
+    dict of ``name`` (for :func:`run`), ``summary``, ``parameters`` (the keyword arguments
+    it takes; any other is an error), ``resumable`` (saves checkpoints) and ``in_passes``
+    (reads its lists in passes within a memory budget)."""
+    return json.loads(_native.algorithms())
 
 
 def _check_graph(g: Any) -> Graph:

@@ -341,11 +341,28 @@ FLOAT_RESULTS = {"pagerank", "delta-pagerank", "personalized-pagerank", "bc"}
 
 
 def test_every_registry_algorithm_has_a_python_function():
-    registry = {name for name, _ in vg.algorithms()}
+    registry = {a["name"] for a in vg.algorithms()}
     assert set(vg.REGISTRY_NAMES.values()) == registry
     assert set(CLI_CASES) == registry
     for function in vg.REGISTRY_NAMES:
         assert callable(getattr(vg, function)), function
+
+
+def test_algorithms_list_their_parameters_and_refuse_others(tmp_path, vastgraph):
+    """vg.algorithms() is `vastgraph algorithms --json`; a parameter an algorithm does not take
+    is an error naming the ones it does, from vg.run and from the CLI alike."""
+    import json as json_module
+
+    listed = vg.algorithms()
+    cli = json_module.loads(vastgraph("algorithms", "--json").stdout)
+    assert listed == cli
+    bfs = next(a for a in listed if a["name"] == "bfs")
+    assert bfs["parameters"] == ["source", "parents"] and bfs["resumable"] and bfs["in_passes"]
+    g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g", symmetrize=True)
+    with pytest.raises(ValueError, match="cc: does not take source; it takes method, seed, beta"):
+        vg.run(g, "cc", source=1)
+    with pytest.raises(ValueError, match="bfs: does not take damping"):
+        vg.run(g, "bfs", alpha=0.5)
 
 
 @pytest.fixture(scope="module")

@@ -108,6 +108,9 @@ pub enum RunError {
 
 pub struct AlgorithmInfo {
     pub name: &'static str,
+    /// The fields of [`Params`] the kernel reads; giving any other is an error
+    /// ([`check_params`]) rather than silently ignored.
+    pub params: &'static [&'static str],
     pub summary: &'static str,
     /// What the kernel keeps in DRAM, for a run within a memory budget.
     pub state: StateSize,
@@ -120,29 +123,79 @@ pub struct AlgorithmInfo {
 }
 
 pub const ALGORITHMS: &[AlgorithmInfo] = &[
-    AlgorithmInfo { name: "bfs", summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree", state: bfs::STATE, resumable: true, state_in_passes: Some(|n, p| Some(bfs::state_in_passes(n, p.parents))) },
-    AlgorithmInfo { name: "sssp", summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable", state: sssp::STATE, resumable: true, state_in_passes: Some(|n, _| Some(sssp::state_in_passes(n))) },
-    AlgorithmInfo { name: "bellman-ford", summary: "shortest-path distance from --source, any weights; error on a negative cycle", state: sssp::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "cc", summary: "connected components (weak on directed graphs), label = smallest id in the component", state: cc::STATE, resumable: false, state_in_passes: Some(|n, p| (p.method.is_none() || p.method.as_deref() == Some("afforest")).then(|| cc::state_in_passes(n))) },
-    AlgorithmInfo { name: "pagerank", summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters", state: pagerank::STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank::state_in_passes(n))) },
-    AlgorithmInfo { name: "bc", summary: "single-source betweenness dependency from --source (Brandes)", state: bc::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "kcore", summary: "coreness of every vertex (symmetric graphs)", state: kcore::STATE, resumable: true, state_in_passes: Some(|n, _| Some(kcore::state_in_passes(n))) },
-    AlgorithmInfo { name: "tc", summary: "triangle count (total in stats; --per-vertex for counts per vertex)", state: tc::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "widest", summary: "widest (bottleneck) path width from --source; --method frontier|buckets", state: widest::STATE, resumable: false, state_in_passes: Some(|n, _| Some(widest::state_in_passes(n))) },
-    AlgorithmInfo { name: "ldd", summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex", state: ldd::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "spanner", summary: "O(k)-spanner edges (--k, default ceil(log2 n))", state: spanner::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "spanning-forest", summary: "spanning forest edges", state: spanning_forest::STATE, resumable: false, state_in_passes: Some(|n, _| Some(spanning_forest::state_in_passes(n))) },
-    AlgorithmInfo { name: "coloring", summary: "(max degree + 1)-colouring, largest-log-degree-first", state: coloring::STATE, resumable: false, state_in_passes: Some(|n, _| Some(coloring::state_in_passes(n))) },
-    AlgorithmInfo { name: "mis", summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set", state: mis::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "densest", summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen", state: densest::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "matching", summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges", state: matching::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "setcover", summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen", state: setcover::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "biconnectivity", summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE, resumable: false, state_in_passes: None },
-    AlgorithmInfo { name: "label-propagation", summary: "community labels by synchronous label propagation", state: label_propagation::STATE, resumable: true, state_in_passes: None },
-    AlgorithmInfo { name: "random-walk", summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE, resumable: false, state_in_passes: Some(|n, p| Some(random_walk_state(n, p))) },
-    AlgorithmInfo { name: "delta-pagerank", summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank_variants::state_in_passes(n))) },
-    AlgorithmInfo { name: "personalized-pagerank", summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank_variants::state_in_passes(n))) },
+    AlgorithmInfo { name: "bfs", params: &["source", "parents"], summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree", state: bfs::STATE, resumable: true, state_in_passes: Some(|n, p| Some(bfs::state_in_passes(n, p.parents))) },
+    AlgorithmInfo { name: "sssp", params: &["source", "delta"], summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable", state: sssp::STATE, resumable: true, state_in_passes: Some(|n, _| Some(sssp::state_in_passes(n))) },
+    AlgorithmInfo { name: "bellman-ford", params: &["source"], summary: "shortest-path distance from --source, any weights; error on a negative cycle", state: sssp::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "cc", params: &["method", "seed", "beta"], summary: "connected components (weak on directed graphs), label = smallest id in the component", state: cc::STATE, resumable: false, state_in_passes: Some(|n, p| (p.method.is_none() || p.method.as_deref() == Some("afforest")).then(|| cc::state_in_passes(n))) },
+    AlgorithmInfo { name: "pagerank", params: &["damping", "tolerance", "max_iters"], summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters", state: pagerank::STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank::state_in_passes(n))) },
+    AlgorithmInfo { name: "bc", params: &["source"], summary: "single-source betweenness dependency from --source (Brandes)", state: bc::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "kcore", params: &[], summary: "coreness of every vertex (symmetric graphs)", state: kcore::STATE, resumable: true, state_in_passes: Some(|n, _| Some(kcore::state_in_passes(n))) },
+    AlgorithmInfo { name: "tc", params: &["method", "per_vertex"], summary: "triangle count (total in stats; --per-vertex for counts per vertex)", state: tc::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "widest", params: &["source", "delta", "method"], summary: "widest (bottleneck) path width from --source; --method frontier|buckets", state: widest::STATE, resumable: false, state_in_passes: Some(|n, _| Some(widest::state_in_passes(n))) },
+    AlgorithmInfo { name: "ldd", params: &["beta", "seed"], summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex", state: ldd::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "spanner", params: &["k", "seed"], summary: "O(k)-spanner edges (--k, default ceil(log2 n))", state: spanner::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "spanning-forest", params: &[], summary: "spanning forest edges", state: spanning_forest::STATE, resumable: false, state_in_passes: Some(|n, _| Some(spanning_forest::state_in_passes(n))) },
+    AlgorithmInfo { name: "coloring", params: &["seed"], summary: "(max degree + 1)-colouring, largest-log-degree-first", state: coloring::STATE, resumable: false, state_in_passes: Some(|n, _| Some(coloring::state_in_passes(n))) },
+    AlgorithmInfo { name: "mis", params: &["seed"], summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set", state: mis::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "densest", params: &["epsilon"], summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen", state: densest::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "matching", params: &["seed"], summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges", state: matching::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "setcover", params: &["epsilon", "seed"], summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen", state: setcover::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "biconnectivity", params: &[], summary: "articulation points (1 = cut vertex); biconnected components in the stats", state: biconnectivity::STATE, resumable: false, state_in_passes: None },
+    AlgorithmInfo { name: "label-propagation", params: &["max_iters"], summary: "community labels by synchronous label propagation", state: label_propagation::STATE, resumable: true, state_in_passes: None },
+    AlgorithmInfo { name: "random-walk", params: &["sources", "source", "every", "walk_length", "seed"], summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk", state: random_walk::STATE, resumable: false, state_in_passes: Some(|n, p| Some(random_walk_state(n, p))) },
+    AlgorithmInfo { name: "delta-pagerank", params: &["damping", "tolerance", "max_iters"], summary: "PageRank by pushing changes above a threshold, same stopping rule", state: pagerank_variants::DELTA_STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank_variants::state_in_passes(n))) },
+    AlgorithmInfo { name: "personalized-pagerank", params: &["sources", "source", "damping", "tolerance", "max_iters"], summary: "PageRank teleporting to --sources (or --source)", state: pagerank_variants::PERSONALIZED_STATE, resumable: true, state_in_passes: Some(|n, _| Some(pagerank_variants::state_in_passes(n))) },
 ];
+
+/// The registry as `vastgraph algorithms --json` prints it and `vg.algorithms()` returns it:
+/// for each algorithm its name, summary, parameters, whether it saves checkpoints and whether
+/// it runs in passes over lists on disk within a memory budget.
+pub fn describe() -> serde_json::Value {
+    ALGORITHMS
+        .iter()
+        .map(|a| {
+            serde_json::json!({
+                "name": a.name,
+                "summary": a.summary,
+                "parameters": a.params,
+                "resumable": a.resumable,
+                "in_passes": a.state_in_passes.is_some(),
+            })
+        })
+        .collect()
+}
+
+/// The parameters set in `p` (given a value, or `true`) that algorithm `info` does not read:
+/// an error naming them and the algorithm's own, so that `run bfs --damping 0.5` or
+/// `vg.run(g, "cc", source=3)` is refused instead of silently ignoring the option.
+pub fn check_params(info: &AlgorithmInfo, p: &Params) -> Result<(), AlgoError> {
+    let serde_json::Value::Object(fields) = params_json(p) else {
+        return Ok(());
+    };
+    let stray: Vec<&str> = fields
+        .iter()
+        .filter(|(_, value)| {
+            !matches!(
+                value,
+                serde_json::Value::Null | serde_json::Value::Bool(false)
+            )
+        })
+        .map(|(field, _)| field.as_str())
+        .filter(|field| !info.params.contains(field))
+        .collect();
+    if stray.is_empty() {
+        return Ok(());
+    }
+    let own = if info.params.is_empty() {
+        "it takes no parameters".to_string()
+    } else {
+        format!("it takes {}", info.params.join(", "))
+    };
+    Err(invalid(
+        info.name,
+        format!("does not take {}; {own}", stray.join(" or ")),
+    ))
+}
 
 /// The state of random-walk's branch of passes: it keeps its output, so it depends on how many
 /// walks the parameters ask for and how long they are.
@@ -268,6 +321,9 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
     verify_on: Option<&Graph<B>>,
     after_kernel: &dyn Fn(),
 ) -> Result<Output, RunError> {
+    if let Some(info) = ALGORITHMS.iter().find(|a| a.name == name) {
+        check_params(info, p)?;
+    }
     let source = || p.source.unwrap_or_else(|| default_source(g));
     let checkpoint = p.checkpoint.as_deref();
     if let (Some(_), Some(info)) = (checkpoint, ALGORITHMS.iter().find(|a| a.name == name)) {
@@ -607,5 +663,56 @@ pub fn run_then<A: Adjacency, B: Adjacency>(
             )
         }
         other => Err(RunError::Unknown(other.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(name: &str) -> &'static AlgorithmInfo {
+        ALGORITHMS.iter().find(|a| a.name == name).unwrap()
+    }
+
+    #[test]
+    fn an_option_the_algorithm_does_not_read_is_refused_by_name() {
+        let given = Params {
+            damping: Some(0.5),
+            source: Some(1),
+            ..Params::default()
+        };
+        let err = check_params(info("bfs"), &given).unwrap_err().to_string();
+        assert_eq!(err, "bfs: does not take damping; it takes source, parents");
+        let err = check_params(info("kcore"), &given).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "kcore: does not take damping or source; it takes no parameters"
+        );
+        assert!(check_params(info("personalized-pagerank"), &given).is_ok());
+        // Unset flags are not "given".
+        assert!(check_params(info("kcore"), &Params::default()).is_ok());
+    }
+
+    #[test]
+    fn every_declared_parameter_is_a_field_of_params() {
+        let fields = match params_json(&Params::default()) {
+            serde_json::Value::Object(fields) => fields,
+            other => panic!("{other}"),
+        };
+        for a in ALGORITHMS {
+            for p in a.params {
+                assert!(
+                    fields.contains_key(*p),
+                    "{}: {p} is not a Params field",
+                    a.name
+                );
+            }
+        }
+        let described = describe();
+        assert_eq!(described.as_array().unwrap().len(), ALGORITHMS.len());
+        assert_eq!(
+            described[0]["parameters"],
+            serde_json::json!(ALGORITHMS[0].params)
+        );
     }
 }

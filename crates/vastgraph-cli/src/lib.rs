@@ -43,7 +43,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build a store from edge lists, Matrix Market, DIMACS, binary edge lists or WebGraph.
+    /// Build a store from edge lists, Matrix Market, DIMACS, binary edge lists, WebGraph,
+    /// Parquet or Arrow.
     Convert(convert::ConvertArgs),
     /// Write a compressed copy of a store (byte-coded neighbour lists, ~1-2 bytes per arc).
     Compress(compress::CompressArgs),
@@ -54,10 +55,16 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Describe a store: sizes, degrees, what the build dropped.
     Info(info::InfoArgs),
-    /// Write a store's arcs back out as text.
+    /// Write a store's arcs back out, as TSV or Parquet.
     Export(export::ExportArgs),
     /// Run an algorithm on a store.
     Run(Box<run::RunArgs>),
+    /// List the algorithms with their parameters.
+    Algorithms {
+        /// As JSON: name, summary, parameters, resumable, in_passes.
+        #[arg(long)]
+        json: bool,
+    },
     /// Generate a small Kronecker graph, run every algorithm on it and print a table.
     Quickstart(quickstart::QuickstartArgs),
     /// Print a completion script for a shell, e.g. `vastgraph completions bash >
@@ -66,6 +73,27 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+/// `vastgraph algorithms [--json]`.
+fn list_algorithms(json: bool) -> anyhow::Result<()> {
+    let described = vastgraph_algos::registry::describe();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&described)?);
+        return Ok(());
+    }
+    for a in vastgraph_algos::registry::ALGORITHMS {
+        let params: Vec<String> = a
+            .params
+            .iter()
+            .map(|p| format!("--{}", p.replace('_', "-")))
+            .collect();
+        println!("{:<22} {}", a.name, a.summary);
+        if !params.is_empty() {
+            println!("{:<22} {}", "", params.join(" "));
+        }
+    }
+    Ok(())
 }
 
 /// Runs the command line `args` (the program name first) and returns the process's exit code:
@@ -106,6 +134,7 @@ where
         Command::Info(a) => info::run(a),
         Command::Export(a) => export::run(a, cli.quiet),
         Command::Run(a) => run::run(*a, cli.quiet),
+        Command::Algorithms { json } => list_algorithms(json),
         Command::Quickstart(a) => quickstart::run(a),
         Command::Completions { shell } => {
             use clap::CommandFactory;

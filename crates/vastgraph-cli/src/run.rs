@@ -150,7 +150,7 @@ impl RunArgs {
         let mut ids = vertex_ids(&self.store, &given)?.into_iter();
         let source = self.source.as_ref().and_then(|_| ids.next());
         let sources = self.sources.as_ref().map(|_| ids.collect());
-        Ok(Params {
+        let params = Params {
             source,
             sources,
             parents: self.parents,
@@ -167,7 +167,12 @@ impl RunArgs {
             walk_length: self.walk_length,
             every: self.every,
             checkpoint: None,
-        })
+        };
+        // Refused before the store is opened: an option the algorithm does not read.
+        if let Some(info) = ALGORITHMS.iter().find(|a| a.name == self.algorithm) {
+            vastgraph_algos::registry::check_params(info, &params)?;
+        }
+        Ok(params)
     }
 
     /// The checkpoint directory of the run, taken (locked) before any work.

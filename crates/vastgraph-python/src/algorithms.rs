@@ -17,10 +17,11 @@ use crate::background::{run_cancellable, run_detached, BuildProgress};
 use crate::errors::chain_error;
 use crate::store::NativeStore;
 
-/// The registry's algorithms as (name, summary) pairs.
+/// The registry as JSON text: for each algorithm its name, summary, parameters, whether it
+/// saves checkpoints and whether it runs in passes (`vastgraph algorithms --json`).
 #[pyfunction]
-pub fn algorithms() -> Vec<(&'static str, &'static str)> {
-    ALGORITHMS.iter().map(|a| (a.name, a.summary)).collect()
+pub fn algorithms() -> String {
+    vastgraph_algos::registry::describe().to_string()
 }
 
 /// The names of the registry's parameters (the fields of `Params`), so that Python can reject
