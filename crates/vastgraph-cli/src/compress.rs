@@ -55,16 +55,19 @@ pub fn adjacency_bytes(manifest: &Manifest) -> u64 {
         .sum()
 }
 
-pub fn run(args: CompressArgs) -> anyhow::Result<()> {
+pub fn run(args: CompressArgs, quiet: bool) -> anyhow::Result<()> {
     let started = Instant::now();
     let source = vastgraph_store::open_manifest(&args.store)?;
+    let phases = crate::progress::Phases::new(quiet);
     let opts = CompressOptions {
         codec: args.codec,
         memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
         overwrite: args.target.force,
+        progress: vastgraph_store::progress::Progress::new(phases.clone()),
     };
-    let manifest = compress_store(&args.store, &args.target.output, &opts)
-        .with_context(|| format!("compressing {}", args.store.display()))?;
+    let manifest = compress_store(&args.store, &args.target.output, &opts);
+    phases.finish();
+    let manifest = manifest.with_context(|| format!("compressing {}", args.store.display()))?;
     let (before, after) = (adjacency_bytes(&source), adjacency_bytes(&manifest));
     eprintln!(
         "compressed {} into {} ({}): adjacency {} -> {} ({:.2} bytes per arc, {:.1}% of raw) in {:.2} s",

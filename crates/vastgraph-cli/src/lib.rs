@@ -128,7 +128,7 @@ where
     signals::die_quietly_on_closed_pipe();
     let result = match cli.command {
         Command::Convert(a) => convert::run(a, cli.quiet),
-        Command::Compress(a) => compress::run(a),
+        Command::Compress(a) => compress::run(a, cli.quiet),
         Command::Reorder(a) => reorder::run(a, cli.quiet),
         Command::Generate(a) => generate::run(a, cli.quiet),
         Command::Info(a) => info::run(a),

@@ -385,8 +385,13 @@ impl StoreBuilder {
             ArcSorter::Weighted(sorter) => write_graph(sorter, plan)?,
         };
         if opts.codec != Codec::Raw {
-            progress.phase("compressing the lists", None);
-            compress_staged(opts.codec, staging.path(), &mut entries, opts.memory_bytes)?;
+            compress_staged(
+                opts.codec,
+                staging.path(),
+                &mut entries,
+                opts.memory_bytes,
+                &progress,
+            )?;
         }
         if let Some(labels) = &labels {
             progress.phase("writing the labels", None);

@@ -16,22 +16,27 @@ use vastgraph_codec::{
 use crate::cancel::check_cancel;
 use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{files, FileEntry};
+use crate::progress::Progress;
 use crate::StoreError;
 
 /// The names of one direction's compressed files.
 pub(crate) struct ByteCodeFileNames {
     pub byte_offsets: &'static str,
     pub codes: &'static str,
+    /// The progress phase of writing them.
+    pub phase: &'static str,
 }
 
 pub(crate) const OUT_CODES: ByteCodeFileNames = ByteCodeFileNames {
     byte_offsets: files::BYTE_OFFSETS,
     codes: files::NEIGHBOR_CODES,
+    phase: "compressing the lists",
 };
 
 pub(crate) const IN_CODES: ByteCodeFileNames = ByteCodeFileNames {
     byte_offsets: files::IN_BYTE_OFFSETS,
     codes: files::IN_NEIGHBOR_CODES,
+    phase: "compressing the transpose's lists",
 };
 
 /// Heap bytes per arc of a round: at most 5 bytes of codes plus its share of the block
@@ -49,8 +54,10 @@ pub(crate) fn write_byte_code(
     neighbors: &[u32],
     memory_bytes: u64,
     source: &Path,
+    progress: &Progress,
 ) -> Result<Vec<FileEntry>, StoreError> {
     let vertices = offsets.len() - 1;
+    progress.phase(names.phase, Some(offsets[vertices]));
     let threads = rayon::current_num_threads().max(1);
     let round_arcs = (memory_bytes / ROUND_BYTES_PER_ARC).clamp(1 << 12, 1 << 27) as usize;
     let piece_arcs = (round_arcs / threads).max(1 << 10);
@@ -71,6 +78,7 @@ pub(crate) fn write_byte_code(
     let mut next = 0;
     while next < vertices {
         check_cancel()?;
+        progress.advance(offsets[next]);
         let first_degree = (offsets[next + 1] - offsets[next]) as usize;
         if first_degree > piece_arcs {
             let list = &neighbors[offsets[next] as usize..offsets[next + 1] as usize];
@@ -103,6 +111,7 @@ pub(crate) fn write_byte_code(
             written += bytes.len() as u64;
         }
     }
+    progress.advance(offsets[vertices]);
     Ok(vec![index.finish()?, codes.finish()?])
 }
 

@@ -12,6 +12,7 @@ use crate::byte_code_writer::{write_byte_code, ByteCodeFileNames, IN_CODES, OUT_
 use crate::cancel::check_cancel;
 use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{files, Codec, FileEntry, Manifest};
+use crate::progress::Progress;
 use crate::reader::MappedArray;
 use crate::staging::{check_replaceable, commit, split_target, TempDir};
 use crate::target_lock::TargetLock;
@@ -27,6 +28,8 @@ pub struct CompressOptions {
     pub memory_bytes: u64,
     /// Replace an existing store at the target.
     pub overwrite: bool,
+    /// Where the phases (compressing each direction's lists, copying, checking) are reported.
+    pub progress: Progress,
 }
 
 impl Default for CompressOptions {
@@ -35,6 +38,7 @@ impl Default for CompressOptions {
             codec: Codec::COMPRESSED_DEFAULT,
             memory_bytes: 1 << 30,
             overwrite: false,
+            progress: Progress::default(),
         }
     }
 }
@@ -92,6 +96,7 @@ pub fn compress_store(
                 neighbors,
                 opts.memory_bytes,
                 &from,
+                &opts.progress,
             )
         };
         match entry.name.as_str() {
@@ -104,7 +109,11 @@ pub fn compress_store(
                 store.in_neighbors().unwrap_or(&[]),
             )?),
             files::LIST_HEADS => list_heads = Some(entry),
-            _ => entries.push(copy_checked(source, staging.path(), entry)?),
+            _ => {
+                opts.progress
+                    .phase(&format!("copying {}", entry.name), None);
+                entries.push(copy_checked(source, staging.path(), entry)?)
+            }
         }
     }
     if let Some(heads) = list_heads.filter(|heads| keeps_list_heads(heads.bytes, &entries)) {
@@ -127,6 +136,8 @@ pub fn compress_store(
     manifest.files = entries;
     drop(store);
     write_manifest(staging.path(), &manifest)?;
+    // Decode every list once before the store appears (the encoder's own output).
+    opts.progress.phase("checking the compressed lists", None);
     Store::open(staging.path())?;
     check_cancel()?;
     commit(staging, target, opts.overwrite)?;
@@ -193,6 +204,7 @@ pub(crate) fn compress_staged(
     dir: &Path,
     entries: &mut Vec<FileEntry>,
     memory_bytes: u64,
+    progress: &Progress,
 ) -> Result<(), StoreError> {
     let list_codec = compressed_list_codec(codec)?;
     let directions: [(&str, &str, &ByteCodeFileNames); 2] = [
@@ -223,6 +235,7 @@ pub(crate) fn compress_staged(
                 neighbors.values(),
                 memory_bytes,
                 &neighbors_path,
+                progress,
             )?
         };
         let ids = entries

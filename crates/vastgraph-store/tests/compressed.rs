@@ -57,7 +57,7 @@ fn small_budget(codec: Codec) -> CompressOptions {
     CompressOptions {
         codec,
         memory_bytes: vastgraph_store::MIN_MEMORY_BYTES,
-        overwrite: false,
+        ..CompressOptions::default()
     }
 }
 
@@ -163,6 +163,66 @@ fn compressing_keeps_every_list_weight_and_label() {
             manifest.arcs
         );
     }
+}
+
+/// Records the phases and the largest advance of each.
+#[derive(Default)]
+struct Phases(std::sync::Mutex<Vec<(String, Option<u64>, u64)>>);
+
+impl vastgraph_store::progress::Observer for Phases {
+    fn phase(&self, name: &str, total: Option<u64>) {
+        self.0.lock().unwrap().push((name.to_string(), total, 0));
+    }
+    fn advance(&self, done: u64) {
+        let mut phases = self.0.lock().unwrap();
+        let last = phases.last_mut().expect("an advance inside a phase");
+        assert!(
+            done >= last.2,
+            "{}: progress went back from {} to {done}",
+            last.0,
+            last.2
+        );
+        last.2 = done;
+    }
+}
+
+#[test]
+fn compressing_reports_each_direction_up_to_its_arcs_then_the_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = tmp.path().join("raw");
+    let options = BuildOptions {
+        transpose: true,
+        ..opts(16 * MIB)
+    };
+    build(&raw, &edges(3000, 20_000, 2), options, 0, 1000).unwrap();
+    let phases = std::sync::Arc::new(Phases::default());
+    let manifest = compress_store(
+        &raw,
+        &tmp.path().join("c"),
+        &CompressOptions {
+            progress: vastgraph_store::progress::Progress::new(phases.clone()),
+            ..small_budget(Codec::COMPRESSED_DEFAULT)
+        },
+    )
+    .unwrap();
+    let seen = phases.0.lock().unwrap().clone();
+    let arcs = Some(manifest.arcs);
+    let lists = |name: &str| seen.iter().find(|p| p.0 == name).cloned();
+    assert_eq!(
+        lists("compressing the lists").map(|p| (p.1, p.2)),
+        Some((arcs, manifest.arcs)),
+        "{seen:?}"
+    );
+    assert_eq!(
+        lists("compressing the transpose's lists").map(|p| (p.1, p.2)),
+        Some((arcs, manifest.arcs)),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().any(|p| p.0 == "copying offsets.u64"),
+        "{seen:?}"
+    );
+    assert_eq!(seen.last().unwrap().0, "checking the compressed lists");
 }
 
 #[test]
