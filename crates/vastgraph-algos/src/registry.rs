@@ -51,6 +51,32 @@ pub struct Params {
     pub checkpoint: Option<Arc<Checkpoint>>,
 }
 
+impl Params {
+    /// These parameters with those algorithm `name` does not take unset (the checkpoint
+    /// kept): for a caller holding one set of parameters for many algorithms, such as a sweep
+    /// over the registry. An unknown name keeps them all.
+    pub fn only_for(&self, name: &str) -> Params {
+        let Some(info) = ALGORITHMS.iter().find(|a| a.name == name) else {
+            return self.clone();
+        };
+        let mut value = params_json(self);
+        if let serde_json::Value::Object(fields) = &mut value {
+            for (field, v) in fields.iter_mut() {
+                if !info.params.contains(&field.as_str()) && !v.is_null() {
+                    *v = if v.is_boolean() {
+                        serde_json::Value::Bool(false)
+                    } else {
+                        serde_json::Value::Null
+                    };
+                }
+            }
+        }
+        let mut kept: Params = serde_json::from_value(value).unwrap_or_default();
+        kept.checkpoint = self.checkpoint.clone();
+        kept
+    }
+}
+
 /// A per-vertex (or per-edge, per-walk) result.
 #[derive(Clone, Debug)]
 pub enum Values {
@@ -691,6 +717,9 @@ mod tests {
         assert!(check_params(info("personalized-pagerank"), &given).is_ok());
         // Unset flags are not "given".
         assert!(check_params(info("kcore"), &Params::default()).is_ok());
+        let kept = given.only_for("bfs");
+        assert_eq!((kept.source, kept.damping), (Some(1), None));
+        assert!(check_params(info("bfs"), &kept).is_ok());
     }
 
     #[test]

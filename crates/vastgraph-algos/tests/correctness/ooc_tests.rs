@@ -158,14 +158,14 @@ fn try_open_within(
 
 fn in_memory(dir: &Path, algorithm: &str, params: &Params) -> Values {
     let store = Store::open(dir).unwrap();
-    registry::run_on_store(&store, algorithm, params, true)
+    registry::run_on_store(&store, algorithm, &params.only_for(algorithm), true)
         .unwrap()
         .values
         .unwrap()
 }
 
 fn out_of_core(g: &OocGraph, algorithm: &str, params: &Params) -> (Values, serde_json::Value) {
-    let out = budget::run(algorithm, g, params, true).unwrap();
+    let out = budget::run(algorithm, g, &params.only_for(algorithm), true).unwrap();
     (out.output.values.unwrap(), out.io)
 }
 
@@ -1068,11 +1068,7 @@ fn a_repeated_or_unordered_id_is_refused_in_both_modes() {
                 // its list, and then its answer does not depend on it).
                 for algorithm in ["pagerank"] {
                     let g = open(&dir, algorithm, mode, 5, BackendChoice::Auto);
-                    let params = Params {
-                        source: Some(1),
-                        ..Default::default()
-                    };
-                    let Err(e) = budget::run(algorithm, &g, &params, false) else {
+                    let Err(e) = budget::run(algorithm, &g, &Params::default(), false) else {
                         panic!("{algorithm} {mode:?}: the {what} id at arc {arc} went unnoticed");
                     };
                     let e = format!("{e:#}");
@@ -1424,7 +1420,7 @@ fn a_damaged_first_neighbour_file_is_an_error_naming_it() {
             std::fs::write(&path, &bytes).unwrap();
             for algorithm in ["bfs", "cc"] {
                 let g = open(&dir, algorithm, IoMode::Adaptive, 5, BackendChoice::Auto);
-                let Err(e) = budget::run(algorithm, &g, &params, false) else {
+                let Err(e) = budget::run(algorithm, &g, &params.only_for(algorithm), false) else {
                     panic!("{algorithm}: the damaged side file went unnoticed ({value} at {v})");
                 };
                 let e = format!("{e:#}");

@@ -37,7 +37,12 @@ fn run_all(store: &Store) -> Vec<(&'static str, Result<RunOutput, RunError>)> {
     };
     ALGORITHMS
         .iter()
-        .map(|a| (a.name, run_on_store(store, a.name, &params, true)))
+        .map(|a| {
+            (
+                a.name,
+                run_on_store(store, a.name, &params.only_for(a.name), true),
+            )
+        })
         .collect()
 }
 

@@ -13,7 +13,7 @@ fn per_vertex(store: &Store, algorithm: &str) -> Vec<f64> {
         per_vertex: true,
         ..Default::default()
     };
-    let out = run_on_store(store, algorithm, &params, true).unwrap();
+    let out = run_on_store(store, algorithm, &params.only_for(algorithm), true).unwrap();
     match out.values.unwrap() {
         Values::I64(v) => v.into_iter().map(|x| x as f64).collect(),
         Values::U64(v) => v.into_iter().map(|x| x as f64).collect(),
