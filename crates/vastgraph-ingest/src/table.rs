@@ -523,6 +523,8 @@ impl IpcBatches {
         let mut magic = [0u8; 6];
         let is_file = file.read_exact(&mut magic).is_ok() && &magic == b"ARROW1";
         file.rewind().map_err(|e| IngestError::io(path, e))?;
+        check_ipc_framing(path, &mut file, is_file)?;
+        file.rewind().map_err(|e| IngestError::io(path, e))?;
         let reader = BufReader::new(file);
         let failed = |e: ArrowError| unreadable(path, InputFormat::ArrowIpc, e);
         Ok(if is_file {
@@ -557,4 +559,94 @@ impl IpcBatches {
         next.transpose()
             .map_err(|e| unreadable(path, InputFormat::ArrowIpc, e))
     }
+}
+
+/// Checks, before the Arrow reader sees the file, that every length its framing declares (a
+/// stream message's metadata and body, a file footer's blocks) lies within the file: the
+/// reader allocates a declared body length before reading it, so a forged length would ask
+/// for exabytes instead of failing.
+fn check_ipc_framing(path: &Path, file: &mut File, is_file: bool) -> Result<(), IngestError> {
+    let len = file.metadata().map_err(|e| IngestError::io(path, e))?.len();
+    let damaged = |what: String| {
+        unreadable(
+            path,
+            InputFormat::ArrowIpc,
+            format!("{what}, past the file's {len} bytes; the file is truncated or damaged"),
+        )
+    };
+    let mut read_at = |at: u64, bytes: usize| -> Result<Vec<u8>, IngestError> {
+        let mut buf = vec![0u8; bytes];
+        file.seek(std::io::SeekFrom::Start(at))
+            .and_then(|_| file.read_exact(&mut buf))
+            .map_err(|e| IngestError::io(path, e))?;
+        Ok(buf)
+    };
+    let i32_at = |buf: &[u8], i: usize| i32::from_le_bytes(buf[i..i + 4].try_into().unwrap());
+    if is_file {
+        // "ARROW1" + padding, the stream, the footer, its i32 length and "ARROW1".
+        if len < 16 {
+            return Err(damaged("a file footer".into()));
+        }
+        let footer_len = i32_at(&read_at(len - 10, 4)?, 0);
+        if footer_len < 0 || footer_len as u64 > len - 10 {
+            return Err(damaged(format!("a footer of {footer_len} bytes")));
+        }
+        let footer_bytes = read_at(len - 10 - footer_len as u64, footer_len as usize)?;
+        let footer = arrow_ipc::root_as_footer(&footer_bytes)
+            .map_err(|e| unreadable(path, InputFormat::ArrowIpc, format!("its footer: {e}")))?;
+        let blocks = footer
+            .recordBatches()
+            .into_iter()
+            .chain(footer.dictionaries());
+        for block in blocks.flatten() {
+            let end = (block.offset() as i128)
+                + block.metaDataLength() as i128
+                + block.bodyLength() as i128;
+            if block.offset() < 0 || block.metaDataLength() < 0 || block.bodyLength() < 0 {
+                return Err(damaged(format!(
+                    "a block with a negative offset or length at {}",
+                    block.offset()
+                )));
+            }
+            if end > len as i128 {
+                return Err(damaged(format!("a block ending at byte {end}")));
+            }
+        }
+        return Ok(());
+    }
+    let mut at = 0u64;
+    while at + 4 <= len {
+        let mut meta_len = i32_at(&read_at(at, 4)?, 0);
+        at += 4;
+        if meta_len == -1 {
+            // The continuation marker, then the length.
+            if at + 4 > len {
+                break;
+            }
+            meta_len = i32_at(&read_at(at, 4)?, 0);
+            at += 4;
+        }
+        if meta_len == 0 {
+            break; // end of stream
+        }
+        if meta_len < 0 || at + meta_len as u64 > len {
+            return Err(damaged(format!(
+                "a message of {meta_len} bytes at byte {at}"
+            )));
+        }
+        let meta = read_at(at, meta_len as usize)?;
+        at += meta_len as u64;
+        // An undecodable message is left for the reader to report.
+        let Ok(message) = arrow_ipc::root_as_message(&meta) else {
+            return Ok(());
+        };
+        let body = message.bodyLength();
+        if body < 0 || at as i128 + body as i128 > len as i128 {
+            return Err(damaged(format!(
+                "a message body of {body} bytes at byte {at}"
+            )));
+        }
+        at += body as u64;
+    }
+    Ok(())
 }

@@ -371,6 +371,43 @@ fn a_recorded_vertex_count_adds_isolated_vertices_and_a_bad_one_is_refused() {
     }
 }
 
+/// A stream whose message declares a body of 8.9e18 bytes (found by the `table` fuzz target):
+/// the Arrow reader would allocate it before reading; the framing check refuses it first.
+#[test]
+fn a_forged_message_length_is_an_error_not_an_allocation() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/forged-body-length.arrows");
+    let err = read_one(&path).unwrap_err();
+    assert!(
+        err.contains("forged-body-length.arrows") && err.contains("past the file's"),
+        "{err}"
+    );
+    // The same check in an IPC file's footer: a block claiming more than the file.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.arrow");
+    write_ipc_file(
+        &file,
+        &[batch(vec![("src", ints(&[0, 1])), ("dst", ints(&[1, 0]))])],
+    );
+    let mut bytes = std::fs::read(&file).unwrap();
+    let footer_len =
+        i32::from_le_bytes(bytes[bytes.len() - 10..bytes.len() - 6].try_into().unwrap()) as usize;
+    let footer = bytes.len() - 10 - footer_len;
+    // Grow every 8-byte field of the footer that holds the body length (8 bytes, small, non-zero).
+    let body = bytes[footer..bytes.len() - 10]
+        .windows(8)
+        .position(|w| {
+            let v = i64::from_le_bytes(w.try_into().unwrap());
+            v > 0 && v < 4096 && v % 8 == 0
+        })
+        .expect("a body length in the footer");
+    let at = footer + body;
+    bytes[at..at + 8].copy_from_slice(&(1i64 << 60).to_le_bytes());
+    std::fs::write(&file, &bytes).unwrap();
+    let err = read_one(&file).unwrap_err();
+    assert!(err.contains("t.arrow"), "{err}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     /// Any edges, in row groups of any size, come back in order, ids and weights unchanged.
