@@ -24,7 +24,10 @@ pub(crate) enum BlockError {
 
 /// Iterator over blocks of whole lines (the last block may lack a final newline).
 pub(crate) struct BlockReader {
-    blocks: Receiver<Result<Vec<u8>, BlockError>>,
+    /// Taken on drop, so that the reader thread's next send fails and it ends.
+    blocks: Option<Receiver<Result<Vec<u8>, BlockError>>>,
+    /// Joined on drop: an input abandoned on an early error leaves no thread reading on.
+    worker: Option<thread::JoinHandle<()>>,
     /// Used blocks go back to the reader thread: reusing them avoids page-faulting in and
     /// zero-filling a fresh 16 MiB buffer per block.
     spare: SyncSender<Vec<u8>>,
@@ -37,8 +40,8 @@ impl BlockReader {
         let (tx, rx) = sync_channel(1);
         let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(2);
         // The thread ends at end of input, on an error, or when the receiver is dropped
-        // (its next send fails), so an early error on the consumer side does not leak it.
-        thread::spawn(move || {
+        // (its next send fails); dropping the reader joins it.
+        let worker = thread::spawn(move || {
             let mut carry: Vec<u8> = Vec::new();
             loop {
                 let mut block = spare_rx.try_recv().unwrap_or_default();
@@ -79,19 +82,30 @@ impl BlockReader {
             }
         });
         BlockReader {
-            blocks: rx,
+            blocks: Some(rx),
+            worker: Some(worker),
             spare: spare_tx,
         }
     }
 
     /// The next block; `None` at end of input.
     pub(crate) fn next_block(&mut self) -> Option<Result<Vec<u8>, BlockError>> {
-        self.blocks.recv().ok()
+        self.blocks.as_ref()?.recv().ok()
     }
 
     /// Hands a consumed block back for reuse.
     pub(crate) fn recycle(&self, block: Vec<u8>) {
         let _ = self.spare.try_send(block);
+    }
+}
+
+impl Drop for BlockReader {
+    fn drop(&mut self) {
+        // The thread is at most one block's read from its next send, which now fails.
+        self.blocks.take();
+        if let Some(worker) = self.worker.take() {
+            let _ = worker.join();
+        }
     }
 }
 
