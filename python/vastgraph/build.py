@@ -379,22 +379,22 @@ def from_pandas(
     if not columns:
         raise TypeError(f"from_pandas needs a pandas DataFrame, got {type(frame).__name__}")
 
-    def pick(given: Optional[str], usual: Sequence[str], what: str, keyword: str) -> Optional[str]:
+    def pick(given: Optional[str], usual: Sequence[str], keyword: str, required: bool = True) -> Optional[str]:
         if given is not None:
             if given not in columns:
                 raise ValueError(f"the frame has no column {given!r} ({keyword}=); its columns are {', '.join(columns)}")
             return given
         found = next((c for c in usual if c in columns), None)
-        if found is None and what != "weight":
+        if found is None and required:
             raise ValueError(
-                f"the frame has no {what} column named {' or '.join(map(repr, usual))}; "
+                f"the frame has no {keyword} column named {' or '.join(map(repr, usual))}; "
                 f"its columns are {', '.join(columns)}: name it with {keyword}="
             )
         return found
 
-    src = pick(source, ("src", "source"), "source", "source")
-    dst = pick(target, ("dst", "target"), "target", "target")
-    weights = pick(weight, ("weight",), "weight", "weight")
+    src = pick(source, ("src", "source"), "source")
+    dst = pick(target, ("dst", "target"), "target")
+    weights = pick(weight, ("weight",), "weight", required=False)
     if src == dst:
         raise ValueError(f"column {src!r} is named as both the source and the target")
     return from_edges(

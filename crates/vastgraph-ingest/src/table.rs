@@ -16,6 +16,7 @@
 //! id past the vertex limit or a weight that is not a finite number is an error naming the
 //! file, the 1-based row and the column.
 
+use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
 use std::path::Path;
@@ -126,29 +127,21 @@ fn resolve(
             .find(|u| names.contains(u))
             .map(|u| u.to_string())),
     };
-    let required = |found: Option<String>, role: &str, flag: &str, usual: &str| {
-        found.ok_or_else(|| {
+    let required = |given: &Option<String>, usual: &[&str], role: &str, flag: &str| {
+        pick(given, usual, flag)?.ok_or_else(|| {
+            let usual: Vec<String> = usual.iter().map(|u| format!("'{u}'")).collect();
             IngestError::invalid(
                 path,
                 format!(
-                    "has no {role} column named {usual}; its columns are {}: name it with {flag} COL",
+                    "has no {role} column named {}; its columns are {}: name it with {flag} COL",
+                    usual.join(" or "),
                     names.join(", ")
                 ),
             )
         })
     };
-    let src = required(
-        pick(&columns.src, &["src", "source"], "--src")?,
-        "source",
-        "--src",
-        "'src' or 'source'",
-    )?;
-    let dst = required(
-        pick(&columns.dst, &["dst", "target"], "--dst")?,
-        "target",
-        "--dst",
-        "'dst' or 'target'",
-    )?;
+    let src = required(&columns.src, &["src", "source"], "source", "--src")?;
+    let dst = required(&columns.dst, &["dst", "target"], "target", "--dst")?;
     let weight = pick(&columns.weight, &["weight"], "--weight")?;
     if src == dst {
         return Err(IngestError::invalid(
@@ -375,8 +368,11 @@ fn ids(
                 );
             }
         } else {
+            // Integer ids as labels, in decimal, as a labelled edge list holds them.
+            let mut label = String::new();
             integers(at, column, array, |index, id| {
-                let label = id.to_string();
+                label.clear();
+                write!(label, "{id}").expect("writing to a String");
                 out.push(
                     interner
                         .id_of(label.as_bytes())
@@ -599,15 +595,13 @@ fn check_ipc_framing(path: &Path, file: &mut File, is_file: bool) -> Result<(), 
             .into_iter()
             .chain(footer.dictionaries());
         for block in blocks.flatten() {
-            let end = (block.offset() as i128)
-                + block.metaDataLength() as i128
-                + block.bodyLength() as i128;
-            if block.offset() < 0 || block.metaDataLength() < 0 || block.bodyLength() < 0 {
+            let (offset, meta, body) = (block.offset(), block.metaDataLength(), block.bodyLength());
+            if offset < 0 || meta < 0 || body < 0 {
                 return Err(damaged(format!(
-                    "a block with a negative offset or length at {}",
-                    block.offset()
+                    "a block with a negative offset or length at {offset}"
                 )));
             }
+            let end = offset as i128 + meta as i128 + body as i128;
             if end > len as i128 {
                 return Err(damaged(format!("a block ending at byte {end}")));
             }
