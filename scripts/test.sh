@@ -14,6 +14,13 @@ cd "$(dirname "$0")/.."
 echo "== installing Python test dependencies"
 python3 -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 
+# The report's test renders the page in headless Chromium; without a browser it skips and
+# says so.
+if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "== installing Chromium for the report's rendering test"
+    apt-get install -y -qq chromium >/dev/null || echo "   (Chromium did not install: that test will skip)"
+fi
+
 echo "== Rust tests (profile ci)"
 cargo test --profile ci --workspace
 

@@ -15,6 +15,7 @@ mod out_of_core;
 mod progress;
 mod quickstart;
 mod reorder;
+mod report;
 mod run;
 mod signals;
 mod size;
@@ -59,6 +60,9 @@ enum Command {
     Export(export::ExportArgs),
     /// Run an algorithm on a store.
     Run(Box<run::RunArgs>),
+    /// Write a self-contained HTML page: the degree distribution and, for runs' stats
+    /// records, their passes and top vertices.
+    Report(report::ReportArgs),
     /// List the algorithms with their parameters.
     Algorithms {
         /// As JSON: name, summary, parameters, resumable, in_passes.
@@ -134,6 +138,7 @@ where
         Command::Info(a) => info::run(a),
         Command::Export(a) => export::run(a, cli.quiet),
         Command::Run(a) => run::run(*a, cli.quiet),
+        Command::Report(a) => report::run(a),
         Command::Algorithms { json } => list_algorithms(json),
         Command::Quickstart(a) => quickstart::run(a),
         Command::Completions { shell } => {

@@ -103,6 +103,7 @@ pub fn run(args: &RunArgs, params: &Params, budget: u64, quiet: bool) -> anyhow:
         "verify_seconds": out.output.verify_seconds,
         "resumed_from_iteration": params.checkpoint.as_ref().and_then(|c| c.resumed_from()),
         "extra": out.output.stats.extra,
+        "top": crate::top::top_record(out.output.values.as_ref(), args.top.unwrap_or(crate::top::STATS_TOP)),
         "bytes_read": io["bytes_read"],
         "io_requests": io["requests"],
         "read_mb_per_s": io["read_mb_per_s"],

@@ -308,6 +308,7 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
         "verify_seconds": out.verify_seconds,
         "resumed_from_iteration": params.checkpoint.as_ref().and_then(|c| c.resumed_from()),
         "extra": out.stats.extra,
+        "top": crate::top::top_record(out.values.as_ref(), args.top.unwrap_or(crate::top::STATS_TOP)),
     });
     write_stats(args.stats.as_deref(), &stats)?;
     let extra: Vec<String> = out

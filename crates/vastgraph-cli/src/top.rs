@@ -52,6 +52,22 @@ pub fn top_k(values: &Values, k: usize) -> anyhow::Result<Vec<(u32, f64)>> {
     Ok(top.into_iter().map(|Ranked(x, v)| (v, x)).collect())
 }
 
+/// Vertices a stats record ranks when `--top` is not given.
+pub const STATS_TOP: usize = 10;
+
+/// The stats record's `top`: the `k` vertices with the largest values, as `{vertex, value}`
+/// records, largest first; an empty list for an algorithm without a value per vertex. `vastgraph
+/// report` shows them with their labels.
+pub fn top_record(values: Option<&Values>, k: usize) -> serde_json::Value {
+    let top = values
+        .filter(|v| !matches!(v, Values::Rows { .. }))
+        .map(|v| top_k(v, k).unwrap_or_default())
+        .unwrap_or_default();
+    top.into_iter()
+        .map(|(vertex, value)| serde_json::json!({ "vertex": vertex, "value": value }))
+        .collect()
+}
+
 /// Prints the `k` vertices of `store` with the largest `values`, with their labels.
 pub fn print_top(store: &Path, algorithm: &str, values: &Values, k: usize) -> anyhow::Result<()> {
     let top = top_k(values, k)?;
