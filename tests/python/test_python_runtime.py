@@ -78,7 +78,7 @@ def test_gil_is_released_during_a_build(tmp_path):
 
 def interrupt_after_ready(script, tmp_path, *, wait_ready=120):
     """Runs `script` in a child Python; once it prints READY, sends SIGINT after 0.5 s and
-    returns (seconds from SIGINT to exit, return code, stderr)."""
+    returns (seconds from SIGINT to exit, return code, stderr, stdout)."""
     path = tmp_path / "child.py"
     path.write_text(textwrap.dedent(script))
     # A shell without job control starts background commands with SIGINT ignored, and an
@@ -107,7 +107,7 @@ def interrupt_after_ready(script, tmp_path, *, wait_ready=120):
         except subprocess.TimeoutExpired:
             child.kill()
             raise AssertionError("the child did not stop within 10 s of SIGINT") from None
-        return time.monotonic() - sent, child.returncode, child.stderr.read()
+        return time.monotonic() - sent, child.returncode, child.stderr.read(), child.stdout.read()
     finally:
         if child.poll() is None:
             child.kill()
@@ -127,10 +127,37 @@ def test_ctrl_c_stops_a_long_pagerank_within_a_second(long_graph, tmp_path):
             raise
         print("finished?!", flush=True)
     """
-    seconds, code, stderr = interrupt_after_ready(script, tmp_path)
+    seconds, code, stderr, _ = interrupt_after_ready(script, tmp_path)
     assert "KeyboardInterrupt" in stderr
     assert code != 0
     assert seconds < 2.0, f"exit took {seconds:.2f} s after SIGINT"
+
+
+@pytest.mark.parametrize("memory", [None, "64MiB"])
+def test_ctrl_c_stops_the_kernel_itself_and_the_next_run_completes(long_graph, tmp_path, memory):
+    """The interrupted kernel must not run on in the background: the process's CPU time
+    stays still after the KeyboardInterrupt, and a run started after it goes to its end."""
+    script = f"""
+        import os, time, vastgraph as vg
+        g = vg.open({long_graph.path!r})
+        print("READY", flush=True)
+        try:
+            vg.run(g, "pagerank", tolerance=0.0, max_iters=10**7, memory={memory!r})
+        except KeyboardInterrupt:
+            before = os.times()
+            time.sleep(1.0)
+            after = os.times()
+            print("CPU", (after.user + after.system) - (before.user + before.system), flush=True)
+            result = vg.run(g, "pagerank", tolerance=0.0, max_iters=3, memory={memory!r})
+            print("NEXT", result.stats["iterations"], flush=True)
+    """
+    seconds, code, stderr, stdout = interrupt_after_ready(script, tmp_path)
+    assert code == 0, stderr
+    cpu = float(stdout.split("CPU")[1].split()[0])
+    # A kernel left running would use about a CPU-second a thread in that second.
+    assert cpu < 0.3, f"{cpu:.2f} CPU-seconds used in the second after the interrupt"
+    assert "NEXT 3" in stdout, stdout
+    assert seconds < 6.0, f"took {seconds:.2f} s after SIGINT"
 
 
 def test_ctrl_c_cancels_a_build_and_leaves_nothing_behind(tmp_path):
@@ -144,7 +171,7 @@ def test_ctrl_c_cancels_a_build_and_leaves_nothing_behind(tmp_path):
         vg.from_edges(src, dst, path={str(target)!r}, memory="256MiB")
         print("finished?!", flush=True)
     """
-    seconds, code, stderr = interrupt_after_ready(script, tmp_path)
+    seconds, code, stderr, _ = interrupt_after_ready(script, tmp_path)
     assert "KeyboardInterrupt" in stderr, stderr
     assert seconds < 2.0, f"exit took {seconds:.2f} s after SIGINT"
     assert not target.exists()

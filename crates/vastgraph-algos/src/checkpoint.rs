@@ -601,7 +601,12 @@ pub(crate) fn after_iteration<'a>(
 ) -> Result<(), AlgoError> {
     match checkpoint {
         Some(c) => c.after_iteration(algorithm, parameters, iteration, state),
-        None => Ok(()),
+        // Without a checkpoint there is nothing to save: a run abandoned by its host stops
+        // here, between iterations ([`vastgraph_engine::interrupt`]).
+        None => {
+            vastgraph_engine::interrupt::check();
+            Ok(())
+        }
     }
 }
 

@@ -288,6 +288,8 @@ where
         .into_par_iter()
         .with_max_len(1)
         .map(|block| {
+            // A run abandoned from the host stops here (counting has no engine operation).
+            vastgraph_engine::interrupt::check();
             let slot = &scratch[rayon::current_thread_index().unwrap_or(0) % scratch.len()];
             let mut s = slot.lock().unwrap_or_else(|e| e.into_inner());
             if s.marked.is_empty() {

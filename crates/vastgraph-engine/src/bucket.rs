@@ -151,6 +151,7 @@ impl<K: Fn(Vertex) -> u64> Buckets<K> {
     /// The next non-empty bucket: its key and its vertices (distinct, ascending). None when
     /// every vertex's key is [`NO_BUCKET`].
     pub fn next_bucket(&mut self) -> Option<(u64, Vec<Vertex>)> {
+        crate::interrupt::check();
         loop {
             while self.cur < OPEN_BUCKETS {
                 let want = self.base + self.cur as u64;

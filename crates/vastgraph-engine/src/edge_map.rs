@@ -97,6 +97,7 @@ pub fn edge_map<A: Adjacency, F: EdgeMapFn>(
     f: &F,
     opts: &EdgeMapOptions,
 ) -> VertexSubset {
+    crate::interrupt::check();
     let n = g.num_vertices();
     if frontier.is_empty() {
         return VertexSubset::empty(n);

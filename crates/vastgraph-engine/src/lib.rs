@@ -12,6 +12,7 @@ pub mod edge_map;
 pub mod error;
 pub mod filter;
 pub mod graph;
+pub mod interrupt;
 pub mod lane_sum;
 pub mod memory;
 pub mod ooc;

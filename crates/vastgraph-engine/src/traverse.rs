@@ -160,6 +160,7 @@ impl Traversal for OocGraph {
     where
         V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
     {
+        crate::interrupt::check();
         self.scan(spec, visit)
             .map(|record| record.arcs_processed)
             .map_err(EngineError::read)
@@ -184,6 +185,7 @@ impl Traversal for OocGraph {
     where
         V: Fn(Vertex, Vertex) + Sync,
     {
+        crate::interrupt::check();
         if !self.has_first_neighbors() {
             return pass_first_neighbors(self, set, visit);
         }
@@ -196,6 +198,7 @@ impl Traversal for OocGraph {
     where
         W: Fn(Vertex, &[Vertex]) -> bool + Sync,
     {
+        crate::interrupt::check();
         self.pull_lists(spec, walk).map_err(EngineError::read)
     }
 
@@ -237,6 +240,7 @@ where
             break;
         }
         passes += 1;
+        crate::interrupt::check();
         if count <= SMALL_FRONTIER {
             let (lists, relaxed, left) = relax_from_queue(g, &active, &relax, &activated)?;
             arcs += relaxed;
@@ -406,6 +410,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
     {
+        crate::interrupt::check();
         if let Some(g) = self.out().on_disk() {
             return g.pass(spec, visit);
         }
@@ -446,6 +451,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         V: Fn(Vertex, Vertex) + Sync,
     {
+        crate::interrupt::check();
         if let Some(g) = self.out().on_disk() {
             return g.first_neighbors(set, visit);
         }
@@ -463,6 +469,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         W: Fn(Vertex, &[Vertex]) -> bool + Sync,
     {
+        crate::interrupt::check();
         if let Some(g) = self.out().on_disk() {
             return g.pull(spec, walk);
         }

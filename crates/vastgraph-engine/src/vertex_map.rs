@@ -7,6 +7,7 @@ use rayon::prelude::*;
 
 /// Applies `f` to every vertex of the subset.
 pub fn vertex_map<F: Fn(Vertex) + Sync + Send>(subset: &VertexSubset, f: F) {
+    crate::interrupt::check();
     subset.par_for_each(f)
 }
 
@@ -15,6 +16,7 @@ pub fn vertex_filter<F: Fn(Vertex) -> bool + Sync + Send>(
     subset: &VertexSubset,
     keep: F,
 ) -> VertexSubset {
+    crate::interrupt::check();
     let n = subset.num_vertices();
     match subset {
         VertexSubset::Sparse { ids, .. } => {

@@ -13,7 +13,7 @@ use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptio
 use vastgraph_algos::registry::{run_on_store, Params, Values, ALGORITHMS};
 use vastgraph_engine::ooc::OocOptions;
 
-use crate::background::{run_cancellable, run_detached, BuildProgress};
+use crate::background::{run_abandoning, run_cancellable, BuildProgress};
 use crate::errors::chain_error;
 use crate::store::NativeStore;
 
@@ -143,12 +143,12 @@ pub fn run_algorithm<'py>(
         Ok((out, None, threads_used))
     };
     // With a checkpoint, Ctrl-C asks the kernel to save its state and stop, and waits for it;
-    // without one, the kernel is left to finish in the background.
+    // without one, the run is abandoned at the engine's next operation.
     let (out, io, threads_used) = match &checkpoint {
         Some(_) => run_cancellable(py, threads, &BuildProgress::default(), None, || {
             work().map_err(chain_error)
         })?,
-        None => run_detached(py, threads, work)?.map_err(chain_error)?,
+        None => run_abandoning(py, threads, work)?.map_err(chain_error)?,
     };
     let stats = serde_json::json!({
         "algorithm": name,

@@ -7,9 +7,11 @@
 //! to report progress. Other Python threads run freely meanwhile.
 //!
 //! Two ways to stop on Ctrl-C:
-//! - [`run_detached`]: for kernels that cannot be cancelled (the algorithms). The
-//!   `KeyboardInterrupt` is raised at once; the worker finishes in the background and its
-//!   result is dropped (it owns everything it uses, so nothing dangles).
+//! - [`run_abandoning`]: for the algorithms without a checkpoint, which have nothing to save.
+//!   The run is abandoned (`vastgraph_engine::interrupt`): the kernel unwinds at the engine's
+//!   next operation, and `KeyboardInterrupt` is raised once the worker has stopped. A kernel
+//!   that reaches no engine operation within [`ABANDON_GRACE`] is left to finish in the
+//!   background, its result dropped (it owns everything it uses, so nothing dangles).
 //! - [`run_cancellable`]: for store builds, which poll `vastgraph_store::cancel_requested()`.
 //!   Cancellation is requested, the worker is awaited (the build removes its temporary files),
 //!   and then `KeyboardInterrupt` is raised.
@@ -71,28 +73,61 @@ fn wait_once<T: Send>(
     })
 }
 
-/// Runs `work` on a detached worker thread; Ctrl-C raises `KeyboardInterrupt` at once and
-/// leaves the worker to finish on its own.
-pub fn run_detached<T: Send + 'static>(
+/// How long Ctrl-C waits for an abandoned kernel to stop before it leaves it to finish in the
+/// background.
+pub const ABANDON_GRACE: Duration = Duration::from_secs(5);
+
+/// Runs `work` on a worker thread. On Ctrl-C, abandons the run (every kernel in the process
+/// stops at its next engine operation), waits up to [`ABANDON_GRACE`] for the worker, and
+/// raises `KeyboardInterrupt`; a second Ctrl-C raises it at once.
+pub fn run_abandoning<T: Send + 'static>(
     py: Python<'_>,
     threads: Option<usize>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
     let pool = threads.map(thread_pool).transpose()?;
+    // A request left by an earlier interrupted run must not stop this one.
+    vastgraph_engine::interrupt::clear();
     let (tx, mut rx) = mpsc::channel();
     let worker = std::thread::Builder::new()
         .name("vastgraph-worker".into())
         .spawn(move || {
-            // The receiver is gone when the caller was interrupted: nobody wants the result.
-            let _ = tx.send(in_pool(pool, work));
+            // None: abandoned. The receiver is gone when the caller stopped waiting.
+            let outcome = vastgraph_engine::interrupt::catch_abandoned(|| in_pool(pool, work));
+            let _ = tx.send(outcome);
         })
         .map_err(|e| PyValueError::new_err(format!("cannot start a worker thread: {e}")))?;
+    let mut interrupted: Option<(PyErr, std::time::Instant)> = None;
     loop {
         let (got, back) = wait_once(py, rx);
         rx = back;
         match got {
-            Ok(value) => return Ok(value),
-            Err(RecvTimeoutError::Timeout) => py.check_signals()?,
+            Ok(outcome) => {
+                return match (interrupted, outcome) {
+                    (Some((e, _)), _) => Err(e),
+                    (None, Some(value)) => Ok(value),
+                    // Abandoned by a Ctrl-C that reached another run of the process.
+                    (None, None) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
+                        "the run was abandoned: Ctrl-C stops every vastgraph run in the process",
+                    )),
+                };
+            }
+            Err(RecvTimeoutError::Timeout) => match &interrupted {
+                None => {
+                    if let Err(e) = py.check_signals() {
+                        vastgraph_engine::interrupt::abandon_runs();
+                        interrupted = Some((e, std::time::Instant::now()));
+                    }
+                }
+                Some((_, since)) => {
+                    // A second Ctrl-C, or a kernel that reaches no engine operation: stop
+                    // waiting for it.
+                    let again = py.check_signals();
+                    if again.is_err() || since.elapsed() >= ABANDON_GRACE {
+                        return Err(interrupted.unwrap().0);
+                    }
+                }
+            },
             Err(RecvTimeoutError::Disconnected) => {
                 return Err(match worker.join() {
                     Err(payload) => panic_error(payload),

@@ -248,6 +248,7 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
     /// Sage's filterEdges: packs every vertex with `predicate`; returns the active arcs left.
     /// Both copies of every edge have then been judged, so no vertex is left dirty.
     pub fn filter_edges<P: Fn(Vertex, Vertex) -> bool + Sync>(&mut self, predicate: P) -> u64 {
+        crate::interrupt::check();
         let n = self.num_vertices();
         let kept: u64 = (0..n as Vertex)
             .into_par_iter()
@@ -266,6 +267,7 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
         subset: &VertexSubset,
         predicate: P,
     ) -> PackedSubset {
+        crate::interrupt::check();
         let ids = match subset.sparse_ids() {
             Some(ids) => ids.to_vec(),
             None => subset.to_sorted_ids(),
@@ -291,6 +293,7 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
     /// left to clear). Afterwards a symmetric filter is a symmetric graph again. Returns the
     /// number of packs done.
     pub fn pack_dirty<P: Fn(Vertex, Vertex) -> bool + Sync>(&mut self, predicate: P) -> usize {
+        crate::interrupt::check();
         let mut packs = 0;
         loop {
             let ids = self.dirty_vertices();

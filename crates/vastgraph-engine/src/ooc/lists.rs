@@ -371,6 +371,8 @@ impl OocLists<'_> {
         weighted: bool,
         mut f: F,
     ) -> bool {
+        // Before any read and before the thread's buffer is borrowed: nothing to undo.
+        crate::interrupt::check();
         let g = self.g;
         let hi = hi.min(g.degree(v));
         if lo >= hi {
