@@ -23,12 +23,20 @@ use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyErr
 use crate::hashing::seeded_hash;
 use crate::serial_check::check_edges_of;
 
-/// The DRAM the kernel keeps beside the graph ([`StateSize`]): the graph filter (a bit per arc and
-/// its block index), priorities, matched flags and the edges.
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]), at its peak: the graph filter (at
+/// most 28 bytes a vertex and 2 bits an arc: 12 bytes of vertex arrays, one 16-byte block slot
+/// for every vertex with arcs and one for every 64 arcs), a pointer and a matched bit a vertex,
+/// the matching (at most n/2 edges of 8 bytes), and a phase's edges (n/4 edges of 8 bytes,
+/// twice while they are gathered) or, after it, the packing's ids and degrees.
 pub const STATE: StateSize = StateSize {
-    bytes_per_vertex: 56,
-    bits_per_arc: 3,
+    bytes_per_vertex: 44,
+    bits_per_arc: 2,
 };
+
+/// A phase extracts about n / this many edges. Sage's O(n) edges a phase; a quarter keeps the
+/// phase's 16 bytes an edge at 4 bytes a vertex, so that the kernel fits 1 GiB beside the
+/// offsets on a 2^24-vertex Kronecker graph (the result does not depend on the phase size).
+const DEFAULT_PHASE_DIVISOR: usize = 4;
 
 const ALGORITHM: &str = "matching";
 
@@ -38,7 +46,7 @@ const NO_EDGE: u32 = u32::MAX;
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MatchingParams {
     pub seed: u64,
-    /// Edges matched per phase (0: one per vertex, Sage's O(n)).
+    /// Edges extracted per phase (0: one per four vertices, Sage's O(n); see [`STATE`]).
     pub edges_per_phase: usize,
 }
 
@@ -74,7 +82,7 @@ pub fn maximal_matching<A: Adjacency>(
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
     let per_phase = if params.edges_per_phase == 0 {
-        n.max(1)
+        n.div_ceil(DEFAULT_PHASE_DIVISOR).max(1)
     } else {
         params.edges_per_phase
     } as u128;

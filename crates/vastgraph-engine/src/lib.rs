@@ -27,7 +27,8 @@ pub use compressed::CompressedAdjacency;
 pub use edge_map::{edge_map, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptions};
 pub use error::EngineError;
 pub use filter::{
-    make_filter, FilterStats, FilteredAdjacency, GraphFilter, PackedSubset, FILTER_BLOCK_SIZE,
+    make_filter, FilterStats, FilteredAdjacency, GraphFilter, PackedSubset, PredicateView,
+    FILTER_BLOCK_SIZE,
 };
 pub use graph::{
     Adjacency, CsrAdjacency, CsrGraph, Graph, InMemoryGraph, ListVisitor, NoSlices, NEIGHBOR_BLOCK,

@@ -11,8 +11,9 @@
 //! edges in the vertex's earlier live blocks (so the k-th active edge is found by a binary
 //! search). Per vertex: its active degree, the first slot of its region and its live block
 //! count; plus one dirty bit. Slots of a vertex are contiguous and never move to another vertex,
-//! so packing different vertices in parallel touches disjoint memory. Memory: 3 words + 1 bit per
-//! vertex and 2 words per block, O(n) words + O(m) bits; [`GraphFilter::stats`] reports it.
+//! so packing different vertices in parallel touches disjoint memory. Memory: 12 bytes and a bit
+//! a vertex (16 bytes once the slots number 2^32 or more) and 16 bytes a block slot (its bits
+//! and its metadata), O(n) words + O(m) bits; [`GraphFilter::stats`] reports it.
 //!
 //! Packing a vertex evaluates the predicate on its active edges (decoding each block with a
 //! non-zero word once), clears the bits of the edges that fail, and when at least a quarter of
@@ -35,7 +36,7 @@ use crate::graph::Adjacency;
 use crate::subset::VertexSubset;
 use crate::Vertex;
 
-pub use view::FilteredAdjacency;
+pub use view::{FilteredAdjacency, PredicateView};
 
 /// Edges per filter block: Sage's F_B, and the compressed codec's block size.
 pub const FILTER_BLOCK_SIZE: usize = 64;
@@ -85,7 +86,7 @@ pub struct GraphFilter<'g, A: Adjacency> {
     /// 64-bit words per block (block size / 64).
     words_per_block: usize,
     /// First slot of each vertex's region (n + 1 entries); the region is fixed at build time.
-    block_start: Vec<u64>,
+    block_start: SlotStarts,
     /// Live blocks of each vertex: the first `block_count[v]` slots of its region.
     block_count: Vec<AtomicU32>,
     /// Active edges of each vertex (bits set in its live blocks).
@@ -98,6 +99,53 @@ pub struct GraphFilter<'g, A: Adjacency> {
     meta: Vec<AtomicU64>,
     active_arcs: u64,
     compactions: AtomicU64,
+}
+
+/// The first slot of each vertex's region: 32-bit entries while the slots number fewer than
+/// 2^32 (the usual case: half the memory, 64 MiB less on 2^24 vertices), 64-bit beyond.
+enum SlotStarts {
+    Narrow(Vec<u32>),
+    Wide(Vec<u64>),
+}
+
+impl SlotStarts {
+    /// The prefix sums of `slots_of(v)` over `0..n`, `n + 1` entries summing to `total`.
+    fn new(n: usize, total: u64, slots_of: impl Fn(usize) -> u64) -> SlotStarts {
+        fn prefix<T: TryFrom<u64>>(n: usize, slots_of: impl Fn(usize) -> u64) -> Vec<T> {
+            let mut starts = Vec::with_capacity(n + 1);
+            let mut next = 0u64;
+            for v in 0..=n {
+                starts.push(
+                    T::try_from(next)
+                        .ok()
+                        .expect("the total fits the entry width"),
+                );
+                if v < n {
+                    next += slots_of(v);
+                }
+            }
+            starts
+        }
+        match u32::try_from(total) {
+            Ok(_) => SlotStarts::Narrow(prefix(n, slots_of)),
+            Err(_) => SlotStarts::Wide(prefix(n, slots_of)),
+        }
+    }
+
+    #[inline]
+    fn get(&self, v: usize) -> usize {
+        match self {
+            SlotStarts::Narrow(s) => s[v] as usize,
+            SlotStarts::Wide(s) => s[v] as usize,
+        }
+    }
+
+    fn bytes(&self) -> u64 {
+        match self {
+            SlotStarts::Narrow(s) => 4 * s.len() as u64,
+            SlotStarts::Wide(s) => 8 * s.len() as u64,
+        }
+    }
 }
 
 #[inline]
@@ -136,13 +184,9 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
             .into_par_iter()
             .map(|v| u32::try_from(adj.degree(v)).expect("a vertex has fewer than 2^32 neighbours"))
             .collect();
-        let mut block_start = Vec::with_capacity(n + 1);
-        let mut slots = 0u64;
-        for &d in &degrees {
-            block_start.push(slots);
-            slots += (d as usize).div_ceil(block_size) as u64;
-        }
-        block_start.push(slots);
+        let slots_of = |v: usize| (degrees[v] as usize).div_ceil(block_size) as u64;
+        let slots: u64 = (0..n).into_par_iter().map(slots_of).sum();
+        let block_start = SlotStarts::new(n, slots, slots_of);
         let words_per_block = block_size / 64;
         let bits: Vec<AtomicU64> = (0..slots as usize * words_per_block)
             .into_par_iter()
@@ -155,7 +199,7 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
             words_per_block,
             block_count: (0..n)
                 .into_par_iter()
-                .map(|v| AtomicU32::new((block_start[v + 1] - block_start[v]) as u32))
+                .map(|v| AtomicU32::new((block_start.get(v + 1) - block_start.get(v)) as u32))
                 .collect(),
             degree: degrees.into_par_iter().map(AtomicU32::new).collect(),
             block_start,
@@ -173,7 +217,7 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
             .into_par_iter()
             .with_min_len(VERTICES_PER_TASK)
             .for_each(|v| {
-                let first = f.block_start[v] as usize;
+                let first = f.block_start.get(v);
                 let deg = f.degree[v].load(Relaxed) as usize;
                 for i in 0..f.block_count[v].load(Relaxed) as usize {
                     let slot = first + i;
@@ -325,7 +369,7 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
         // be lost (this pack evaluates the predicate on all of v's edges anyway).
         self.dirty[v as usize / 64].fetch_and(!(1u64 << (v % 64)), Relaxed);
         let old = self.degree[v as usize].load(Relaxed);
-        let first = self.block_start[v as usize] as usize;
+        let first = self.block_start.get(v as usize);
         let count = self.block_count[v as usize].load(Relaxed) as usize;
         if old == 0 {
             return (0, 0);
@@ -503,7 +547,7 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
         skip: usize,
         mut f: F,
     ) -> bool {
-        let first = self.block_start[v as usize] as usize;
+        let first = self.block_start.get(v as usize);
         let count = self.block_count[v as usize].load(Relaxed) as usize;
         if count == 0 || skip >= self.degree(v) {
             return true;
@@ -620,8 +664,7 @@ impl<'g, A: Adjacency> GraphFilter<'g, A> {
 
     pub fn stats(&self) -> FilterStats {
         let n = self.num_vertices() as u64;
-        let vertex_bytes =
-            self.block_start.len() as u64 * 8 + n * 4 * 2 + self.dirty.len() as u64 * 8;
+        let vertex_bytes = self.block_start.bytes() + n * 4 * 2 + self.dirty.len() as u64 * 8;
         let block_bytes = self.bits.len() as u64 * 8 + self.meta.len() as u64 * 8;
         FilterStats {
             bytes: vertex_bytes + block_bytes,

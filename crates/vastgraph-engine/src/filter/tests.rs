@@ -105,9 +105,9 @@ fn check<A: Adjacency>(
         prop_assert_eq!(finished, d < stop.max(1));
         prop_assert_eq!(seen, stop.max(1).min(d));
         // Block invariants: live blocks hold every active edge in their original order.
-        let first = f.block_start[v as usize] as usize;
+        let first = f.block_start.get(v as usize);
         let live = f.block_count[v as usize].load(Relaxed) as usize;
-        prop_assert!(first + live <= f.block_start[v as usize + 1] as usize);
+        prop_assert!(first + live <= f.block_start.get(v as usize + 1));
         let ids: Vec<usize> = (first..first + live).map(|s| f.block_id(s)).collect();
         prop_assert!(ids.windows(2).all(|w| w[0] < w[1]));
         prop_assert!(live >= d.div_ceil(f.block_size()));
