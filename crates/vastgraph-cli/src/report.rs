@@ -10,6 +10,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 use rayon::prelude::*;
 use vastgraph_store::Store;
@@ -197,14 +198,8 @@ fn degree_plot(series: &[(&str, RGBColor, Vec<(u64, u64)>)]) -> anyhow::Result<S
     };
     let max_degree = points().map(|p| p.0).max().unwrap_or(1).max(2) as f64;
     let max_count = points().map(|p| p.1).max().unwrap_or(1).max(2) as f64;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, PLOT_SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
+    svg_plot(|root| {
+        let mut chart = chart_on(root)
             .build_cartesian_2d(
                 (1f64..max_degree * 1.5).log_scale(),
                 (1f64..max_count * 1.5).log_scale(),
@@ -237,9 +232,35 @@ fn degree_plot(series: &[(&str, RGBColor, Vec<(u64, u64)>)]) -> anyhow::Result<S
             .background_style(WHITE)
             .draw()
             .map_err(plot_error)?;
+        Ok(())
+    })
+}
+
+/// One plot as an SVG element: a white canvas of [`PLOT_SIZE`] on which `draw` builds its chart
+/// from [`chart_on`].
+fn svg_plot(
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> anyhow::Result<()>,
+) -> anyhow::Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, PLOT_SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        draw(&root)?;
         root.present().map_err(plot_error)?;
     }
     Ok(svg)
+}
+
+/// The page's chart layout: margins and room for the axes' labels.
+fn chart_on<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(70);
+    builder
 }
 
 fn plot_error<E: std::fmt::Display>(e: E) -> anyhow::Error {
@@ -329,14 +350,8 @@ fn pass_plots(page: &mut String, passes: &[serde_json::Value]) -> anyhow::Result
     let max_bytes = bytes.iter().copied().fold(0.0, f64::max).max(1e-3);
 
     page.push_str("<h3>Frontier per pass</h3>\n");
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, PLOT_SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
+    page.push_str(&svg_plot(|root| {
+        let mut chart = chart_on(root)
             .build_cartesian_2d(
                 -0.5f64..k as f64 - 0.5,
                 (1f64..max_frontier * 1.5).log_scale(),
@@ -363,19 +378,12 @@ fn pass_plots(page: &mut String, passes: &[serde_json::Value]) -> anyhow::Result
                     }),
             )
             .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
-    }
-    page.push_str(&svg);
+        Ok(())
+    })?);
 
     page.push_str("<h3>Bytes read per pass, by I/O mode</h3>\n");
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, PLOT_SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
+    page.push_str(&svg_plot(|root| {
+        let mut chart = chart_on(root)
             .build_cartesian_2d(-0.5f64..k as f64 - 0.5, 0f64..max_bytes * 1.15)
             .map_err(plot_error)?;
         chart
@@ -413,9 +421,8 @@ fn pass_plots(page: &mut String, passes: &[serde_json::Value]) -> anyhow::Result
             .background_style(WHITE)
             .draw()
             .map_err(plot_error)?;
-        root.present().map_err(plot_error)?;
-    }
-    page.push_str(&svg);
+        Ok(())
+    })?);
     Ok(())
 }
 
