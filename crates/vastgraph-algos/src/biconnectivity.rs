@@ -13,8 +13,8 @@
 //!    iff c's subtree has an edge leaving p's subtree, i.e. low(c) < pre(p) or high(c) ≥
 //!    pre(p) + size(p). Connectivity runs on the kept edges: a [`PredicateView`] decides each
 //!    arc as it is read. Sage keeps a graph filter here, but the predicate is fixed once the
-//!    numbering is done, so its bits would only record what the predicate says again, at 16
-//!    bytes a vertex and 2 bits an arc (497 MiB of the 945 MiB heap peak on Kronecker 24).
+//!    numbering is done, so its bits would only record what the predicate says again (the
+//!    filter was 497 MiB of the 945 MiB heap peak on Kronecker 24).
 //! 3. The component of a non-root v is the biconnected component of the edge (parent(v), v); a
 //!    non-tree edge belongs to its ends' common component. So the number of biconnected
 //!    components is the number of components among non-root vertices, and v is an articulation

@@ -59,10 +59,8 @@ pub const STATS_TOP: usize = 10;
 /// records, largest first; an empty list for an algorithm without a value per vertex. `vastgraph
 /// report` shows them with their labels.
 pub fn top_record(values: Option<&Values>, k: usize) -> serde_json::Value {
-    let top = values
-        .filter(|v| !matches!(v, Values::Rows { .. }))
-        .map(|v| top_k(v, k).unwrap_or_default())
-        .unwrap_or_default();
+    // top_k refuses rows (random walks): they rank nothing.
+    let top = values.and_then(|v| top_k(v, k).ok()).unwrap_or_default();
     top.into_iter()
         .map(|(vertex, value)| serde_json::json!({ "vertex": vertex, "value": value }))
         .collect()

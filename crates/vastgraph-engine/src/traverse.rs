@@ -410,10 +410,10 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
     {
-        crate::interrupt::check();
         if let Some(g) = self.out().on_disk() {
             return g.pass(spec, visit);
         }
+        crate::interrupt::check();
         let out = self.out();
         let weighted = self.is_weighted() && !spec.ids_only;
         let list = |v: Vertex| -> u64 {
@@ -451,10 +451,10 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         V: Fn(Vertex, Vertex) + Sync,
     {
-        crate::interrupt::check();
         if let Some(g) = self.out().on_disk() {
             return g.first_neighbors(set, visit);
         }
+        crate::interrupt::check();
         let out = self.out();
         Ok(for_each_set(set, |v| match out.first_neighbor(v) {
             Some(first) => {
@@ -469,10 +469,10 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         W: Fn(Vertex, &[Vertex]) -> bool + Sync,
     {
-        crate::interrupt::check();
         if let Some(g) = self.out().on_disk() {
             return g.pull(spec, walk);
         }
+        crate::interrupt::check();
         let out = self.out();
         let from = usize::from(spec.first_settled.is_some());
         Ok(for_each_set(spec.set, |v| {
