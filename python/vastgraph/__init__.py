@@ -17,6 +17,7 @@ here; :func:`run` reaches them by registry name and returns the run statistics a
 
 from ._native import __version__
 from .kernels import (
+    GENERATED,
     REGISTRY_NAMES,
     RunResult,
     algorithms,
@@ -92,3 +93,7 @@ __all__ = [
     "widest_path",
     "write_parquet",
 ]
+
+# The registry's algorithms without a hand-written function, as functions of their name.
+globals().update(GENERATED)
+__all__ += sorted(GENERATED)

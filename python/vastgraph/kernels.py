@@ -6,20 +6,18 @@ name, and its keyword arguments become the registry's parameters. :func:`run` re
 registry algorithm by name and also returns the run statistics.
 
 Arrays come straight from Rust without a copy. The GIL is released while a kernel runs, so
-other Python threads keep running. Ctrl-C raises KeyboardInterrupt within about 0.1 s; the
-kernels cannot be cancelled, so the interrupted run finishes in the background (using CPU
-until it ends) and its result is dropped.
+other Python threads keep running. Ctrl-C raises KeyboardInterrupt within about 0.1 s, and the
+kernel stops at its next step (a run with ``checkpoint=`` saves its state first).
 
 Common keyword arguments:
 
 - ``threads``: run in a pool of that many threads (default: all cores).
-- ``memory``: a memory budget (bytes or ``"4GiB"``), as the CLI's ``--memory``. bfs, sssp, cc,
-  pagerank and maximal_independent_set then run out of core: vertex state and I/O buffers stay
-  within the budget and neighbour lists are read from disk (O_DIRECT, not the page cache); the
-  statistics gain ``out_of_core`` (bytes read, requests, MB/s, the I/O mode of every
-  iteration). Other algorithms run in memory if the graph and their state fit the budget and
-  raise ValueError otherwise, as does a budget below the O(n) state (the message gives the
-  minimum). Without ``memory`` the graph is memory-mapped and the page cache is used freely.
+- ``memory``: a memory budget (bytes or ``"4GiB"``), as the CLI's ``--memory``. Every algorithm
+  then runs within it: in memory when the mapped graph and its state fit, otherwise out of core,
+  vertex state and I/O buffers within the budget and neighbour lists read from disk (O_DIRECT,
+  not the page cache); the statistics then fill ``out_of_core`` (bytes read, requests, MB/s,
+  the I/O mode of every pass). A budget below the O(n) state raises ValueError giving the
+  minimum. Without ``memory`` the graph is memory-mapped and the page cache is used freely.
 """
 
 from __future__ import annotations
@@ -35,7 +33,9 @@ from . import _native
 from ._options import Memory, check_threads, parse_memory
 from .graph import Graph, _dense_id
 
-_PARAM_NAMES = frozenset(_native.param_names())
+# Every parameter name of the registry with its kind (each algorithm checks its own in Rust).
+_PARAM_KINDS = {p["name"]: p["kind"] for a in json.loads(_native.algorithms()) for p in a["parameters"]}
+_PARAM_NAMES = frozenset(_PARAM_KINDS)
 # NetworkX's names for the registry's parameters, taken by :func:`run` as well.
 _NX_NAMES = {"alpha": "damping", "tol": "tolerance", "max_iter": "max_iters"}
 
@@ -65,10 +65,36 @@ class RunResult(NamedTuple):
 
 def algorithms() -> List[Dict[str, Any]]:
     """The registry's algorithms, as ``vastgraph algorithms --json`` lists them: for each a
-    dict of ``name`` (for :func:`run`), ``summary``, ``parameters`` (the keyword arguments
-    it takes; any other is an error), ``resumable`` (saves checkpoints) and ``in_passes``
-    (reads its lists in passes within a memory budget)."""
+    dict of ``name`` (for :func:`run`), ``summary``, ``parameters`` (the keyword arguments it
+    takes, each a dict of ``name``, ``kind``, ``default``, ``range`` and ``help``; any other
+    is an error), ``needs`` (``symmetric``, ``weights``), its state per vertex and per arc,
+    ``resumable`` (saves checkpoints) and ``in_passes`` (reads its lists in passes within a
+    memory budget)."""
     return json.loads(_native.algorithms())
+
+
+def refusal(algorithm: str, **params: Any) -> Optional[str]:
+    """Why registry algorithm ``algorithm`` would refuse these parameter values (a name it does
+    not take, a number outside its range, an unknown option), or None: the descriptors' checks,
+    for a caller that would rather do something else than raise (the NetworkX backend falls
+    back to NetworkX)."""
+    descriptor = next((a for a in algorithms() if a["name"] == algorithm), None)
+    if descriptor is None:
+        return f"unknown algorithm {algorithm!r}"
+    declared = {p["name"]: p for p in descriptor["parameters"]}
+    for name, value in params.items():
+        p = declared.get(name)
+        if p is None:
+            return f"{algorithm} does not take {name}"
+        if p["options"] is not None and value not in p["options"]:
+            return f"{name} must be one of {', '.join(p['options'])}, got {value!r}"
+        if p["kind"] in ("number", "integer"):
+            low, high = p["min"], p["max"]
+            if low is not None and (value < low["value"] or (value == low["value"] and not low["inclusive"])):
+                return f"{name} {value} is outside {p['range']}"
+            if high is not None and (value > high["value"] or (value == high["value"] and not high["inclusive"])):
+                return f"{name} {value} is outside {p['range']}"
+    return None
 
 
 def _check_graph(g: Any) -> Graph:
@@ -113,10 +139,10 @@ def run(
     **params: Any,
 ) -> RunResult:
     """Runs registry algorithm ``algorithm`` (a name from :func:`algorithms`, as in
-    ``vastgraph run``) on ``g``. ``params`` are the registry's parameters (source, sources,
-    parents, per_vertex, max_iters, tolerance, damping, delta, method, seed, beta, k,
-    epsilon, walk_length, every; NetworkX's ``alpha``, ``tol`` and ``max_iter`` name damping,
-    tolerance and max_iters); ``verify=True`` also runs the algorithm's independent
+    ``vastgraph run``) on ``g``. ``params`` are the algorithm's parameters, as
+    :func:`algorithms` lists them with their defaults and ranges (NetworkX's ``alpha``, ``tol``
+    and ``max_iter`` name damping, tolerance and max_iters); one it does not take, or a value
+    out of its range, raises ValueError naming its parameters; ``verify=True`` also runs the algorithm's independent
     verifier (ValueError if it disagrees). With ``memory``, an out-of-core run takes
     ``vastgraph run``'s I/O options: ``io_mode`` ("adaptive", "selective" or "streaming"),
     ``mrt`` (reentries, default 5) and ``recalibrate`` (measure the disk again).
@@ -138,10 +164,12 @@ def run(
             f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}"
         )
     budget = None if memory is None else parse_memory(memory)
-    if params.get("source") is not None:
-        params["source"] = _source(g, params["source"])
-    if params.get("sources") is not None:
-        params["sources"] = _sources(g, params["sources"])
+    # Vertices by label on a labelled graph, as the CLI takes them.
+    for name, value in params.items():
+        if value is not None and _PARAM_KINDS[name] == "vertex":
+            params[name] = _source(g, value)
+        elif value is not None and _PARAM_KINDS[name] == "vertices":
+            params[name] = _sources(g, value)
     given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
     values, stats_json = _native.run_algorithm(
         g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
@@ -466,3 +494,29 @@ REGISTRY_NAMES: Dict[str, str] = {
     "delta_pagerank": "delta-pagerank",
     "personalized_pagerank": "personalized-pagerank",
 }
+
+
+def _function_of(descriptor: Dict[str, Any]):
+    """A function for a registry algorithm that has no hand-written one above: it takes the
+    algorithm's parameters as keyword arguments and returns its values (as :func:`run`)."""
+    name = descriptor["name"]
+
+    def function(g: Graph, *, threads: Optional[int] = None, memory: Memory = None, **params: Any) -> Optional[np.ndarray]:
+        return run(g, name, threads=threads, memory=memory, **params).values
+
+    function.__name__ = function.__qualname__ = name.replace("-", "_")
+    lines = [f"{descriptor['summary']}.", "", f"Registry algorithm ``{name}``; keyword arguments:", ""]
+    for p in descriptor["parameters"]:
+        accepted = f"; {p['range']}" if p["range"] else ""
+        lines.append(f"- ``{p['name']}`` ({p['kind']}): {p['help']} (default {p['default']}{accepted})")
+    function.__doc__ = "\n".join(lines)
+    return function
+
+
+#: Functions made from the registry for the algorithms without a hand-written one, by name.
+GENERATED: Dict[str, Any] = {}
+for _descriptor in algorithms():
+    if _descriptor["name"] not in REGISTRY_NAMES.values():
+        _function = _function_of(_descriptor)
+        GENERATED[_function.__name__] = _function
+        REGISTRY_NAMES[_function.__name__] = _descriptor["name"]

@@ -540,6 +540,12 @@ def _pagerank_ok(G, alpha, personalization, max_iter, tol, nstart, weight, dangl
             return f"{what} is not supported"
     if weight is not None and _has_edge_attribute(G, weight):
         return "vastgraph's PageRank is unweighted (weight=None, or no edge has the attribute)"
+    # The registry's own ranges (damping in [0, 1) ...): outside them, NetworkX's runs.
+    if _is_number(alpha) and _is_number(max_iter) and _is_number(tol):
+        # (The kernel's tolerance is n * tol: the same sign, so the same range.)
+        refused = _algorithms.refusal("pagerank", damping=alpha, tolerance=tol, max_iters=max_iter)
+        if refused is not None:
+            return refused
     return True
 
 

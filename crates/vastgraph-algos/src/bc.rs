@@ -261,3 +261,47 @@ fn serial_brandes<A: Adjacency>(out: &A, source: Vertex) -> Vec<f64> {
     }
     delta
 }
+
+// The registry's entry.
+
+use crate::algorithm::{source_or_default, Algorithm, Descriptor, Needs, Params, SOURCE};
+use crate::registry::Values;
+
+/// `bc` in the registry.
+pub struct Bc;
+
+impl Algorithm for Bc {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "bc",
+        summary: "single-source betweenness dependency from --source (Brandes)",
+        params: &[SOURCE],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = BcParams;
+    type Result = BcResult;
+    fn params<A: Adjacency>(given: &Params, g: &Graph<A>) -> Result<BcParams, AlgoError> {
+        Ok(BcParams {
+            source: source_or_default(given, g),
+            ..Default::default()
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &BcParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<BcResult, AlgoError> {
+        bc(g, q)
+    }
+    fn verify<A: Adjacency>(g: &Graph<A>, q: &BcParams, r: &BcResult) -> Result<(), VerifyError> {
+        verify_bc(g, q, r)
+    }
+    fn output(r: BcResult, _q: &BcParams) -> (Option<Values>, RunStats) {
+        (Some(Values::F64(r.dependencies)), r.stats)
+    }
+}

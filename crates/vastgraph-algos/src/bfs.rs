@@ -961,3 +961,56 @@ pub fn verify_bfs<A: Adjacency>(
     }
     Ok(())
 }
+
+// The registry's entry.
+
+use crate::algorithm::{source_or_default, Algorithm, Descriptor, Needs, Param, Params, SOURCE};
+use crate::registry::Values;
+
+pub const PARENTS: Param = Param::flag(
+    "parents",
+    "output the BFS tree's parents instead of distances",
+);
+/// `bfs` in the registry.
+pub struct Bfs;
+
+impl Algorithm for Bfs {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "bfs",
+        summary: "hop distance from --source (-1 unreachable); --parents for the BFS tree",
+        params: &[SOURCE, PARENTS],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: STATE,
+        resumable: true,
+        state_in_passes: Some(|n, p| Some(state_in_passes(n, p.flag(&PARENTS)))),
+    };
+    type Params = BfsParams;
+    type Result = BfsResult;
+    fn params<A: Adjacency>(given: &Params, g: &Graph<A>) -> Result<BfsParams, AlgoError> {
+        Ok(BfsParams {
+            source: source_or_default(given, g),
+            parents: given.flag(&PARENTS),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &BfsParams,
+        checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<BfsResult, AlgoError> {
+        bfs_resumable(g, q, checkpoint)
+    }
+    fn verify<A: Adjacency>(g: &Graph<A>, q: &BfsParams, r: &BfsResult) -> Result<(), VerifyError> {
+        verify_bfs(g, q, r)
+    }
+    fn output(r: BfsResult, q: &BfsParams) -> (Option<Values>, RunStats) {
+        let values = if q.parents {
+            r.parents.unwrap_or_default()
+        } else {
+            r.distances
+        };
+        (Some(Values::I64(values)), r.stats)
+    }
+}

@@ -382,6 +382,54 @@ pub fn verify_biconnectivity<A: Adjacency>(
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Params};
+use crate::registry::Values;
+
+/// `biconnectivity` in the registry.
+pub struct Biconnectivity;
+
+impl Algorithm for Biconnectivity {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "biconnectivity",
+        summary: "articulation points (1 = cut vertex); biconnected components in the stats",
+        params: &[],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = BiconnectivityParams;
+    type Result = BiconnectivityResult;
+    fn params<A: Adjacency>(
+        _given: &Params,
+        _g: &Graph<A>,
+    ) -> Result<BiconnectivityParams, AlgoError> {
+        Ok(BiconnectivityParams::default())
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &BiconnectivityParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<BiconnectivityResult, AlgoError> {
+        biconnectivity(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &BiconnectivityParams,
+        r: &BiconnectivityResult,
+    ) -> Result<(), VerifyError> {
+        verify_biconnectivity(g, r)
+    }
+    fn output(r: BiconnectivityResult, _q: &BiconnectivityParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U8(r.articulation)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

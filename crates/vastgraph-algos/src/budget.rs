@@ -22,7 +22,7 @@ use crate::common::VerifyError;
 use crate::registry::{Output, Params, RunError, ALGORITHMS};
 
 /// Whether `name` runs its branch of passes with these parameters: one whose state in passes
-/// is known ([`crate::registry::AlgorithmInfo::state_in_passes`]), without a checkpoint (which
+/// is known ([`crate::algorithm::Descriptor::state_in_passes`]), without a checkpoint (which
 /// only the kernels that read lists one at a time save; they then read them through the cache
 /// of blocks).
 pub fn runs_in_passes(name: &str, p: &Params) -> bool {
@@ -141,9 +141,13 @@ pub fn offsets_bytes(manifest: &vastgraph_store::Manifest) -> u64 {
     vastgraph_engine::ooc::offsets_bytes(manifest.vertices, compressed)
 }
 
-/// Whether the kernel reads edge weights (a second file per request).
+/// Whether the kernel reads edge weights (a second file per request): its descriptor's
+/// `needs.weights`.
 pub fn reads_weights(name: &str) -> bool {
-    matches!(name, "sssp" | "bellman-ford" | "widest")
+    ALGORITHMS
+        .iter()
+        .find(|a| a.name == name)
+        .is_some_and(|a| a.needs.weights)
 }
 
 /// An out-of-core run: the registry's output plus what the I/O did.
@@ -246,6 +250,7 @@ fn io_summary(
     let io_seconds = sum(&|r| r.seconds);
     serde_json::json!({
         "mode": g.options().mode.name(),
+        "random_access": g.options().random_access,
         "backend": g.backend_name(),
         "direct_io": g.direct_io(),
         "max_reentries": g.options().max_reentries,

@@ -601,6 +601,62 @@ pub fn verify_cc<A: Adjacency>(g: &Graph<A>, result: &CcResult) -> Result<(), Ve
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED};
+use crate::registry::Values;
+
+pub const METHOD: Param = Param::choice(
+    "method",
+    &["afforest", "ldd"],
+    "afforest (sampling, then linking) or ldd (a low-diameter decomposition, then contraction)",
+);
+/// `cc` in the registry.
+pub struct Cc;
+
+impl Algorithm for Cc {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "cc",
+        summary:
+            "connected components (weak on directed graphs), label = smallest id in the component",
+        params: &[METHOD, SEED, crate::ldd::BETA],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: Some(|n, p| (p.choice(&METHOD) == "afforest").then(|| state_in_passes(n))),
+    };
+    type Params = CcParams;
+    type Result = CcResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<CcParams, AlgoError> {
+        let method = match given.choice(&METHOD) {
+            "ldd" => CcMethod::Ldd,
+            _ => CcMethod::Afforest,
+        };
+        Ok(CcParams {
+            method,
+            seed: given.count(&SEED),
+            beta: given.number(&crate::ldd::BETA),
+            ..Default::default()
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &CcParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<CcResult, AlgoError> {
+        connected_components(g, q)
+    }
+    fn verify<A: Adjacency>(g: &Graph<A>, _q: &CcParams, r: &CcResult) -> Result<(), VerifyError> {
+        verify_cc(g, r)
+    }
+    fn output(r: CcResult, _q: &CcParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U32(r.labels)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod in_passes_tests {
     use super::*;

@@ -270,6 +270,53 @@ pub fn verify_coloring<A: Adjacency>(
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Params, SEED};
+use crate::registry::Values;
+
+/// `coloring` in the registry.
+pub struct Coloring;
+
+impl Algorithm for Coloring {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "coloring",
+        summary: "(max degree + 1)-colouring, largest-log-degree-first",
+        params: &[SEED],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: Some(|n, _| Some(state_in_passes(n))),
+    };
+    type Params = ColoringParams;
+    type Result = ColoringResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<ColoringParams, AlgoError> {
+        Ok(ColoringParams {
+            seed: given.count(&SEED),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &ColoringParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<ColoringResult, AlgoError> {
+        coloring(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &ColoringParams,
+        r: &ColoringResult,
+    ) -> Result<(), VerifyError> {
+        verify_coloring(g, r)
+    }
+    fn output(r: ColoringResult, _q: &ColoringParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U32(r.colors)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

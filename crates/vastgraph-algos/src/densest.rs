@@ -253,6 +253,60 @@ fn brute_force_max_density<A: Adjacency>(adj: &A) -> f64 {
         .fold(0.0, f64::max)
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params};
+use crate::registry::Values;
+use std::ops::Bound::{Included, Unbounded};
+
+pub const EPSILON: Param = Param::number(
+    "epsilon",
+    0.001,
+    (Included(0.0), Unbounded),
+    "peel the vertices of degree below 2(1+ε) times the density",
+);
+/// `densest` in the registry.
+pub struct Densest;
+
+impl Algorithm for Densest {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "densest",
+        summary: "approximate densest subgraph by peeling (--epsilon); 1 = chosen",
+        params: &[EPSILON],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = DensestParams;
+    type Result = DensestResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<DensestParams, AlgoError> {
+        Ok(DensestParams {
+            epsilon: given.number(&EPSILON),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &DensestParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<DensestResult, AlgoError> {
+        densest_subgraph(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &DensestParams,
+        r: &DensestResult,
+    ) -> Result<(), VerifyError> {
+        verify_densest_subgraph(g, q, r)
+    }
+    fn output(r: DensestResult, _q: &DensestParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U8(r.in_subgraph)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -477,3 +477,48 @@ fn batagelj_zaversnik<A: Adjacency>(adj: &A) -> Vec<u32> {
     }
     deg.into_iter().map(|d| d as u32).collect()
 }
+
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Params};
+use crate::registry::Values;
+
+/// `kcore` in the registry.
+pub struct Kcore;
+
+impl Algorithm for Kcore {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "kcore",
+        summary: "coreness of every vertex (symmetric graphs)",
+        params: &[],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: true,
+        state_in_passes: Some(|n, _| Some(state_in_passes(n))),
+    };
+    type Params = KcoreParams;
+    type Result = KcoreResult;
+    fn params<A: Adjacency>(_given: &Params, _g: &Graph<A>) -> Result<KcoreParams, AlgoError> {
+        Ok(KcoreParams::default())
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &KcoreParams,
+        checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<KcoreResult, AlgoError> {
+        kcore_resumable(g, q, checkpoint)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &KcoreParams,
+        r: &KcoreResult,
+    ) -> Result<(), VerifyError> {
+        verify_kcore(g, r)
+    }
+    fn output(r: KcoreResult, _q: &KcoreParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U32(r.coreness)), r.stats)
+    }
+}

@@ -189,6 +189,60 @@ pub fn verify_label_propagation<A: Adjacency>(
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params};
+use crate::registry::Values;
+
+pub const MAX_ITERS: Param = Param::count("max_iters", 20, 0, "the most rounds");
+/// `label-propagation` in the registry.
+pub struct LabelPropagation;
+
+impl Algorithm for LabelPropagation {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "label-propagation",
+        summary: "community labels by synchronous label propagation",
+        params: &[MAX_ITERS],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: STATE,
+        resumable: true,
+        state_in_passes: None,
+    };
+    type Params = LabelPropagationParams;
+    type Result = LabelPropagationResult;
+    fn params<A: Adjacency>(
+        given: &Params,
+        _g: &Graph<A>,
+    ) -> Result<LabelPropagationParams, AlgoError> {
+        Ok(LabelPropagationParams {
+            max_iters: given.count(&MAX_ITERS).min(u32::MAX as u64) as u32,
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &LabelPropagationParams,
+        checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<LabelPropagationResult, AlgoError> {
+        label_propagation_resumable(g, q, checkpoint)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &LabelPropagationParams,
+        r: &LabelPropagationResult,
+    ) -> Result<(), VerifyError> {
+        verify_label_propagation(g, q, r)
+    }
+    fn output(
+        r: LabelPropagationResult,
+        _q: &LabelPropagationParams,
+    ) -> (Option<Values>, RunStats) {
+        (Some(Values::U32(r.labels)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

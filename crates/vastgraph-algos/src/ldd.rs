@@ -357,6 +357,62 @@ pub fn verify_ldd<A: Adjacency>(g: &Graph<A>, result: &LddResult) -> Result<(), 
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED};
+use crate::registry::Values;
+use std::ops::Bound::{Excluded, Unbounded};
+
+/// The exponential shifts' rate β: clusters of diameter O(log n / β), about β·m arcs between them.
+pub const BETA: Param = Param::number(
+    "beta",
+    0.2,
+    (Excluded(0.0), Unbounded),
+    "the decomposition's rate β",
+);
+/// `ldd` in the registry.
+pub struct Ldd;
+
+impl Algorithm for Ldd {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "ldd",
+        summary: "low-diameter decomposition (--beta, --seed): cluster id per vertex",
+        params: &[BETA, SEED],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = LddParams;
+    type Result = LddResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<LddParams, AlgoError> {
+        Ok(LddParams {
+            beta: given.number(&BETA),
+            seed: given.count(&SEED),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &LddParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<LddResult, AlgoError> {
+        low_diameter_decomposition(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &LddParams,
+        r: &LddResult,
+    ) -> Result<(), VerifyError> {
+        verify_ldd(g, r)
+    }
+    fn output(r: LddResult, _q: &LddParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U32(r.clusters)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

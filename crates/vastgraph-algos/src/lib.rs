@@ -2,6 +2,7 @@
 //! verifier beside it (GAP-style: a simple sequential check that shares no code with the
 //! parallel kernel). All mutable state is O(n) words.
 
+pub mod algorithm;
 pub mod bc;
 pub mod bfs;
 pub mod biconnectivity;
@@ -11,6 +12,7 @@ pub mod checkpoint;
 pub mod coloring;
 pub mod common;
 pub mod densest;
+pub mod harness;
 pub mod hashing;
 pub mod kcore;
 pub mod label_propagation;

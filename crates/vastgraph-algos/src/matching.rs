@@ -293,6 +293,57 @@ pub fn verify_matching<A: Adjacency>(
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Params, SEED};
+use crate::registry::Values;
+
+/// `matching` in the registry.
+pub struct Matching;
+
+impl Algorithm for Matching {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "matching",
+        summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges",
+        params: &[SEED],
+        needs: Needs { symmetric: true, weights: false },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = MatchingParams;
+    type Result = MatchingResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<MatchingParams, AlgoError> {
+        Ok(MatchingParams {
+            seed: given.count(&SEED),
+            ..Default::default()
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &MatchingParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<MatchingResult, AlgoError> {
+        maximal_matching(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &MatchingParams,
+        r: &MatchingResult,
+    ) -> Result<(), VerifyError> {
+        verify_matching(g, r)
+    }
+    fn output(r: MatchingResult, _q: &MatchingParams) -> (Option<Values>, RunStats) {
+        (
+            Some(Values::Rows {
+                data: r.edges.concat(),
+                cols: 2,
+            }),
+            r.stats,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -158,6 +158,53 @@ pub fn verify_mis<A: Adjacency>(g: &Graph<A>, result: &MisResult) -> Result<(), 
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Params, SEED};
+use crate::registry::Values;
+
+/// `mis` in the registry.
+pub struct Mis;
+
+impl Algorithm for Mis {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "mis",
+        summary: "maximal independent set, random-priority greedy (--seed); 1 = in the set",
+        params: &[SEED],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = MisParams;
+    type Result = MisResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<MisParams, AlgoError> {
+        Ok(MisParams {
+            seed: given.count(&SEED),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &MisParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<MisResult, AlgoError> {
+        maximal_independent_set(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &MisParams,
+        r: &MisResult,
+    ) -> Result<(), VerifyError> {
+        verify_mis(g, r)
+    }
+    fn output(r: MisResult, _q: &MisParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U8(r.in_set)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -460,3 +460,66 @@ pub fn verify_pagerank<A: Adjacency>(
     }
     Ok(())
 }
+
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params};
+use crate::registry::Values;
+use std::ops::Bound::{Excluded, Included, Unbounded};
+
+pub const DAMPING: Param = Param::number(
+    "damping",
+    0.85,
+    (Included(0.0), Excluded(1.0)),
+    "the damping factor",
+);
+pub const TOLERANCE: Param = Param::number(
+    "tolerance",
+    1e-6,
+    (Included(0.0), Unbounded),
+    "stop when an iteration's L1 change is below this",
+);
+pub const MAX_ITERS: Param = Param::count("max_iters", 100, 0, "the most iterations");
+/// `pagerank` in the registry.
+pub struct PageRank;
+
+impl Algorithm for PageRank {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "pagerank",
+        summary: "PageRank, damping 0.85, stop at L1 change < --tolerance or --max-iters",
+        params: &[DAMPING, TOLERANCE, MAX_ITERS],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: STATE,
+        resumable: true,
+        state_in_passes: Some(|n, _| Some(state_in_passes(n))),
+    };
+    type Params = PageRankParams;
+    type Result = PageRankResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<PageRankParams, AlgoError> {
+        Ok(PageRankParams {
+            damping: given.number(&DAMPING),
+            tolerance: given.number(&TOLERANCE),
+            max_iters: given.count(&MAX_ITERS),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &PageRankParams,
+        checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<PageRankResult, AlgoError> {
+        pagerank_resumable(g, q, checkpoint)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &PageRankParams,
+        r: &PageRankResult,
+    ) -> Result<(), VerifyError> {
+        verify_pagerank(g, q, r)
+    }
+    fn output(r: PageRankResult, _q: &PageRankParams) -> (Option<Values>, RunStats) {
+        (Some(Values::F64(r.scores)), r.stats)
+    }
+}

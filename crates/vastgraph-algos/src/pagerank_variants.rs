@@ -647,6 +647,114 @@ pub fn verify_personalized_pagerank<A: Adjacency>(
     compare_with_reference(PERSONALIZED, &result.scores, &reference)
 }
 
+// The registry's entry.
+
+use crate::algorithm::{source_or_default, Algorithm, Descriptor, Needs, Param, Params, SOURCE};
+use crate::pagerank::{DAMPING, MAX_ITERS, TOLERANCE};
+use crate::registry::Values;
+
+pub const SOURCES: Param = Param::vertices("sources", "--source", "the teleport set");
+/// `delta-pagerank` in the registry.
+pub struct DeltaPageRank;
+
+impl Algorithm for DeltaPageRank {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "delta-pagerank",
+        summary: "PageRank by pushing changes above a threshold, same stopping rule",
+        params: &[DAMPING, TOLERANCE, MAX_ITERS],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: DELTA_STATE,
+        resumable: true,
+        state_in_passes: Some(|n, _| Some(state_in_passes(n))),
+    };
+    type Params = DeltaPageRankParams;
+    type Result = RankResult;
+    fn params<A: Adjacency>(
+        given: &Params,
+        _g: &Graph<A>,
+    ) -> Result<DeltaPageRankParams, AlgoError> {
+        let d = DeltaPageRankParams::default();
+        Ok(DeltaPageRankParams {
+            damping: given.number(&DAMPING),
+            tolerance: given.number(&TOLERANCE),
+            max_iters: given.count(&MAX_ITERS).min(u32::MAX as u64) as u32,
+            ..d
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &DeltaPageRankParams,
+        checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<RankResult, AlgoError> {
+        delta_pagerank_resumable(g, q, checkpoint)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &DeltaPageRankParams,
+        r: &RankResult,
+    ) -> Result<(), VerifyError> {
+        verify_delta_pagerank(g, q, r)
+    }
+    fn output(r: RankResult, _q: &DeltaPageRankParams) -> (Option<Values>, RunStats) {
+        (Some(Values::F64(r.scores)), r.stats)
+    }
+}
+
+/// `personalized-pagerank` in the registry.
+pub struct PersonalizedPageRank;
+
+impl Algorithm for PersonalizedPageRank {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "personalized-pagerank",
+        summary: "PageRank teleporting to --sources (or --source)",
+        params: &[SOURCES, SOURCE, DAMPING, TOLERANCE, MAX_ITERS],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: PERSONALIZED_STATE,
+        resumable: true,
+        state_in_passes: Some(|n, _| Some(state_in_passes(n))),
+    };
+    type Params = PersonalizedPageRankParams;
+    type Result = RankResult;
+    fn params<A: Adjacency>(
+        given: &Params,
+        g: &Graph<A>,
+    ) -> Result<PersonalizedPageRankParams, AlgoError> {
+        let d = PersonalizedPageRankParams::default();
+        Ok(PersonalizedPageRankParams {
+            sources: given
+                .vertices(&SOURCES)
+                .unwrap_or_else(|| vec![source_or_default(given, g)]),
+            damping: given.number(&DAMPING),
+            tolerance: given.number(&TOLERANCE),
+            max_iters: given.count(&MAX_ITERS).min(u32::MAX as u64) as u32,
+            ..d
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &PersonalizedPageRankParams,
+        checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<RankResult, AlgoError> {
+        personalized_pagerank_resumable(g, q, checkpoint)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &PersonalizedPageRankParams,
+        r: &RankResult,
+    ) -> Result<(), VerifyError> {
+        verify_personalized_pagerank(g, q, r)
+    }
+    fn output(r: RankResult, _q: &PersonalizedPageRankParams) -> (Option<Values>, RunStats) {
+        (Some(Values::F64(r.scores)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

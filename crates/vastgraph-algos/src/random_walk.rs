@@ -316,6 +316,88 @@ pub fn verify_random_walks<A: Adjacency>(
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED, SOURCE};
+use crate::registry::Values;
+
+pub const SOURCES: Param = Param::vertices(
+    "sources",
+    "every --every-th vertex",
+    "the start vertices, one walk each",
+);
+pub const EVERY: Param = Param::count(
+    "every",
+    1,
+    1,
+    "without sources, start a walk at every N-th vertex",
+);
+pub const WALK_LENGTH: Param = Param::count("walk_length", 10, 0, "steps of each walk");
+
+/// The state of the branch of passes for the walks `p` asks for: it keeps its output, so it
+/// depends on how many walks there are and how long they are.
+fn state_for(n: u64, p: &Params) -> u64 {
+    let walks = match (p.vertices(&SOURCES), p.vertex(&SOURCE)) {
+        (Some(sources), _) => sources.len() as u64,
+        (None, Some(_)) => 1,
+        (None, None) => n.div_ceil(p.count(&EVERY).max(1)),
+    };
+    let row_len = p.count(&WALK_LENGTH).saturating_add(1);
+    state_in_passes(n, walks, row_len)
+}
+/// `random-walk` in the registry.
+pub struct RandomWalk;
+
+impl Algorithm for RandomWalk {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "random-walk",
+        summary: "random walks (--sources or --every, --walk-length, --seed): one row per walk",
+        params: &[SOURCES, SOURCE, EVERY, WALK_LENGTH, SEED],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: Some(|n, p| Some(state_for(n, p))),
+    };
+    type Params = RandomWalkParams;
+    type Result = RandomWalkResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<RandomWalkParams, AlgoError> {
+        Ok(RandomWalkParams {
+            sources: given
+                .vertices(&SOURCES)
+                .or(given.vertex(&SOURCE).map(|s| vec![s])),
+            every: given.count(&EVERY),
+            length: given.count(&WALK_LENGTH).min(usize::MAX as u64) as usize,
+            seed: given.count(&SEED),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &RandomWalkParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<RandomWalkResult, AlgoError> {
+        random_walks(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &RandomWalkParams,
+        r: &RandomWalkResult,
+    ) -> Result<(), VerifyError> {
+        verify_random_walks(g, q, r)
+    }
+    fn output(r: RandomWalkResult, _q: &RandomWalkParams) -> (Option<Values>, RunStats) {
+        (
+            Some(Values::Rows {
+                data: r.walks,
+                cols: r.row_len,
+            }),
+            r.stats,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -292,6 +292,58 @@ pub fn verify_set_cover<A: Adjacency>(
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED};
+use crate::registry::Values;
+use std::ops::Bound::{Excluded, Unbounded};
+
+pub const EPSILON: Param = Param::number(
+    "epsilon",
+    0.01,
+    (Excluded(0.0), Unbounded),
+    "the ratio of the cost buckets, 1+ε",
+);
+/// `setcover` in the registry.
+pub struct SetCover;
+
+impl Algorithm for SetCover {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "setcover",
+        summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen",
+        params: &[EPSILON, SEED],
+        needs: Needs { symmetric: true, weights: false },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = SetCoverParams;
+    type Result = SetCoverResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<SetCoverParams, AlgoError> {
+        Ok(SetCoverParams {
+            epsilon: given.number(&EPSILON),
+            seed: given.count(&SEED),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &SetCoverParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<SetCoverResult, AlgoError> {
+        set_cover(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &SetCoverParams,
+        r: &SetCoverResult,
+    ) -> Result<(), VerifyError> {
+        verify_set_cover(g, q, r)
+    }
+    fn output(r: SetCoverResult, _q: &SetCoverParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U8(r.in_cover)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

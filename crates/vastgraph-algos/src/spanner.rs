@@ -238,6 +238,62 @@ fn hops_within(
     found
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED};
+use crate::registry::Values;
+
+pub const K: Param =
+    Param::count("k", 1, 1, "the stretch parameter k: an O(k)-spanner").computed("ceil(log2 n)");
+/// `spanner` in the registry.
+pub struct Spanner;
+
+impl Algorithm for Spanner {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "spanner",
+        summary: "O(k)-spanner edges (--k, default ceil(log2 n))",
+        params: &[K, SEED],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = SpannerParams;
+    type Result = SpannerResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<SpannerParams, AlgoError> {
+        Ok(SpannerParams {
+            k: given.given_count(&K).map(|k| k.min(u32::MAX as u64) as u32),
+            seed: given.count(&SEED),
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &SpannerParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<SpannerResult, AlgoError> {
+        spanner(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &SpannerParams,
+        r: &SpannerResult,
+    ) -> Result<(), VerifyError> {
+        verify_spanner(g, r)
+    }
+    fn output(r: SpannerResult, _q: &SpannerParams) -> (Option<Values>, RunStats) {
+        (
+            Some(Values::Rows {
+                data: r.edges.concat(),
+                cols: 2,
+            }),
+            r.stats,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -207,6 +207,60 @@ pub fn verify_spanning_forest<A: Adjacency>(
     Ok(())
 }
 
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Params};
+use crate::registry::Values;
+
+/// `spanning-forest` in the registry.
+pub struct SpanningForest;
+
+impl Algorithm for SpanningForest {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "spanning-forest",
+        summary: "spanning forest edges",
+        params: &[],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: Some(|n, _| Some(state_in_passes(n))),
+    };
+    type Params = SpanningForestParams;
+    type Result = SpanningForestResult;
+    fn params<A: Adjacency>(
+        _given: &Params,
+        _g: &Graph<A>,
+    ) -> Result<SpanningForestParams, AlgoError> {
+        Ok(SpanningForestParams::default())
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &SpanningForestParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<SpanningForestResult, AlgoError> {
+        spanning_forest(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &SpanningForestParams,
+        r: &SpanningForestResult,
+    ) -> Result<(), VerifyError> {
+        verify_spanning_forest(g, r)
+    }
+    fn output(r: SpanningForestResult, _q: &SpanningForestParams) -> (Option<Values>, RunStats) {
+        (
+            Some(Values::Rows {
+                data: r.edges.concat(),
+                cols: 2,
+            }),
+            r.stats,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

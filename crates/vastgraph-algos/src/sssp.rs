@@ -628,3 +628,96 @@ fn serial_bellman_ford<A: Adjacency>(out: &A, source: Vertex) -> Result<Vec<f64>
         "a negative cycle is reachable from the source: there are no distances to check",
     ))
 }
+
+// The registry's entry.
+
+use crate::algorithm::{source_or_default, Algorithm, Descriptor, Needs, Param, Params, SOURCE};
+use crate::registry::Values;
+use std::ops::Bound::{Excluded, Unbounded};
+
+/// Delta-stepping's bucket width.
+pub const DELTA: Param = Param::number("delta", 0.0, (Excluded(0.0), Unbounded), "bucket width")
+    .computed("from the weights");
+/// `sssp` in the registry.
+pub struct Sssp;
+
+impl Algorithm for Sssp {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "sssp",
+        summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable",
+        params: &[SOURCE, DELTA],
+        needs: Needs { symmetric: false, weights: true },
+        state: STATE,
+        resumable: true,
+        state_in_passes: Some(|n, _| Some(state_in_passes(n))),
+    };
+    type Params = SsspParams;
+    type Result = SsspResult;
+    fn params<A: Adjacency>(given: &Params, g: &Graph<A>) -> Result<SsspParams, AlgoError> {
+        Ok(SsspParams {
+            source: source_or_default(given, g),
+            delta: given.given_number(&DELTA),
+            ..Default::default()
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &SsspParams,
+        checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<SsspResult, AlgoError> {
+        sssp_resumable(g, q, checkpoint)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &SsspParams,
+        r: &SsspResult,
+    ) -> Result<(), VerifyError> {
+        verify_sssp(g, q.source, r)
+    }
+    fn output(r: SsspResult, _q: &SsspParams) -> (Option<Values>, RunStats) {
+        (Some(Values::F64(r.distances)), r.stats)
+    }
+}
+
+/// `bellman-ford` in the registry.
+pub struct BellmanFord;
+
+impl Algorithm for BellmanFord {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "bellman-ford",
+        summary: "shortest-path distance from --source, any weights; error on a negative cycle",
+        params: &[SOURCE],
+        needs: Needs {
+            symmetric: false,
+            weights: true,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = BellmanFordParams;
+    type Result = SsspResult;
+    fn params<A: Adjacency>(given: &Params, g: &Graph<A>) -> Result<BellmanFordParams, AlgoError> {
+        Ok(BellmanFordParams {
+            source: source_or_default(given, g),
+            ..Default::default()
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &BellmanFordParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<SsspResult, AlgoError> {
+        bellman_ford(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &BellmanFordParams,
+        r: &SsspResult,
+    ) -> Result<(), VerifyError> {
+        verify_sssp(g, q.source, r)
+    }
+    fn output(r: SsspResult, _q: &BellmanFordParams) -> (Option<Values>, RunStats) {
+        (Some(Values::F64(r.distances)), r.stats)
+    }
+}

@@ -643,3 +643,54 @@ pub fn verify_tc<A: Adjacency>(g: &Graph<A>, result: &TcResult) -> Result<(), Ve
     }
     Ok(())
 }
+
+// The registry's entry.
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params};
+use crate::registry::Values;
+
+pub const METHOD: Param = Param::choice(
+    "method",
+    &["marking", "filter", "ranges"],
+    "marking (mark a vertex's higher neighbours), filter (the orientation in a graph filter) or ranges (by ranges of vertices, one pass each: what a run within --memory takes)",
+);
+pub const PER_VERTEX: Param = Param::flag("per_vertex", "output the triangles at each vertex");
+/// `tc` in the registry.
+pub struct Tc;
+
+impl Algorithm for Tc {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "tc",
+        summary: "triangle count (total in stats; --per-vertex for counts per vertex)",
+        params: &[METHOD, PER_VERTEX],
+        needs: Needs {
+            symmetric: true,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = TcParams;
+    type Result = TcResult;
+    fn params<A: Adjacency>(given: &Params, _g: &Graph<A>) -> Result<TcParams, AlgoError> {
+        Ok(TcParams {
+            per_vertex: given.flag(&PER_VERTEX),
+            method: given.choice(&METHOD).parse()?,
+            ..Default::default()
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &TcParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<TcResult, AlgoError> {
+        tc(g, q)
+    }
+    fn verify<A: Adjacency>(g: &Graph<A>, _q: &TcParams, r: &TcResult) -> Result<(), VerifyError> {
+        verify_tc(g, r)
+    }
+    fn output(r: TcResult, _q: &TcParams) -> (Option<Values>, RunStats) {
+        (r.per_vertex.map(Values::U64), r.stats)
+    }
+}

@@ -367,6 +367,65 @@ pub fn verify_widest_path<A: Adjacency>(
     }
 }
 
+// The registry's entry.
+
+use crate::algorithm::{source_or_default, Algorithm, Descriptor, Needs, Param, Params, SOURCE};
+use crate::registry::Values;
+
+pub const METHOD: Param = Param::choice(
+    "method",
+    &["buckets", "frontier"],
+    "buckets (widest first, by width buckets) or frontier (label-correcting rounds)",
+);
+/// `widest` in the registry.
+pub struct Widest;
+
+impl Algorithm for Widest {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "widest",
+        summary: "widest (bottleneck) path width from --source; --method frontier|buckets",
+        params: &[SOURCE, crate::sssp::DELTA, METHOD],
+        needs: Needs {
+            symmetric: false,
+            weights: true,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: Some(|n, _| Some(state_in_passes(n))),
+    };
+    type Params = WidestParams;
+    type Result = WidestResult;
+    fn params<A: Adjacency>(given: &Params, g: &Graph<A>) -> Result<WidestParams, AlgoError> {
+        let method = match given.choice(&METHOD) {
+            "frontier" => WidestMethod::Frontier,
+            _ => WidestMethod::Buckets,
+        };
+        Ok(WidestParams {
+            source: source_or_default(given, g),
+            method,
+            bucket_width: given.given_number(&crate::sssp::DELTA),
+            ..Default::default()
+        })
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &WidestParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<WidestResult, AlgoError> {
+        widest_path(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        q: &WidestParams,
+        r: &WidestResult,
+    ) -> Result<(), VerifyError> {
+        verify_widest_path(g, q, r)
+    }
+    fn output(r: WidestResult, _q: &WidestParams) -> (Option<Values>, RunStats) {
+        (Some(Values::F64(r.widths)), r.stats)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,15 +24,21 @@ fn graph() -> InMemoryGraph {
 }
 
 fn params(name: &str) -> Params {
-    Params {
-        source: Some(0),
-        // Bounded, and not stopped early, so that every kernel runs a dozen iterations or more.
-        max_iters: Some(40),
-        tolerance: Some(if name == "delta-pagerank" { 1e-9 } else { 0.0 }),
-        parents: name == "bfs",
-        ..Default::default()
-    }
-    .only_for(name)
+    // Bounded, and not stopped early, so that every kernel runs a dozen iterations or more.
+    Params::default()
+        .with("source", 0)
+        .with("max_iters", 40)
+        .with(
+            "tolerance",
+            if name == "delta-pagerank" { 1e-9 } else { 0.0 },
+        )
+        .with("parents", name == "bfs")
+        .only_for(name)
+}
+
+fn with_checkpoint(mut p: Params, checkpoint: Option<Arc<Checkpoint>>) -> Params {
+    p.checkpoint = checkpoint;
+    p
 }
 
 fn open(dir: &std::path::Path, resume: bool, stop_after: Option<u64>) -> Arc<Checkpoint> {
@@ -72,10 +78,7 @@ fn every_resumable_kernel_resumed_gives_the_uninterrupted_result() {
         let stops = [1, iterations / 2];
         let mut resume = false;
         for stop in stops {
-            let p = Params {
-                checkpoint: Some(open(dir.path(), resume, Some(stop))),
-                ..params(name)
-            };
+            let p = with_checkpoint(params(name), Some(open(dir.path(), resume, Some(stop))));
             match with_threads(2, || run(name, &view, &p)) {
                 Err(RunError::Algo(AlgoError::Interrupted { iteration, .. })) => {
                     assert_eq!(iteration, stop, "{name}")
@@ -85,10 +88,7 @@ fn every_resumable_kernel_resumed_gives_the_uninterrupted_result() {
             resume = true;
         }
         let checkpoint = open(dir.path(), true, None);
-        let p = Params {
-            checkpoint: Some(checkpoint.clone()),
-            ..params(name)
-        };
+        let p = with_checkpoint(params(name), Some(checkpoint.clone()));
         let resumed = with_threads(1, || run(name, &view, &p)).unwrap();
         assert_eq!(checkpoint.resumed_from(), Some(iterations / 2), "{name}");
         assert_eq!(values_of(&resumed), values_of(&whole), "{name}");
@@ -103,27 +103,23 @@ fn a_checkpoint_is_refused_by_other_parameters_and_by_kernels_that_do_not_save()
     let g = graph();
     let view = g.view();
     let dir = tempfile::tempdir().unwrap();
-    let p = Params {
-        checkpoint: Some(open(dir.path(), false, Some(2))),
-        ..params("pagerank")
-    };
+    let p = with_checkpoint(params("pagerank"), Some(open(dir.path(), false, Some(2))));
     assert!(matches!(
         run("pagerank", &view, &p),
         Err(RunError::Algo(AlgoError::Interrupted { .. }))
     ));
     drop(p);
-    let other = Params {
-        damping: Some(0.5),
-        checkpoint: Some(open(dir.path(), true, None)),
-        ..params("pagerank")
-    };
+    let other = with_checkpoint(
+        params("pagerank").with("damping", 0.5),
+        Some(open(dir.path(), true, None)),
+    );
     let e = run("pagerank", &view, &other).err().unwrap().to_string();
     assert!(e.contains("other parameters"), "{e}");
     drop(other);
-    let wrong_kernel = Params {
-        checkpoint: Some(open(dir.path(), true, None)),
-        ..params("label-propagation")
-    };
+    let wrong_kernel = with_checkpoint(
+        params("label-propagation"),
+        Some(open(dir.path(), true, None)),
+    );
     let e = run("label-propagation", &view, &wrong_kernel)
         .err()
         .unwrap()

@@ -20,11 +20,7 @@ const N: usize = 1 << 15;
 #[test]
 fn every_kernel_stays_within_its_declared_state() {
     assert!(counting_enabled());
-    let params = Params {
-        source: Some(0),
-        max_iters: Some(20),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 0).with("max_iters", 20);
     let mut failures = Vec::new();
     for degree in [8, 48] {
         let edges: Vec<(u32, u32, f32)> = skewed_edges(N, degree * N / 2, 8, 3)

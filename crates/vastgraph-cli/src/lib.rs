@@ -12,6 +12,7 @@ mod generate;
 mod info;
 mod npy;
 mod out_of_core;
+mod param_flags;
 mod progress;
 mod quickstart;
 mod reorder;
@@ -87,14 +88,16 @@ fn list_algorithms(json: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     for a in vastgraph_algos::registry::ALGORITHMS {
-        let params: Vec<String> = a
-            .params
-            .iter()
-            .map(|p| format!("--{}", p.replace('_', "-")))
-            .collect();
         println!("{:<22} {}", a.name, a.summary);
-        if !params.is_empty() {
-            println!("{:<22} {}", "", params.join(" "));
+        for p in a.params {
+            let range = p.range_text().map_or(String::new(), |r| format!("; {r}"));
+            println!(
+                "{:<22}   --{:<14} {} (default {}{range})",
+                "",
+                p.flag_name(),
+                p.help,
+                p.default_text()
+            );
         }
     }
     Ok(())

@@ -4,14 +4,16 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use anyhow::Context;
+use vastgraph_algos::algorithm::Kind;
 use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
-use vastgraph_algos::registry::{run_on_store, Output, Params, Values, ALGORITHMS};
-use vastgraph_store::{Advice, Store};
+use vastgraph_algos::harness::{self, Request, RunRecord, DEFAULT_TOP};
+use vastgraph_algos::registry::{self, Params, Values, ALGORITHMS};
+use vastgraph_engine::ooc::{OocOptions, PassObserver};
 
 use crate::npy::{write_npy, NpyElement};
+use crate::param_flags::ParamFlags;
 use crate::signals::StopAtOnce;
 
 fn algorithm_names() -> Vec<&'static str> {
@@ -34,13 +36,6 @@ pub struct RunArgs {
     pub algorithm: String,
     /// The store directory.
     pub store: PathBuf,
-    /// Source vertex: its label on a labelled store, else its id (default: the vertex with the
-    /// most out-edges).
-    #[arg(long)]
-    pub source: Option<String>,
-    /// Comma-separated source vertices, as --source (personalized-pagerank, random-walk).
-    #[arg(long, value_delimiter = ',')]
-    pub sources: Option<Vec<String>>,
     /// Write the result: FILE.npy (a NumPy array indexed by vertex id) or FILE.tsv (`vertex<TAB>value`,
     /// with the original labels when the store has them).
     #[arg(long, short)]
@@ -60,47 +55,6 @@ pub struct RunArgs {
     /// Check the result with the algorithm's independent verifier.
     #[arg(long)]
     pub verify: bool,
-    /// bfs: output parents (the BFS tree) instead of distances.
-    #[arg(long)]
-    pub parents: bool,
-    /// tc: per-vertex triangle counts.
-    #[arg(long)]
-    pub per_vertex: bool,
-    /// pagerank and its variants: most iterations (100); label-propagation: most rounds (20).
-    #[arg(long)]
-    pub max_iters: Option<u64>,
-    /// pagerank and its variants: stop when the L1 change of an iteration is below this (1e-6).
-    #[arg(long)]
-    pub tolerance: Option<f64>,
-    /// pagerank and its variants: the damping factor (0.85).
-    #[arg(long)]
-    pub damping: Option<f64>,
-    /// sssp / widest: bucket width (default: from the weights).
-    #[arg(long)]
-    pub delta: Option<f64>,
-    /// cc: afforest | ldd; widest: frontier | buckets; tc: marking | filter (default: the
-    /// first of each).
-    #[arg(long)]
-    pub method: Option<String>,
-    /// The random seed of the randomised algorithms (1): the same seed, the same result, on
-    /// any thread count and in or out of core.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// ldd, and cc's ldd method: the decomposition's β (0.2).
-    #[arg(long)]
-    pub beta: Option<f64>,
-    /// spanner: the stretch parameter k (ceil(log2 n)).
-    #[arg(long)]
-    pub k: Option<u32>,
-    /// densest: peeling ε (0.001); setcover: bucket ratio ε (0.01).
-    #[arg(long)]
-    pub epsilon: Option<f64>,
-    /// random-walk: steps of each walk (10).
-    #[arg(long)]
-    pub walk_length: Option<usize>,
-    /// random-walk: without --sources, start a walk at every N-th vertex (1).
-    #[arg(long)]
-    pub every: Option<u64>,
     /// Memory budget, e.g. 1GiB: run out of core within it (offsets, vertex state and I/O
     /// buffers), reading neighbour lists from disk with direct I/O. Fails before starting when
     /// the O(n) state cannot fit, naming the minimum. Without it the graph is memory-mapped and
@@ -136,42 +90,33 @@ pub struct RunArgs {
     /// Continue from the checkpoint in --checkpoint DIR (same store, algorithm and parameters).
     #[arg(long, requires = "checkpoint")]
     pub resume: bool,
+    /// The algorithm's parameters (`vastgraph algorithms` lists each one's).
+    #[command(flatten)]
+    pub params: ParamFlags,
 }
 
 impl RunArgs {
-    /// The registry's parameters, with --source and --sources looked up in the store's labels.
+    /// The parameters given, vertices looked up in the store's labels; refused before the
+    /// store is opened when the algorithm does not take one or a value is out of its range.
     pub(crate) fn params(&self) -> anyhow::Result<Params> {
-        let given: Vec<&str> = self
-            .source
-            .iter()
-            .chain(self.sources.iter().flatten())
-            .map(String::as_str)
-            .collect();
-        let mut ids = vertex_ids(&self.store, &given)?.into_iter();
-        let source = self.source.as_ref().and_then(|_| ids.next());
-        let sources = self.sources.as_ref().map(|_| ids.collect());
-        let params = Params {
-            source,
-            sources,
-            parents: self.parents,
-            per_vertex: self.per_vertex || (self.algorithm == "tc" && self.output.is_some()),
-            max_iters: self.max_iters,
-            tolerance: self.tolerance,
-            damping: self.damping,
-            delta: self.delta,
-            method: self.method.clone(),
-            seed: self.seed,
-            beta: self.beta,
-            k: self.k,
-            epsilon: self.epsilon,
-            walk_length: self.walk_length,
-            every: self.every,
-            checkpoint: None,
-        };
-        // Refused before the store is opened: an option the algorithm does not read.
-        if let Some(info) = ALGORITHMS.iter().find(|a| a.name == self.algorithm) {
-            vastgraph_algos::registry::check_params(info, &params)?;
+        let descriptor = registry::descriptor(&self.algorithm)?;
+        let mut params = Params::default();
+        for (p, word) in &self.params.given {
+            let value = match p.kind {
+                Kind::Vertex => serde_json::Value::from(vertex_ids(&self.store, &[word])?[0]),
+                Kind::Vertices => {
+                    let words: Vec<&str> = word.split(',').map(str::trim).collect();
+                    serde_json::Value::from(vertex_ids(&self.store, &words)?)
+                }
+                _ => p.parse(word).map_err(anyhow::Error::msg)?,
+            };
+            params.set(p.name, value);
         }
+        // Output per vertex asked for: the algorithm's per-vertex switch (tc) is on.
+        if self.output.is_some() && descriptor.param("per_vertex").is_some() {
+            params.set("per_vertex", true);
+        }
+        descriptor.check(&params)?;
         Ok(params)
     }
 
@@ -195,7 +140,7 @@ impl RunArgs {
 }
 
 /// `--top K`: the K vertices with the largest values.
-pub(crate) fn print_top(args: &RunArgs, values: Option<&Values>) -> anyhow::Result<()> {
+fn print_top(args: &RunArgs, values: Option<&Values>) -> anyhow::Result<()> {
     let Some(k) = args.top else { return Ok(()) };
     let values =
         values.with_context(|| format!("{} gives no per-vertex values to rank", args.algorithm))?;
@@ -240,109 +185,91 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
         refuse_existing(path, args.force)?;
     }
     let checkpoint = args.open_checkpoint()?;
-    let params = Params {
-        checkpoint: checkpoint.clone(),
-        ..args.params()?
-    };
-    if let Some(budget) = args.memory {
-        if crate::out_of_core::run(&args, &params, budget, quiet)? {
-            return finish(checkpoint);
-        }
-    }
-    let opened = Instant::now();
-    let store = Store::open(&args.store)?;
-    store.advise(Advice::HugePage);
-    let load_seconds = opened.elapsed().as_secs_f64();
-
-    let mut trial_seconds = Vec::with_capacity(args.trials);
-    let mut last: Option<Output> = None;
-    let stop_at_once = StopAtOnce::unless(params.checkpoint.is_some());
+    let mut params = args.params()?;
+    params.checkpoint = checkpoint.clone();
+    let stop_at_once = StopAtOnce::unless(checkpoint.is_some());
     let spinner = crate::progress::run_spinner(&args.algorithm, quiet);
-    for trial in 0..args.trials {
-        // Verify once (the first trial); later trials only time the kernel.
-        // The graph view of the store's codec (raw or compressed), built in O(1) per trial.
-        let out = run_on_store(&store, &args.algorithm, &params, args.verify && trial == 0)?;
-        trial_seconds.push(out.wall_seconds);
-        if let Some(prev) = &mut last {
-            // Keep the first trial's verification time and the largest heap peak.
-            prev.peak_mutable_bytes = prev.peak_mutable_bytes.max(out.peak_mutable_bytes);
-            prev.values = out.values;
-            prev.stats = out.stats;
-        } else {
-            last = Some(out);
-        }
-    }
+    let on_pass = spinner.clone().map(|bar| {
+        Box::new(move |index, record: &_| {
+            bar.set_message(crate::progress::pass_line(index, record))
+        }) as PassObserver
+    });
+    let report = harness::run(Request {
+        store: &args.store,
+        algorithm: &args.algorithm,
+        params: &params,
+        trials: args.trials,
+        verify: args.verify,
+        memory: args.memory,
+        out_of_core: OocOptions {
+            mode: args.io_mode,
+            max_reentries: args.mrt,
+            backend: args.io_backend,
+            recalibrate: args.recalibrate,
+            ..Default::default()
+        },
+        top: args.top.unwrap_or(DEFAULT_TOP),
+        on_pass,
+        opened: None,
+    })?;
     if let Some(bar) = spinner {
         bar.finish_and_clear();
     }
     drop(stop_at_once);
-    let out = last.unwrap();
-    let mut sorted = trial_seconds.clone();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
-
     if let Some(path) = &args.output {
-        let values = out
+        let values = report
             .values
             .as_ref()
             .with_context(|| format!("{} produces no per-vertex output", args.algorithm))?;
-        write_output(path, values, &|| Ok(store.labels()?))?;
+        write_output(path, values, &|| {
+            Ok(vastgraph_store::Store::open(&args.store)?.labels()?)
+        })?;
     }
-    print_top(&args, out.values.as_ref())?;
-    let m = store.manifest();
-    let stats = serde_json::json!({
-        "algorithm": args.algorithm,
-        "parameters": { "given": params, "resolved": out.parameters },
-        "store": args.store.display().to_string(),
-        "vertices": m.vertices,
-        "arcs": m.arcs,
-        "threads": rayon::current_num_threads(),
-        "load_seconds": load_seconds,
-        "wall_seconds": median,
-        "trial_seconds": trial_seconds,
-        "iterations": out.stats.iterations,
-        "edges_traversed": out.stats.edges_traversed,
-        "peak_rss_bytes": vastgraph_engine::memory::peak_rss_bytes(),
-        "peak_mutable_bytes": out.peak_mutable_bytes,
-        "verified": out.verify_seconds.is_some(),
-        "verify_seconds": out.verify_seconds,
-        "resumed_from_iteration": params.checkpoint.as_ref().and_then(|c| c.resumed_from()),
-        "extra": out.stats.extra,
-        "top": crate::top::top_record(out.values.as_ref(), args.top.unwrap_or(crate::top::STATS_TOP)),
-    });
-    write_stats(args.stats.as_deref(), &stats)?;
-    let extra: Vec<String> = out
-        .stats
-        .extra
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect();
-    eprintln!(
-        "{} on {}: {:.4} s{}, {} iterations{}, {} arcs traversed, heap peak {}{}{}",
-        args.algorithm,
-        args.store.display(),
-        median,
-        if args.trials > 1 {
-            format!(" (median of {})", args.trials)
-        } else {
-            String::new()
-        },
-        out.stats.iterations,
-        convergence(&out.stats) + &resumed_note(&params),
-        out.stats.edges_traversed,
-        crate::size::human(out.peak_mutable_bytes),
+    print_top(&args, report.values.as_ref())?;
+    write_stats(args.stats.as_deref(), &report.record)?;
+    eprintln!("{}", summary_line(&report.record, args.trials));
+    finish(checkpoint)
+}
+
+/// The line a run prints when done: its time, iterations, what it traversed or read, its
+/// memory, and whether it was verified.
+fn summary_line(r: &RunRecord, trials: usize) -> String {
+    let median = if trials > 1 {
+        format!(" (median of {trials})")
+    } else {
+        String::new()
+    };
+    let convergence = r
+        .convergence_note()
+        .map_or(String::new(), |note| format!(" ({note})"));
+    let resumed = r
+        .resumed_from_iteration
+        .map_or(String::new(), |i| format!(", resumed from iteration {i}"));
+    let verified = if r.verified { ", verified" } else { "" };
+    if let Some(io) = &r.out_of_core {
+        return crate::out_of_core::summary_line(
+            r,
+            io,
+            &median,
+            &(convergence + &resumed),
+            verified,
+        );
+    }
+    let extra: Vec<String> = r.extra.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!(
+        "{} on {}: {:.4} s{median}, {} iterations{convergence}{resumed}, {} arcs traversed, heap peak {}{}{verified}",
+        r.algorithm,
+        r.store,
+        r.wall_seconds,
+        r.iterations,
+        r.edges_traversed,
+        crate::size::human(r.peak_mutable_bytes),
         if extra.is_empty() {
             String::new()
         } else {
             format!(", {}", extra.join(" "))
         },
-        if out.verify_seconds.is_some() {
-            ", verified"
-        } else {
-            ""
-        },
-    );
-    finish(checkpoint)
+    )
 }
 
 /// The run is complete and its outputs written: its checkpoint has served.
@@ -381,24 +308,8 @@ pub(crate) fn refuse_existing(path: &Path, force: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// ", not converged after N iterations" where the kernel stopped at its bound, for the summary.
-pub(crate) fn convergence(stats: &vastgraph_algos::common::RunStats) -> String {
-    stats
-        .convergence_note()
-        .map_or(String::new(), |note| format!(" ({note})"))
-}
-
-/// ", resumed from iteration N" for a run that continued from a checkpoint, for the summary.
-pub(crate) fn resumed_note(params: &Params) -> String {
-    params
-        .checkpoint
-        .as_ref()
-        .and_then(|c| c.resumed_from())
-        .map_or(String::new(), |i| format!(", resumed from iteration {i}"))
-}
-
 /// Writes the run statistics as pretty JSON to `path`, when one was asked for.
-pub(crate) fn write_stats(path: Option<&Path>, stats: &serde_json::Value) -> anyhow::Result<()> {
+fn write_stats(path: Option<&Path>, stats: &RunRecord) -> anyhow::Result<()> {
     if let Some(path) = path {
         write_atomically(path, |w| {
             serde_json::to_writer_pretty(&mut *w, stats)?;
@@ -410,7 +321,7 @@ pub(crate) fn write_stats(path: Option<&Path>, stats: &serde_json::Value) -> any
 }
 
 /// `labels` is called only for text output, to name the vertices.
-pub(crate) fn write_output(
+fn write_output(
     path: &Path,
     values: &Values,
     labels: &dyn Fn() -> anyhow::Result<Option<Vec<String>>>,

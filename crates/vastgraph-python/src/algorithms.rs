@@ -8,9 +8,9 @@ use numpy::ndarray::Array2;
 use numpy::IntoPyArray;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use vastgraph_algos::budget::{self, BudgetFit};
 use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
-use vastgraph_algos::registry::{run_on_store, Params, Values, ALGORITHMS};
+use vastgraph_algos::harness::{self, Request};
+use vastgraph_algos::registry::{Params, Values, ALGORITHMS};
 use vastgraph_engine::ooc::OocOptions;
 
 use crate::background::{run_abandoning, run_cancellable, BuildProgress};
@@ -22,18 +22,6 @@ use crate::store::NativeStore;
 #[pyfunction]
 pub fn algorithms() -> String {
     vastgraph_algos::registry::describe().to_string()
-}
-
-/// The names of the registry's parameters (the fields of `Params`), so that Python can reject
-/// a misspelt keyword instead of silently running with a default.
-#[pyfunction]
-pub fn param_names() -> PyResult<Vec<String>> {
-    let defaults = serde_json::to_value(Params::default())
-        .map_err(|e| PyValueError::new_err(format!("cannot list the parameters: {e}")))?;
-    Ok(defaults
-        .as_object()
-        .map(|fields| fields.keys().cloned().collect())
-        .unwrap_or_default())
 }
 
 /// The per-vertex (or per-row) result as a NumPy array that takes over the Rust vector.
@@ -128,48 +116,30 @@ pub fn run_algorithm<'py>(
     let checkpoint = params.checkpoint.clone();
     let algorithm = name.to_string();
     let work = move || -> anyhow::Result<_> {
-        let threads_used = rayon::current_num_threads();
-        vastgraph_engine::memory::set_budget(memory.unwrap_or(0));
-        if let Some(budget) = memory {
-            let fit =
-                budget::open_within_budget(shared.dir(), &algorithm, &params, budget, options)?;
-            if let BudgetFit::OutOfCore(graph) = fit {
-                let out = budget::run(&algorithm, &graph, &params, verify)?;
-                return Ok((out.output, Some(out.io), threads_used));
-            }
-        }
-        // The graph view of the store's codec (raw or compressed), chosen once for the run.
-        let out = run_on_store(&shared, &algorithm, &params, verify)?;
-        Ok((out, None, threads_used))
+        harness::run(Request {
+            memory,
+            verify,
+            out_of_core: options,
+            opened: Some(&*shared),
+            ..Request::new(shared.dir(), &algorithm, &params)
+        })
     };
     // With a checkpoint, Ctrl-C asks the kernel to save its state and stop, and waits for it;
     // without one, the run is abandoned at the engine's next operation.
-    let (out, io, threads_used) = match &checkpoint {
+    let report = match &checkpoint {
         Some(_) => run_cancellable(py, threads, &BuildProgress::default(), None, || {
             work().map_err(chain_error)
         })?,
         None => run_abandoning(py, threads, work)?.map_err(chain_error)?,
     };
-    let stats = serde_json::json!({
-        "algorithm": name,
-        "parameters": out.parameters,
-        "threads": threads_used,
-        "wall_seconds": out.wall_seconds,
-        "iterations": out.stats.iterations,
-        "edges_traversed": out.stats.edges_traversed,
-        "extra": out.stats.extra,
-        "peak_mutable_bytes": out.peak_mutable_bytes,
-        "verified": out.verify_seconds.is_some(),
-        "verify_seconds": out.verify_seconds,
-        "memory_budget": memory,
-        "out_of_core": io,
-        "resumed_from_iteration": checkpoint.as_ref().and_then(|c| c.resumed_from()),
-    });
+    let stats = serde_json::to_string(&report.record)
+        .map_err(|e| PyValueError::new_err(format!("cannot write the run record: {e}")))?;
+    let out = report;
     let values = out.values.map(|v| values_to_numpy(py, v)).transpose()?;
     if let Some(checkpoint) = checkpoint {
         checkpoint
             .finish()
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
     }
-    Ok((values, stats.to_string()))
+    Ok((values, stats))
 }

@@ -38,7 +38,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MIN_MEMORY_BYTES", vastgraph_store::MIN_MEMORY_BYTES)?;
     m.add_class::<store::NativeStore>()?;
     m.add_function(wrap_pyfunction!(algorithms::algorithms, m)?)?;
-    m.add_function(wrap_pyfunction!(algorithms::param_names, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms::run_algorithm, m)?)?;
     m.add_function(wrap_pyfunction!(build::convert, m)?)?;
     m.add_function(wrap_pyfunction!(build::build_from_edges, m)?)?;

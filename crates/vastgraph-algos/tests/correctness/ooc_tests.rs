@@ -204,11 +204,9 @@ fn bfs_matches_in_memory_in_every_mode_with_and_without_reentry() {
         for parents in [false, true] {
             // Source 0 is a hub; 19_900 starts the separate path.
             for source in [0, 19_900] {
-                let params = Params {
-                    source: Some(source),
-                    parents,
-                    ..Default::default()
-                };
+                let params = Params::default()
+                    .with("source", source)
+                    .with("parents", parents);
                 let want = in_memory(&dir, "bfs", &params);
                 for mode in MODES {
                     for mrt in [0, 5] {
@@ -288,10 +286,7 @@ fn reentry_needs_fewer_streaming_passes() {
     for symmetric in [false, true] {
         let dir = tmp.path().join(format!("paths-{symmetric}"));
         build_from(&dir, &list, symmetric, false, Codec::Raw);
-        let params = Params {
-            source: Some(0),
-            ..Default::default()
-        };
+        let params = Params::default().with("source", 0);
         let run = |mrt| {
             let g = open(&dir, "bfs", IoMode::Streaming, mrt, BackendChoice::Auto);
             budget::run("bfs", &g, &params, true).unwrap().output.stats
@@ -321,10 +316,7 @@ fn reentry_needs_fewer_streaming_passes() {
     let path: Vec<(u32, u32, f64)> = (0..length).map(|v| (v, v + 1, 1.0)).collect();
     build_from(&dir, &path, false, false, Codec::Raw);
     let g = open(&dir, "bfs", IoMode::Streaming, 0, BackendChoice::Auto);
-    let params = Params {
-        source: Some(0),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 0);
     let stats = budget::run("bfs", &g, &params, true).unwrap().output.stats;
     assert_eq!(stats.iterations, 1, "a path of {length} levels");
 }
@@ -352,11 +344,9 @@ fn a_long_symmetric_bfs_keeps_the_smallest_parents_after_turning_label_correctin
     build_from(&dir, &list, true, false, Codec::Raw);
     // From a corner and from the middle of an edge.
     for source in [0, side / 2] {
-        let params = Params {
-            source: Some(source.into()),
-            parents: true,
-            ..Default::default()
-        };
+        let params = Params::default()
+            .with("source", source)
+            .with("parents", true);
         let want = in_memory(&dir, "bfs", &params);
         for mode in MODES {
             for mrt in [0, 5] {
@@ -380,10 +370,7 @@ fn short_lists_seen_twice_are_served_from_the_cache() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     build(&dir, 20_000, true, true, 8);
-    let params = Params {
-        source: Some(0),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 0);
     for algorithm in ["bfs", "sssp"] {
         let want = in_memory(&dir, algorithm, &params);
         let run = |cache: bool| {
@@ -539,10 +526,7 @@ fn selective_reads_only_pages_of_active_vertices() {
     build(&dir, 20_000, true, false, 4);
     let g = open(&dir, "bfs", IoMode::Selective, 0, BackendChoice::Auto);
     let source = 19_950u32;
-    let params = Params {
-        source: Some(source as u64),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", source as u64);
     let (_, io) = out_of_core(&g, "bfs", &params);
     let first = &io["iterations"][0];
     let offsets = g.offsets();
@@ -567,10 +551,7 @@ fn adaptive_merges_gaps_the_fixed_selective_mode_leaves() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     build(&dir, 20_000, true, false, 41);
-    let params = Params {
-        source: Some(5),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 5);
     let run = |mode| {
         let g = try_open(&dir, "bfs", mode, 0, BackendChoice::Auto, false).unwrap();
         out_of_core(&g, "bfs", &params)
@@ -608,11 +589,7 @@ fn cc_pagerank_sssp_match_in_memory() {
     for (symmetric, seed) in [(true, 5), (false, 6)] {
         let dir = tmp.path().join(format!("g{seed}"));
         build(&dir, 20_000, symmetric, true, seed);
-        let params = Params {
-            source: Some(0),
-            tolerance: Some(1e-10),
-            ..Default::default()
-        };
+        let params = Params::default().with("source", 0).with("tolerance", 1e-10);
         for algorithm in ["cc", "pagerank", "sssp"] {
             let want = in_memory(&dir, algorithm, &params);
             for mode in MODES {
@@ -649,12 +626,10 @@ fn every_algorithm_within_a_budget_gives_the_in_memory_result() {
         let graph_bytes: u64 = manifest.files.iter().map(|f| f.bytes).sum();
         for info in registry::ALGORITHMS {
             let what = format!("{} on {}", info.name, dir.display());
-            let params = Params {
-                source: Some(1),
-                sources: Some(vec![1, 2]),
-                max_iters: Some(5),
-                ..Default::default()
-            };
+            let params = Params::default()
+                .with("source", 1)
+                .with("sources", vec![1, 2])
+                .with("max_iters", 5);
             let store = Store::open(&dir).unwrap();
             let want = registry::run_on_store(&store, info.name, &params, true);
             // The vertex state and a little less than the graph.
@@ -721,22 +696,14 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
             .join(format!("packed-{symmetric}-{}", codec.name()));
         build_from(&raw, &list, symmetric, true, Codec::Raw);
         build_from(&packed, &list, symmetric, true, codec);
-        let params = Params {
-            source: Some(0),
-            tolerance: Some(1e-10),
-            ..Default::default()
-        };
+        let params = Params::default().with("source", 0).with("tolerance", 1e-10);
         let symmetric_only: &[&str] = if symmetric {
             &["kcore", "coloring", "spanning-forest"]
         } else {
             &[]
         };
         // Every vertex starts a walk, so that many walks step from hub 0 in the same pass.
-        let walks = Params {
-            every: Some(1),
-            walk_length: Some(6),
-            ..Default::default()
-        };
+        let walks = Params::default().with("every", 1).with("walk_length", 6);
         for &algorithm in ["bfs", "sssp", "cc", "pagerank", "widest", "random-walk"]
             .iter()
             .chain(symmetric_only)
@@ -805,10 +772,7 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
     let (raw, packed) = (tmp.path().join("raw"), tmp.path().join("packed"));
     build_from(&raw, &list, true, true, Codec::Raw);
     build_from(&packed, &list, true, true, Codec::StreamVByte64);
-    let params = Params {
-        source: Some(0),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 0);
     let options = adaptive_options;
     for algorithm in ["bfs", "sssp"] {
         let refused = budget::open_within_budget(&packed, algorithm, &params, 64 << 10, options());
@@ -852,10 +816,7 @@ fn damaged_codes_are_an_error_not_a_crash() {
     vastgraph_testkit::without_page_sums(&dir);
     let codes = dir.join(vastgraph_store::manifest::files::NEIGHBOR_CODES);
     let clean = std::fs::read(&codes).unwrap();
-    let params = Params {
-        source: Some(0),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 0);
     let mut errors = 0;
     for k in 1..40usize {
         let mut bytes = clean.clone();
@@ -899,10 +860,7 @@ fn a_damaged_page_is_an_error_naming_it_in_every_mode_and_for_lists_read_apart()
     };
     let codes = dir.join(vastgraph_store::manifest::files::NEIGHBOR_CODES);
     let clean = std::fs::read(&codes).unwrap();
-    let params = Params {
-        source: Some(0),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 0);
     let in_the_hub = (hub_codes.start + hub_codes.end) as usize / 2;
     for at in [in_the_hub, clean.len() / 2] {
         let mut bytes = clean.clone();
@@ -942,10 +900,7 @@ fn damaged_offsets_of_a_compressed_store_are_named_before_the_budget_is_weighed(
         false,
         Codec::StreamVByte64,
     );
-    let params = Params {
-        source: Some(0),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 0);
     let options = adaptive_options;
     for name in [files::BYTE_OFFSETS, files::OFFSETS] {
         let path = dir.join(name);
@@ -999,10 +954,7 @@ fn an_id_out_of_range_in_a_raw_store_is_an_error_naming_the_file() {
     // Well inside hub 1's list, which spans several pieces.
     let arc = Store::open(&dir).unwrap().offsets()[1] + 5000;
     corrupt_id(&dir, arc, n + 7);
-    let params = Params {
-        source: Some(1),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 1);
     for mode in [IoMode::Selective, IoMode::Streaming] {
         let g = open(&dir, "bfs", mode, 5, BackendChoice::Auto);
         let Err(e) = budget::run("bfs", &g, &params, false) else {
@@ -1122,10 +1074,7 @@ fn pread_fallback_gives_the_same_results() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     build(&dir, 20_000, true, false, 7);
-    let params = Params {
-        source: Some(1),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 1);
     let want = in_memory(&dir, "bfs", &params);
     for mode in MODES {
         let g = open(&dir, "bfs", mode, 5, BackendChoice::Pread);
@@ -1307,10 +1256,7 @@ fn bfs_and_cc_settle_vertices_from_the_first_neighbours() {
     for codec in [Codec::Raw, Codec::StreamVByte64] {
         let dir = tmp.path().join(codec.name());
         build_from(&dir, &edges(20_000, 60_000, 31), true, false, codec);
-        let params = Params {
-            source: Some(0),
-            ..Default::default()
-        };
+        let params = Params::default().with("source", 0);
         let runs = |algorithm: &str| -> Vec<(Values, serde_json::Value)> {
             MODES
                 .iter()
@@ -1399,10 +1345,7 @@ fn bfs_and_cc_settle_vertices_from_the_first_neighbours() {
 fn a_damaged_first_neighbour_file_is_an_error_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
     let n = 20_000u32;
-    let params = Params {
-        source: Some(0),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", 0);
     for summed in [true, false] {
         for (value, needle) in [(n + 5, "first neighbour is recorded as"), (3, "checksum")] {
             let dir = tmp.path().join(format!("g{value}-{summed}"));
@@ -1540,10 +1483,10 @@ fn bfs_with_and_without_list_heads(
     dir: &Path,
     source: u64,
 ) -> Vec<(String, serde_json::Value, serde_json::Value)> {
-    let params = |parents: bool| Params {
-        source: Some(source),
-        parents,
-        ..Default::default()
+    let params = |parents: bool| {
+        Params::default()
+            .with("source", source)
+            .with("parents", parents)
     };
     let runs = |parents: bool| -> Vec<(Values, serde_json::Value)> {
         MODES
@@ -1626,10 +1569,7 @@ fn a_damaged_list_heads_file_is_an_error_naming_it() {
     let tmp = tempfile::tempdir().unwrap();
     let n = 20_000u32;
     let list = hub_edges(n, 6);
-    let params = Params {
-        source: Some(HUB.into()),
-        ..Default::default()
-    };
+    let params = Params::default().with("source", HUB);
     for summed in [true, false] {
         let dir = tmp.path().join(format!("g{summed}"));
         build_from(&dir, &list, true, false, Codec::Raw);
@@ -1687,10 +1627,7 @@ fn a_long_path_within_its_smallest_budget_reads_each_block_a_few_times() {
     // Both directions of every edge, 4 bytes an id and 4 a weight.
     let file_bytes = 2 * (n as u64 - 1) * 4;
     for algorithm in ["bfs", "sssp", "widest", "kcore"] {
-        let params = Params {
-            source: Some(0u32.into()),
-            ..Default::default()
-        };
+        let params = Params::default().with("source", 0u32);
         let budget = smallest_budget(&dir, algorithm, &params);
         let g = match budget::open_within_budget(
             &dir,

@@ -31,10 +31,7 @@ fn result_of(result: &Result<RunOutput, RunError>) -> String {
 }
 
 fn run_all(store: &Store) -> Vec<(&'static str, Result<RunOutput, RunError>)> {
-    let params = Params {
-        per_vertex: true,
-        ..Default::default()
-    };
+    let params = Params::default().with("per_vertex", true);
     ALGORITHMS
         .iter()
         .map(|a| {

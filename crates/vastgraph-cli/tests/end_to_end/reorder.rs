@@ -9,10 +9,7 @@ use crate::common::ok;
 
 /// One value per vertex as f64 (every kernel compared here has one).
 fn per_vertex(store: &Store, algorithm: &str) -> Vec<f64> {
-    let params = Params {
-        per_vertex: true,
-        ..Default::default()
-    };
+    let params = Params::default().with("per_vertex", true);
     let out = run_on_store(store, algorithm, &params.only_for(algorithm), true).unwrap();
     match out.values.unwrap() {
         Values::I64(v) => v.into_iter().map(|x| x as f64).collect(),

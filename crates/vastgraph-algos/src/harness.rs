@@ -1,0 +1,379 @@
+//! The one run harness, for the CLI's `vastgraph run` and Python's `vg.run` alike: it fits the
+//! run to the memory budget (out of core, or in memory when the mapped graph and the state
+//! fit), runs the trials, takes their median, verifies the first, and writes one
+//! [`RunRecord`]. Callers only turn the values into files or arrays.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use vastgraph_engine::memory;
+use vastgraph_engine::ooc::{OocOptions, PassObserver, PROCESS_BASELINE_BYTES};
+use vastgraph_store::{Advice, Store};
+
+use crate::budget::{self, BudgetFit};
+use crate::registry::{self, Output, Params, Values};
+
+/// The version of [`RunRecord`]'s layout: raised when a key changes meaning or goes.
+pub const RUN_RECORD_SCHEMA: u32 = 1;
+
+/// Vertices the record ranks in `top` unless asked for another number.
+pub const DEFAULT_TOP: usize = 10;
+
+/// A run to do.
+pub struct Request<'a> {
+    /// The store directory.
+    pub store: &'a Path,
+    pub algorithm: &'a str,
+    pub params: &'a Params,
+    /// Kernel runs on the loaded graph; the record gives each one's time and their median.
+    pub trials: usize,
+    /// Check the first trial's result with the algorithm's verifier.
+    pub verify: bool,
+    /// The memory budget in bytes; None maps the graph and uses the page cache freely.
+    pub memory: Option<u64>,
+    /// How a run within the budget reads its lists.
+    pub out_of_core: OocOptions,
+    /// Vertices ranked in the record's `top`.
+    pub top: usize,
+    /// Called after each pass of a run out of core (a progress line).
+    pub on_pass: Option<PassObserver>,
+    /// The store, when the caller holds it open (a Python graph): a run in memory uses it
+    /// instead of opening the directory again.
+    pub opened: Option<&'a Store>,
+}
+
+impl<'a> Request<'a> {
+    pub fn new(store: &'a Path, algorithm: &'a str, params: &'a Params) -> Request<'a> {
+        Request {
+            store,
+            algorithm,
+            params,
+            trials: 1,
+            verify: false,
+            memory: None,
+            out_of_core: OocOptions::default(),
+            top: DEFAULT_TOP,
+            on_pass: None,
+            opened: None,
+        }
+    }
+}
+
+/// The parameters as given, and as the kernel ran with them (defaults resolved).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ParametersRecord {
+    pub given: Params,
+    pub resolved: serde_json::Value,
+}
+
+/// A ranked vertex of the record's `top`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Ranked {
+    pub vertex: u32,
+    pub value: f64,
+}
+
+/// The statistics of a run, the same keys from the CLI (`run --stats FILE`) and from Python
+/// (`vg.run(...).stats`), in memory and out of core; the keys of an out-of-core run are null
+/// in memory. Documented in docs/cli.md.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// [`RUN_RECORD_SCHEMA`].
+    pub schema: u32,
+    pub algorithm: String,
+    pub parameters: ParametersRecord,
+    pub store: String,
+    pub vertices: u64,
+    pub arcs: u64,
+    pub threads: usize,
+    /// Opening (and validating) the store.
+    pub load_seconds: f64,
+    /// The median of the trials' kernel times.
+    pub wall_seconds: f64,
+    pub trial_seconds: Vec<f64>,
+    /// Rounds, levels, sweeps or peeling steps, as the algorithm defines them.
+    pub iterations: u64,
+    pub edges_traversed: u64,
+    /// The process's peak resident set after the trials (before any output is written).
+    pub peak_rss_bytes: Option<u64>,
+    /// Peak heap above the heap live at the kernel's start: its mutable state.
+    pub peak_mutable_bytes: u64,
+    pub verified: bool,
+    pub verify_seconds: Option<f64>,
+    pub resumed_from_iteration: Option<u64>,
+    /// Algorithm-specific figures (triangles, components, convergence...).
+    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// The largest values, largest first (ties: smaller id first); empty for row outputs.
+    pub top: Vec<Ranked>,
+    /// The budget asked for, or null.
+    pub memory_budget_bytes: Option<u64>,
+    /// The process's resident set before the run, and what the budget allows the process
+    /// beyond the run's own plan (the binary, the allocator, the thread stacks).
+    pub baseline_rss_bytes: Option<u64>,
+    pub process_baseline_allowance_bytes: Option<u64>,
+    /// Out of core: bytes read from the lists' files, requests, the read rate, bytes read over
+    /// bytes needed, seconds waiting for I/O and computing, each pass's mode.
+    pub bytes_read: Option<u64>,
+    pub io_requests: Option<u64>,
+    pub read_mb_per_s: Option<f64>,
+    pub io_amplification: Option<f64>,
+    pub io_wait_seconds: Option<f64>,
+    pub compute_seconds: Option<f64>,
+    pub iteration_modes: Option<Vec<String>>,
+    /// Out of core: the I/O in full (the memory plan, the device, every pass's record).
+    pub out_of_core: Option<serde_json::Value>,
+    /// Out of core with more than one trial: each trial's I/O.
+    pub out_of_core_trials: Option<Vec<serde_json::Value>>,
+}
+
+/// What a run gives: the values of the last trial and the record.
+pub struct Report {
+    pub values: Option<Values>,
+    pub record: RunRecord,
+}
+
+/// Runs `request`. Errors name the remedy: an unknown algorithm, a parameter it does not take,
+/// a budget below its state (with the minimum), a failed verification.
+pub fn run(mut request: Request<'_>) -> anyhow::Result<Report> {
+    anyhow::ensure!(request.trials >= 1, "trials must be at least 1");
+    let descriptor = registry::descriptor(request.algorithm)?;
+    descriptor.check(request.params)?;
+    let baseline_rss = memory::rss_bytes();
+    memory::set_budget(request.memory.unwrap_or(0));
+    let opened = Instant::now();
+    if let Some(budget) = request.memory {
+        let fit = budget::open_within_budget(
+            request.store,
+            request.algorithm,
+            request.params,
+            budget,
+            request.out_of_core.clone(),
+        )?;
+        match fit {
+            BudgetFit::OutOfCore(graph) => {
+                let load_seconds = opened.elapsed().as_secs_f64();
+                if let Some(observer) = request.on_pass.take() {
+                    graph.observe_passes(observer);
+                }
+                let mut trials = Vec::with_capacity(request.trials);
+                let mut io = Vec::with_capacity(request.trials);
+                for trial in 0..request.trials {
+                    let out = budget::run(
+                        request.algorithm,
+                        &graph,
+                        request.params,
+                        request.verify && trial == 0,
+                    )?;
+                    io.push(out.io);
+                    trials.push(out.output);
+                }
+                let manifest = graph.manifest().clone();
+                let mut report = record(
+                    &request,
+                    trials,
+                    (manifest.vertices, manifest.arcs),
+                    load_seconds,
+                );
+                let last_io = io.last().cloned().unwrap_or_default();
+                let r = &mut report.record;
+                r.baseline_rss_bytes = baseline_rss;
+                r.process_baseline_allowance_bytes = Some(PROCESS_BASELINE_BYTES);
+                r.bytes_read = last_io["bytes_read"].as_u64();
+                r.io_requests = last_io["requests"].as_u64();
+                r.read_mb_per_s = last_io["read_mb_per_s"].as_f64();
+                r.io_amplification = last_io["io_amplification"].as_f64();
+                r.io_wait_seconds = last_io["io_wait_seconds"].as_f64();
+                r.compute_seconds = last_io["compute_seconds"].as_f64();
+                r.iteration_modes = serde_json::from_value(last_io["iteration_modes"].clone()).ok();
+                r.out_of_core_trials = (io.len() > 1).then(|| io.clone());
+                r.out_of_core = Some(last_io);
+                return Ok(report);
+            }
+            BudgetFit::InMemory { need } => log::info!(
+                "{}: the mapped graph and the kernel's state (about {need} bytes) fit the budget \
+                 of {budget} bytes, so it runs in memory",
+                request.algorithm
+            ),
+        }
+    }
+    let owned;
+    let store = match request.opened {
+        Some(store) => store,
+        None => {
+            owned = Store::open(request.store)?;
+            owned.advise(Advice::HugePage);
+            &owned
+        }
+    };
+    let load_seconds = opened.elapsed().as_secs_f64();
+    let mut trials = Vec::with_capacity(request.trials);
+    for trial in 0..request.trials {
+        trials.push(registry::run_on_store(
+            store,
+            request.algorithm,
+            request.params,
+            request.verify && trial == 0,
+        )?);
+    }
+    let m = store.manifest();
+    let mut report = record(&request, trials, (m.vertices, m.arcs), load_seconds);
+    report.record.baseline_rss_bytes = baseline_rss;
+    Ok(report)
+}
+
+/// The record of `trials` (at least one): the last one's values and statistics, the first
+/// one's verification, the largest heap peak, the median time.
+fn record(
+    request: &Request<'_>,
+    trials: Vec<Output>,
+    (vertices, arcs): (u64, u64),
+    load_seconds: f64,
+) -> Report {
+    let peak_rss_bytes = memory::peak_rss_bytes();
+    let trial_seconds: Vec<f64> = trials.iter().map(|t| t.wall_seconds).collect();
+    let mut sorted = trial_seconds.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let peak_mutable_bytes = trials
+        .iter()
+        .map(|t| t.peak_mutable_bytes)
+        .max()
+        .unwrap_or(0);
+    let verify_seconds = trials[0].verify_seconds;
+    let last = trials.into_iter().next_back().expect("at least one trial");
+    let top = last
+        .values
+        .as_ref()
+        .and_then(|v| top_k(v, request.top).ok())
+        .unwrap_or_default();
+    let record = RunRecord {
+        schema: RUN_RECORD_SCHEMA,
+        algorithm: request.algorithm.to_string(),
+        parameters: ParametersRecord {
+            given: request.params.clone(),
+            resolved: last.parameters,
+        },
+        store: request.store.display().to_string(),
+        vertices,
+        arcs,
+        threads: rayon::current_num_threads(),
+        load_seconds,
+        wall_seconds: median,
+        trial_seconds,
+        iterations: last.stats.iterations,
+        edges_traversed: last.stats.edges_traversed,
+        peak_rss_bytes,
+        peak_mutable_bytes,
+        verified: verify_seconds.is_some(),
+        verify_seconds,
+        resumed_from_iteration: request
+            .params
+            .checkpoint
+            .as_ref()
+            .and_then(|c| c.resumed_from()),
+        extra: last.stats.extra,
+        top,
+        memory_budget_bytes: request.memory,
+        baseline_rss_bytes: None,
+        process_baseline_allowance_bytes: None,
+        bytes_read: None,
+        io_requests: None,
+        read_mb_per_s: None,
+        io_amplification: None,
+        io_wait_seconds: None,
+        compute_seconds: None,
+        iteration_modes: None,
+        out_of_core: None,
+        out_of_core_trials: None,
+    };
+    Report {
+        values: last.values,
+        record,
+    }
+}
+
+impl RunRecord {
+    /// "not converged after N iterations" for an iterative kernel that stopped at its bound.
+    pub fn convergence_note(&self) -> Option<String> {
+        (self.extra.get("converged") == Some(&serde_json::Value::Bool(false)))
+            .then(|| format!("not converged after {} iterations", self.iterations))
+    }
+}
+
+/// The `k` vertices with the largest values, largest first (ties: the smaller id first; NaN
+/// lowest), kept in a heap of `k` so that a run within a budget holds no copy of its values.
+/// Rows (edges, walks) rank nothing: an error.
+pub fn top_k(values: &Values, k: usize) -> anyhow::Result<Vec<Ranked>> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut heap: BinaryHeap<Reverse<Order>> = BinaryHeap::with_capacity(k.min(values.len()) + 1);
+    let mut offer = |v: usize, x: f64| {
+        heap.push(Reverse(Order(x, v as u32)));
+        if heap.len() > k {
+            heap.pop();
+        }
+    };
+    match values {
+        Values::I64(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x as f64)),
+        Values::U64(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x as f64)),
+        Values::U32(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x as f64)),
+        Values::U8(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x as f64)),
+        Values::F64(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x)),
+        Values::Rows { .. } => {
+            anyhow::bail!("--top ranks vertices by their values; this algorithm gives rows")
+        }
+    }
+    let mut top: Vec<Order> = heap.into_iter().map(|Reverse(r)| r).collect();
+    top.sort_by(|a, b| b.cmp(a));
+    Ok(top
+        .into_iter()
+        .map(|Order(value, vertex)| Ranked { vertex, value })
+        .collect())
+}
+
+/// A value and its vertex, ordered by value (NaN lowest), then by the smaller id.
+struct Order(f64, u32);
+
+impl PartialEq for Order {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+impl Eq for Order {}
+impl PartialOrd for Order {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Order {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let key = |r: &Order| if r.0.is_nan() { f64::NEG_INFINITY } else { r.0 };
+        key(self).total_cmp(&key(other)).then(other.1.cmp(&self.1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_come_first_and_ties_go_to_the_smaller_id() {
+        let ranked = |values: &Values, k| -> Vec<(u32, f64)> {
+            top_k(values, k)
+                .unwrap()
+                .into_iter()
+                .map(|r| (r.vertex, r.value))
+                .collect()
+        };
+        let values = Values::F64(vec![0.5, 2.0, f64::NAN, 2.0, 1.0]);
+        assert_eq!(ranked(&values, 3), vec![(1, 2.0), (3, 2.0), (4, 1.0)]);
+        let degrees = Values::U32(vec![3, 1]);
+        assert_eq!(ranked(&degrees, 5), vec![(0, 3.0), (1, 1.0)]);
+        let rows = Values::Rows {
+            data: vec![0, 1],
+            cols: 2,
+        };
+        assert!(top_k(&rows, 1).is_err());
+    }
+}
