@@ -315,6 +315,7 @@ CLI_CASES = {
     "sssp": (["--source", "3"], {"source": 3}),
     "bellman-ford": (["--source", "3"], {"source": 3}),
     "cc": ([], {}),
+    "scc": ([], {}),
     "pagerank": (["--tolerance", "1e-10"], {"tolerance": 1e-10}),
     "bc": (["--source", "3"], {"source": 3}),
     "kcore": ([], {}),

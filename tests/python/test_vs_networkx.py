@@ -86,6 +86,29 @@ def test_cc_matches_scipy_with_min_id_labels(vastgraph, real_store, tmp_path, na
     np.testing.assert_array_equal(labels.astype(np.int64), min_id[comp])
 
 
+@pytest.mark.parametrize("name", [CNR, SLASHDOT])
+@pytest.mark.parametrize("within_budget", [False, True])
+def test_scc_matches_scipy_with_min_id_labels(vastgraph, real_store, tmp_path, name, within_budget):
+    """Strongly connected components, in memory and within a budget that reads the lists from
+    disk, against SciPy's (and, on the smaller graph, NetworkX's) components."""
+    a = adjacency(name, False)
+    # Below the mapped graph and the state together, above the state: the lists come from disk.
+    memory = {CNR: "20MiB", SLASHDOT: "6MiB"}[name] if within_budget else None
+    budget = [] if memory is None else ["--memory", memory]
+    labels, stats = run_algorithm(vastgraph, tmp_path, "scc", real_store(name, False), *budget)
+    count, comp = csgraph.connected_components(a, directed=True, connection="strong")
+    min_id = np.full(count, a.shape[0], dtype=np.int64)
+    np.minimum.at(min_id, comp, np.arange(a.shape[0]))
+    np.testing.assert_array_equal(labels.astype(np.int64), min_id[comp])
+    assert stats["extra"]["components"] == count
+    assert (stats["out_of_core"] is None) == (memory is None)
+    if name == SLASHDOT and memory is None:
+        import networkx as nx
+
+        want = sorted(min(c) for c in nx.strongly_connected_components(nx_graph(name, False)))
+        assert sorted(np.unique(labels).tolist()) == want
+
+
 def reference_pagerank(a, alpha=0.85, tol=1e-13, max_iter=10_000):
     """Power iteration with uniform dangling redistribution, converged far tighter than 1e-6."""
     n = a.shape[0]

@@ -24,6 +24,7 @@ pub mod pagerank_variants;
 pub mod priority;
 pub mod random_walk;
 pub mod registry;
+pub mod scc;
 mod serial_check;
 pub mod setcover;
 pub mod spanner;

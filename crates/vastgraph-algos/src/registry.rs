@@ -110,6 +110,7 @@ registry![
     random_walk::RandomWalk,
     pagerank_variants::DeltaPageRank,
     pagerank_variants::PersonalizedPageRank,
+    scc::Scc,
 ];
 
 /// The descriptor of algorithm `name`.

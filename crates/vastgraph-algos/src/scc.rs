@@ -1,0 +1,338 @@
+//! Strongly connected components of a directed graph by colouring (Orzan 2004; Slota, Rajamanickam
+//! and Madduri 2014), on out-lists only. Each round, over the vertices not yet assigned:
+//!
+//! 1. **Forward colouring.** Every vertex takes as colour the smallest id that reaches it, by
+//!    [`edge_map`] pushing the minimum along the arcs until nothing changes.
+//! 2. **Backward closure.** A vertex whose colour is its own id is the smallest of its component
+//!    (every vertex of the component reaches it, so none is smaller), and its component is the
+//!    vertices of its colour that reach it. A vertex of colour c joins when one of its
+//!    out-neighbours of colour c has joined: pulled over the candidates' out-lists until nothing
+//!    joins, so no transpose is needed.
+//!
+//! The joined vertices are labelled with their colour and leave the graph; each round assigns at
+//! least the component of every colour. The labels, the smallest id of each component, are the
+//! unique answer, the same on any thread count and in or out of core. A round costs O(m) per
+//! step of its forward and backward fixpoints; a long chain of components (a path) takes one
+//! round per component, so the worst case is O(n·m) — on web and social graphs a few dozen
+//! rounds. On a symmetric graph the components are the connected ones. State: colour, label
+//! and two flags per vertex, the frontiers: O(n).
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+
+use rayon::prelude::*;
+use vastgraph_engine::{
+    edge_map, Adjacency, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, Vertex, VertexSubset,
+};
+
+use crate::algorithm::{Algorithm, Descriptor, Needs, Params};
+use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
+use crate::registry::Values;
+
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): colour and label (4 bytes each),
+/// the assigned and joined flags, the unassigned vertices, the frontiers and the candidates.
+pub const STATE: StateSize = StateSize::per_vertex(32);
+
+const ALGORITHM: &str = "scc";
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SccParams {}
+
+#[derive(Debug)]
+pub struct SccResult {
+    /// The smallest vertex id of each vertex's strongly connected component.
+    pub labels: Vec<u32>,
+    /// `iterations` = rounds; extra: `components`, `largest` (vertices of the largest).
+    pub stats: RunStats,
+}
+
+/// Forward colouring: a smaller colour flows along an arc into an unassigned vertex.
+struct LowerColour<'a> {
+    colour: &'a [AtomicU32],
+    assigned: &'a [AtomicBool],
+}
+
+impl EdgeMapFn for LowerColour<'_> {
+    fn update(&self, s: Vertex, d: Vertex, w: f64) -> bool {
+        self.update_atomic(s, d, w)
+    }
+    fn update_atomic(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
+        let c = self.colour[s as usize].load(Relaxed);
+        self.colour[d as usize].fetch_min(c, Relaxed) > c
+    }
+    fn cond(&self, d: Vertex) -> bool {
+        !self.assigned[d as usize].load(Relaxed)
+    }
+}
+
+pub fn strongly_connected_components<A: Adjacency>(
+    g: &Graph<A>,
+    _params: &SccParams,
+) -> Result<SccResult, AlgoError> {
+    let n = g.num_vertices();
+    let colour: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU32::new(NONE))
+        .collect();
+    let label: Vec<AtomicU32> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicU32::new(NONE))
+        .collect();
+    let assigned: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let joined: Vec<AtomicBool> = (0..n)
+        .into_par_iter()
+        .map(|_| AtomicBool::new(false))
+        .collect();
+    let counters = EdgeMapCounters::default();
+    let opts = EdgeMapOptions::with_counters(&counters);
+    let mut remaining: Vec<Vertex> = (0..n as Vertex).collect();
+    let mut rounds = 0u64;
+    let mut arcs_pulled = 0u64;
+    while !remaining.is_empty() {
+        rounds += 1;
+        // 1. Forward colouring over the unassigned vertices.
+        remaining
+            .par_iter()
+            .for_each(|&v| colour[v as usize].store(v, Relaxed));
+        let lower = LowerColour {
+            colour: &colour,
+            assigned: &assigned,
+        };
+        let mut frontier = VertexSubset::from_ids(n, remaining.clone());
+        while !frontier.is_empty() {
+            frontier = edge_map(g, &frontier, &lower, &opts);
+        }
+        // 2. Backward closure from the roots, pulled over the candidates' out-lists.
+        remaining.par_iter().for_each(|&v| {
+            joined[v as usize].store(colour[v as usize].load(Relaxed) == v, Relaxed)
+        });
+        let mut candidates: Vec<Vertex> = remaining
+            .par_iter()
+            .copied()
+            .filter(|&v| !joined[v as usize].load(Relaxed))
+            .collect();
+        loop {
+            let pulled: u64 = candidates
+                .par_iter()
+                .map(|&v| {
+                    let c = colour[v as usize].load(Relaxed);
+                    let mut scanned = 0u64;
+                    g.out().try_for_each_neighbor(v, |u| {
+                        scanned += 1;
+                        let joins = !assigned[u as usize].load(Relaxed)
+                            && joined[u as usize].load(Relaxed)
+                            && colour[u as usize].load(Relaxed) == c;
+                        if joins {
+                            joined[v as usize].store(true, Relaxed);
+                        }
+                        !joins
+                    });
+                    scanned
+                })
+                .sum();
+            arcs_pulled += pulled;
+            let before = candidates.len();
+            candidates.retain(|&v| !joined[v as usize].load(Relaxed));
+            if candidates.len() == before {
+                break;
+            }
+        }
+        // 3. The joined vertices take their colour as label and leave.
+        remaining.par_iter().for_each(|&v| {
+            if joined[v as usize].load(Relaxed) {
+                label[v as usize].store(colour[v as usize].load(Relaxed), Relaxed);
+                assigned[v as usize].store(true, Relaxed);
+            }
+        });
+        remaining = remaining
+            .into_par_iter()
+            .filter(|&v| !assigned[v as usize].load(Relaxed))
+            .collect();
+        vastgraph_engine::interrupt::check();
+    }
+    let labels: Vec<u32> = label.into_par_iter().map(AtomicU32::into_inner).collect();
+    let mut sizes = vec![0u32; n];
+    for &l in &labels {
+        sizes[l as usize] += 1;
+    }
+    let components = sizes.iter().filter(|&&s| s > 0).count() as u64;
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let stats = RunStats {
+        iterations: rounds,
+        edges_traversed: counters.edges() + arcs_pulled,
+        ..Default::default()
+    }
+    .with("components", components)
+    .with("largest", largest);
+    Ok(SccResult { labels, stats })
+}
+
+/// Checks `result` against Tarjan's algorithm, written out serially with an explicit stack of
+/// (vertex, next list position) frames: the same partition, each labelled by its smallest id.
+/// O(n) memory beside the graph, as the kernel, so that a run within a budget verifies within it.
+pub fn verify_scc<A: Adjacency>(g: &Graph<A>, result: &SccResult) -> Result<(), VerifyError> {
+    let n = g.num_vertices();
+    let fail = |message: String| Err(VerifyError::new(ALGORITHM, message));
+    if result.labels.len() != n {
+        return fail(format!("{} labels for {n} vertices", result.labels.len()));
+    }
+    // index[v]: order of discovery (NONE: not yet; DONE: its component is popped); low[v]: the
+    // smallest index reached from v's search subtree by one arc into the stack.
+    const DONE: u32 = NONE - 1;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0u32; n];
+    let mut stack: Vec<Vertex> = Vec::new();
+    let mut frames: Vec<(Vertex, usize)> = Vec::new();
+    let mut next_index = 0u32;
+    for root in 0..n as Vertex {
+        if index[root as usize] != NONE {
+            continue;
+        }
+        let mut child = Some(root);
+        loop {
+            if let Some(u) = child.take() {
+                index[u as usize] = next_index;
+                low[u as usize] = next_index;
+                next_index += 1;
+                stack.push(u);
+                frames.push((u, 0));
+            }
+            let Some(&(v, position)) = frames.last() else {
+                break;
+            };
+            // Scan v's list from `position` to its first undiscovered neighbour.
+            let mut scanned = 0;
+            g.out().try_for_each_neighbor_from(v, position, |u| {
+                scanned += 1;
+                match index[u as usize] {
+                    NONE => {
+                        child = Some(u);
+                        false
+                    }
+                    DONE => true,
+                    i => {
+                        low[v as usize] = low[v as usize].min(i);
+                        true
+                    }
+                }
+            });
+            frames.last_mut().expect("v's frame").1 = position + scanned;
+            if child.is_some() {
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            }
+            if low[v as usize] == index[v as usize] {
+                let at = stack
+                    .iter()
+                    .rposition(|&x| x == v)
+                    .expect("v is on the stack");
+                let members = stack.split_off(at);
+                let smallest = *members.iter().min().expect("v is a member");
+                for &m in &members {
+                    index[m as usize] = DONE;
+                    if result.labels[m as usize] != smallest {
+                        return fail(format!(
+                            "vertex {m} is labelled {}, but its component's smallest id is {smallest}",
+                            result.labels[m as usize]
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `scc` in the registry.
+pub struct Scc;
+
+impl Algorithm for Scc {
+    const DESCRIPTOR: Descriptor = Descriptor {
+        name: "scc",
+        summary: "strongly connected components of a directed graph, label = smallest id in the component",
+        params: &[],
+        needs: Needs {
+            symmetric: false,
+            weights: false,
+        },
+        state: STATE,
+        resumable: false,
+        state_in_passes: None,
+    };
+    type Params = SccParams;
+    type Result = SccResult;
+    fn params<A: Adjacency>(_given: &Params, _g: &Graph<A>) -> Result<SccParams, AlgoError> {
+        Ok(SccParams {})
+    }
+    fn kernel<A: Adjacency>(
+        g: &Graph<A>,
+        q: &SccParams,
+        _checkpoint: Option<&crate::checkpoint::Checkpoint>,
+    ) -> Result<SccResult, AlgoError> {
+        strongly_connected_components(g, q)
+    }
+    fn verify<A: Adjacency>(
+        g: &Graph<A>,
+        _q: &SccParams,
+        r: &SccResult,
+    ) -> Result<(), VerifyError> {
+        verify_scc(g, r)
+    }
+    fn output(r: SccResult, _q: &SccParams) -> (Option<Values>, RunStats) {
+        (Some(Values::U32(r.labels)), r.stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vastgraph_engine::InMemoryGraph;
+
+    fn labels(n: usize, edges: &[(Vertex, Vertex)]) -> Vec<u32> {
+        let g = InMemoryGraph::from_edges(n, edges, false);
+        let r = strongly_connected_components(&g.view(), &SccParams {}).unwrap();
+        verify_scc(&g.view(), &r).unwrap();
+        r.labels
+    }
+
+    #[test]
+    fn cycles_chains_and_self_loops_are_labelled_by_their_smallest_id() {
+        // 3 → 1 → 2 → 3 is a cycle; 0 → 1 and 2 → 4 → 5 hang off it; 6 has a self-loop.
+        let edges = [
+            (3, 1),
+            (1, 2),
+            (2, 3),
+            (0, 1),
+            (2, 4),
+            (4, 5),
+            (6, 6),
+            (5, 4),
+        ];
+        assert_eq!(labels(7, &edges), vec![0, 1, 1, 1, 4, 4, 6]);
+        assert_eq!(labels(0, &[]), Vec::<u32>::new());
+        // A path: one component per vertex, one round each.
+        let path: Vec<_> = (0..20).map(|v| (v + 1, v)).collect();
+        assert_eq!(labels(21, &path), (0..21).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn the_verifier_refuses_a_wrong_partition() {
+        let g = InMemoryGraph::from_edges(3, &[(0, 1), (1, 0), (1, 2)], false);
+        let wrong = SccResult {
+            labels: vec![0, 0, 0],
+            stats: RunStats::default(),
+        };
+        assert!(verify_scc(&g.view(), &wrong).is_err());
+        let right = SccResult {
+            labels: vec![0, 0, 2],
+            stats: RunStats::default(),
+        };
+        assert!(verify_scc(&g.view(), &right).is_ok());
+    }
+}
