@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use vastgraph_codec::{
-    decode_list, decode_list_blocks, encode_list, validate_list, ByteCodeLists, ListCodec,
+    decode_list, decode_list_blocks, encode_list, validate_list, ByteCodeLists, ListCodec, ListSpan,
 };
 
 fuzz_target!(|input: &[u8]| {
@@ -24,15 +24,28 @@ fuzz_target!(|input: &[u8]| {
     // The range's start picks the codec.
     let codec = ListCodec::ALL[input[9] as usize % ListCodec::ALL.len()];
 
+    // Every position (`hi` past the degree, to be clamped), and the range lo..hi.
+    let everything = ListSpan {
+        source,
+        degree,
+        n,
+        lo: 0,
+        hi: usize::MAX,
+    };
+    let range = ListSpan {
+        lo,
+        hi,
+        ..everything
+    };
     let mut all = Vec::new();
-    decode_list(codec, data, source, degree, n, 0, usize::MAX, |w| {
+    decode_list(codec, data, everything, |w| {
         all.push(w);
         true
     });
     assert!(all.len() <= degree);
     assert!(all.iter().all(|&w| (w as u64) < n));
     let mut part = 0;
-    decode_list(codec, data, source, degree, n, lo, hi, |w| {
+    decode_list(codec, data, range, |w| {
         assert!((w as u64) < n);
         part += 1;
         true
@@ -40,7 +53,7 @@ fuzz_target!(|input: &[u8]| {
     assert!(part <= hi.saturating_sub(lo));
     // A block at a time: the same ids as one at a time, as far as both get.
     let mut in_blocks = Vec::new();
-    decode_list_blocks(codec, data, source, degree, n, 0, usize::MAX, |ids| {
+    decode_list_blocks(codec, data, everything, |ids| {
         assert!(!ids.is_empty() && ids.len() <= vastgraph_codec::BLOCK_EDGES);
         in_blocks.extend_from_slice(ids);
         true

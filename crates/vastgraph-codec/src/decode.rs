@@ -20,6 +20,37 @@ pub struct ByteCodeLists<'a> {
     bytes: &'a [u8],
 }
 
+/// One adjacency list as the decoders read it: its vertex, its length, the graph's vertex count
+/// (every id must be below it), and the positions `lo..hi` of the neighbours wanted (`hi` is
+/// clamped to `degree`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListSpan {
+    /// The list's vertex: each block's first neighbour is coded relative to it.
+    pub source: u32,
+    /// The number of neighbours in the list.
+    pub degree: usize,
+    /// The graph's number of vertices: no id handed over is at or above it.
+    pub n: u64,
+    /// The first list position wanted.
+    pub lo: usize,
+    /// The list position after the last one wanted (clamped to `degree`).
+    pub hi: usize,
+}
+
+impl ListSpan {
+    /// All of the list of `source`, of `degree` neighbours below `n`: positions `0..degree`.
+    #[inline]
+    pub fn whole(source: u32, degree: usize, n: u64) -> Self {
+        ListSpan {
+            source,
+            degree,
+            n,
+            lo: 0,
+            hi: degree,
+        }
+    }
+}
+
 /// Bytes of the block index of a list of `degree` neighbours.
 #[inline]
 pub(crate) fn index_bytes(degree: usize) -> usize {
@@ -90,45 +121,36 @@ fn decode_block<F: FnMut(u32) -> bool>(
     BlockEnd::Done
 }
 
-/// Calls `f` on the neighbours at list positions `lo..hi` (clamped to `degree`) of the list
-/// of `source` encoded by `codec` in `data` (exactly that list's bytes), in increasing order,
-/// until `f` returns false; returns false if it did. Jumps straight to the block holding
-/// position `lo`. On corrupt codes it stops early, having handed over only ids below `n`.
+/// Calls `f` on the neighbours at list positions `span.lo..span.hi` (clamped to `span.degree`)
+/// of the list of `span.source` encoded by `codec` in `data` (exactly that list's bytes), in
+/// increasing order, until `f` returns false; returns false if it did. Jumps straight to the
+/// block holding position `span.lo`. On corrupt codes it stops early, having handed over only
+/// ids below `span.n`.
 #[inline]
-#[allow(clippy::too_many_arguments)]
 pub fn decode_list<F: FnMut(u32) -> bool>(
     codec: ListCodec,
     data: &[u8],
-    source: u32,
-    degree: usize,
-    n: u64,
-    lo: usize,
-    hi: usize,
+    span: ListSpan,
     f: F,
 ) -> bool {
-    decode_ids(codec, ListBytes::whole(data), source, degree, n, lo, hi, f)
+    decode_ids(codec, ListBytes::whole(data), span, f)
 }
 
 /// [`decode_list`] a block at a time: calls `f` on consecutive slices of at most
-/// [`BLOCK_EDGES`] ids (one per block) that together are the neighbours at positions `lo..hi`,
-/// in increasing order, until `f` returns false; returns false if it did. Each block is
-/// decoded whole before `f` sees it, so the decoding loop and the consumer's loop run apart
-/// and neither stalls the other: a consumer of every neighbour, such as a sum, gains; one
-/// that stops at the first few is better served by [`decode_list`]. On corrupt codes it stops
-/// early, having handed over only ids below `n`.
+/// [`BLOCK_EDGES`] ids (one per block) that together are the neighbours at positions
+/// `span.lo..span.hi`, in increasing order, until `f` returns false; returns false if it did.
+/// Each block is decoded whole before `f` sees it, so the decoding loop and the consumer's
+/// loop run apart and neither stalls the other: a consumer of every neighbour, such as a sum,
+/// gains; one that stops at the first few is better served by [`decode_list`]. On corrupt
+/// codes it stops early, having handed over only ids below `span.n`.
 #[inline]
-#[allow(clippy::too_many_arguments)]
 pub fn decode_list_blocks<F: FnMut(&[u32]) -> bool>(
     codec: ListCodec,
     data: &[u8],
-    source: u32,
-    degree: usize,
-    n: u64,
-    lo: usize,
-    hi: usize,
+    span: ListSpan,
     f: F,
 ) -> bool {
-    decode_blocks(codec, ListBytes::whole(data), source, degree, n, lo, hi, f)
+    decode_blocks(codec, ListBytes::whole(data), span, f)
 }
 
 /// The part of a block a caller wants: the block holds `len` neighbours, of which the first
@@ -166,17 +188,19 @@ impl<'a> ListBytes<'a> {
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn decode_ids<F: FnMut(u32) -> bool>(
     codec: ListCodec,
     list: ListBytes<'_>,
-    source: u32,
-    degree: usize,
-    n: u64,
-    lo: usize,
-    hi: usize,
+    span: ListSpan,
     mut f: F,
 ) -> bool {
+    let ListSpan {
+        source,
+        degree,
+        n,
+        lo,
+        hi,
+    } = span;
     // A walk from the first or second neighbour to the end takes the unchecked loop where the
     // list lies far enough from the end of the codes.
     if codec == ListCodec::FrameOfReference && lo <= 1 && hi >= degree && degree > lo {
@@ -208,53 +232,40 @@ fn decode_ids<F: FnMut(u32) -> bool>(
         }
         if let Some(ssse3) = Ssse3::detect() {
             // SAFETY: `ssse3` exists only where the CPU has SSSE3.
-            return unsafe { decode_ids_ssse3(ssse3, list, source, degree, n, lo, hi, f) };
+            return unsafe { decode_ids_ssse3(ssse3, list, span, f) };
         }
     }
-    decode_ids_with(Scalar, codec, list, source, degree, n, lo, hi, f)
+    decode_ids_with(Scalar, codec, list, span, f)
 }
 
 /// [`decode_ids`] of Stream VByte codes compiled for SSSE3, the consumer inlined.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-#[allow(clippy::too_many_arguments)]
 unsafe fn decode_ids_ssse3<F: FnMut(u32) -> bool>(
     ssse3: Ssse3,
     list: ListBytes<'_>,
-    source: u32,
-    degree: usize,
-    n: u64,
-    lo: usize,
-    hi: usize,
+    span: ListSpan,
     f: F,
 ) -> bool {
-    decode_ids_with(
-        ssse3,
-        ListCodec::StreamVByte,
-        list,
+    decode_ids_with(ssse3, ListCodec::StreamVByte, list, span, f)
+}
+
+/// [`decode_ids`] with `decoder` for Stream VByte's groups.
+#[inline(always)]
+fn decode_ids_with<D: GroupDecoder, F: FnMut(u32) -> bool>(
+    decoder: D,
+    codec: ListCodec,
+    list: ListBytes<'_>,
+    list_span: ListSpan,
+    mut f: F,
+) -> bool {
+    let ListSpan {
         source,
         degree,
         n,
         lo,
         hi,
-        f,
-    )
-}
-
-/// [`decode_ids`] with `decoder` for Stream VByte's groups.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn decode_ids_with<D: GroupDecoder, F: FnMut(u32) -> bool>(
-    decoder: D,
-    codec: ListCodec,
-    list: ListBytes<'_>,
-    source: u32,
-    degree: usize,
-    n: u64,
-    lo: usize,
-    hi: usize,
-    mut f: F,
-) -> bool {
+    } = list_span;
     let codes = list.codes();
     match codec {
         ListCodec::Varint => walk_blocks(codes, degree, lo, hi, |pos, span| {
@@ -347,7 +358,7 @@ fn decode_ids_with<D: GroupDecoder, F: FnMut(u32) -> bool>(
                         return BlockEnd::Done;
                     }
                     let Some(end) =
-                        decode_whole_block(decoder, codec, list, *pos, source, n, span, &mut ids)
+                        decode_whole_block(decoder, codec, list, *pos, list_span, span, &mut ids)
                     else {
                         return BlockEnd::Corrupt;
                     };
@@ -365,71 +376,47 @@ fn decode_ids_with<D: GroupDecoder, F: FnMut(u32) -> bool>(
 }
 
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn decode_blocks<F: FnMut(&[u32]) -> bool>(
     codec: ListCodec,
     list: ListBytes<'_>,
-    source: u32,
-    degree: usize,
-    n: u64,
-    lo: usize,
-    hi: usize,
+    span: ListSpan,
     f: F,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     if codec == ListCodec::StreamVByte {
         if let Some(ssse3) = Ssse3::detect() {
             // SAFETY: `ssse3` exists only where the CPU has SSSE3.
-            return unsafe { decode_blocks_ssse3(ssse3, list, source, degree, n, lo, hi, f) };
+            return unsafe { decode_blocks_ssse3(ssse3, list, span, f) };
         }
     }
-    decode_blocks_with(Scalar, codec, list, source, degree, n, lo, hi, f)
+    decode_blocks_with(Scalar, codec, list, span, f)
 }
 
 /// [`decode_blocks`] of Stream VByte codes compiled for SSSE3, the consumer inlined.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-#[allow(clippy::too_many_arguments)]
 unsafe fn decode_blocks_ssse3<F: FnMut(&[u32]) -> bool>(
     ssse3: Ssse3,
     list: ListBytes<'_>,
-    source: u32,
-    degree: usize,
-    n: u64,
-    lo: usize,
-    hi: usize,
+    span: ListSpan,
     f: F,
 ) -> bool {
-    decode_blocks_with(
-        ssse3,
-        ListCodec::StreamVByte,
-        list,
-        source,
-        degree,
-        n,
-        lo,
-        hi,
-        f,
-    )
+    decode_blocks_with(ssse3, ListCodec::StreamVByte, list, span, f)
 }
 
 /// [`decode_blocks`] with `decoder` for Stream VByte's groups.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn decode_blocks_with<D: GroupDecoder, F: FnMut(&[u32]) -> bool>(
     decoder: D,
     codec: ListCodec,
     list: ListBytes<'_>,
-    source: u32,
-    degree: usize,
-    n: u64,
-    lo: usize,
-    hi: usize,
+    list_span: ListSpan,
     mut f: F,
 ) -> bool {
+    let ListSpan { degree, lo, hi, .. } = list_span;
     let mut ids = BlockIds::new();
     walk_blocks(list.codes(), degree, lo, hi, |pos, span| {
-        match decode_whole_block(decoder, codec, list, *pos, source, n, span, &mut ids) {
+        match decode_whole_block(decoder, codec, list, *pos, list_span, span, &mut ids) {
             Some(end) => *pos = end,
             None => return BlockEnd::Corrupt,
         }
@@ -470,8 +457,8 @@ fn visit_lists_with<D: GroupDecoder, V: ListVisitor>(
     if !visitor.wants_prefetch() {
         for v in vertices {
             let list = lists.list_bytes(v as usize);
-            let degree = lists.degree(v);
-            decode_blocks_with(decoder, lists.codec, list, v, degree, n, 0, degree, |ids| {
+            let span = ListSpan::whole(v, lists.degree(v), n);
+            decode_blocks_with(decoder, lists.codec, list, span, |ids| {
                 visitor.block(ids);
                 true
             });
@@ -482,8 +469,8 @@ fn visit_lists_with<D: GroupDecoder, V: ListVisitor>(
     let mut batch = Batch::new();
     for v in vertices {
         let list = lists.list_bytes(v as usize);
-        let degree = lists.degree(v);
-        decode_blocks_with(decoder, lists.codec, list, v, degree, n, 0, degree, |ids| {
+        let span = ListSpan::whole(v, lists.degree(v), n);
+        decode_blocks_with(decoder, lists.codec, list, span, |ids| {
             visitor.prefetch(ids);
             if !batch.push(ids) {
                 batch.hand_over(visitor);
@@ -621,24 +608,24 @@ fn walk_blocks<B: FnMut(&mut usize, BlockSpan) -> BlockEnd>(
     true
 }
 
-/// Decodes at least the first `span.count` neighbours of the block of `source`'s list that
-/// starts at byte `at` into `ids` and returns where they end. (Varints decode just those;
-/// Stream VByte decodes the whole block, as its data starts after all its control bytes.) With
-/// no callback between two codes and one check of the ids per block instead of one per id,
-/// the loop is as short as it gets. None when the codes are truncated or overlong, or give an
-/// id at or above `n`: then `ids` holds garbage that must not be handed over.
+/// Decodes at least the first `span.count` neighbours of the block of `list_span.source`'s
+/// list that starts at byte `at` into `ids` and returns where they end. (Varints decode just
+/// those; Stream VByte decodes the whole block, as its data starts after all its control
+/// bytes.) With no callback between two codes and one check of the ids per block instead of
+/// one per id, the loop is as short as it gets. None when the codes are truncated or
+/// overlong, or give an id at or above `list_span.n`: then `ids` holds garbage that must not
+/// be handed over.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 fn decode_whole_block<D: GroupDecoder>(
     decoder: D,
     codec: ListCodec,
     list: ListBytes<'_>,
     at: usize,
-    source: u32,
-    n: u64,
+    list_span: ListSpan,
     span: BlockSpan,
     ids: &mut BlockIds,
 ) -> Option<usize> {
+    let ListSpan { source, n, .. } = list_span;
     let codes = list.codes();
     if codec == ListCodec::FrameOfReference {
         let block = frame::Block::read(codes, at, source, n, span.len)?;
@@ -662,16 +649,9 @@ fn decode_whole_block<D: GroupDecoder>(
             })?;
             (id < n).then_some(at)
         }
-        ListCodec::StreamVByte => stream_vbyte::decode_block_gaps(
-            decoder,
-            list.data,
-            list.end,
-            at,
-            first,
-            span.len - 1,
-            n,
-            ids,
-        ),
+        ListCodec::StreamVByte => {
+            stream_vbyte::decode_block_gaps(decoder, list, at, first, span.len - 1, n, ids)
+        }
         ListCodec::FrameOfReference => unreachable!("decoded above"),
     }
 }
@@ -866,7 +846,14 @@ impl<'a> ByteCodeLists<'a> {
     pub fn for_each_in<F: FnMut(u32) -> bool>(&self, v: u32, lo: usize, hi: usize, f: F) -> bool {
         let list = self.list_bytes(v as usize);
         let n = self.num_vertices() as u64;
-        decode_ids(self.codec, list, v, self.degree(v), n, lo, hi, f)
+        let span = ListSpan {
+            source: v,
+            degree: self.degree(v),
+            n,
+            lo,
+            hi,
+        };
+        decode_ids(self.codec, list, span, f)
     }
 
     /// [`decode_list_blocks`] on `v`'s list: its neighbours at positions `lo..hi`, a block
@@ -881,7 +868,14 @@ impl<'a> ByteCodeLists<'a> {
     ) -> bool {
         let list = self.list_bytes(v as usize);
         let n = self.num_vertices() as u64;
-        decode_blocks(self.codec, list, v, self.degree(v), n, lo, hi, f)
+        let span = ListSpan {
+            source: v,
+            degree: self.degree(v),
+            n,
+            lo,
+            hi,
+        };
+        decode_blocks(self.codec, list, span, f)
     }
 
     /// The lists of `vertices` in order, a block at a time, to `visitor`: what

@@ -39,7 +39,7 @@ pub mod lanes;
 mod stream_vbyte;
 mod varint;
 
-pub use decode::{decode_list, decode_list_blocks, validate_list, ByteCodeLists};
+pub use decode::{decode_list, decode_list_blocks, validate_list, ByteCodeLists, ListSpan};
 
 /// What a pass over many lists does with them: each list's blocks in order, then its end.
 /// A decoder that visits a whole range of lists in one call (instead of one call per list)

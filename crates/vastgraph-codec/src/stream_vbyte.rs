@@ -9,6 +9,8 @@
 
 use std::mem::MaybeUninit;
 
+use crate::decode::ListBytes;
+
 /// Data bytes of a gap by its 2-bit code.
 const CODE_BYTES: [usize; 4] = [0, 1, 2, 4];
 
@@ -332,26 +334,25 @@ pub(crate) fn decode_gaps<D: GroupDecoder, E: FnMut(usize, &[u32; 4]) -> bool>(
     GapsEnd::Done(pos)
 }
 
-/// [`decode_gaps`] of a whole block into `ids`: `first`, then the gaps' ids (and a last
-/// group's garbage lanes), returning where the block ends; None when its codes run past the
-/// list's end or an id is at or above `n` (`first` itself must be below `n`).
+/// [`decode_gaps`] of a whole block of `list` into `ids`: `first`, then the gaps' ids (and a
+/// last group's garbage lanes), returning where the block ends; None when its codes run past
+/// the list's end or an id is at or above `n` (`first` itself must be below `n`).
 ///
-/// Most blocks lie at least 16 bytes per group before the end of `data`, and then no read
-/// can leave `data` (a group has at most 16 data bytes), so the loop checks only once, after
-/// the last group, that the block stayed within its list. The ids decoded from past the list
-/// are never handed over, as the caller learns the block is corrupt first.
+/// Most blocks lie at least 16 bytes per group before the end of `list.data`, and then no
+/// read can leave `list.data` (a group has at most 16 data bytes), so the loop checks only
+/// once, after the last group, that the block stayed within its list. The ids decoded from
+/// past the list are never handed over, as the caller learns the block is corrupt first.
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn decode_block_gaps<D: GroupDecoder>(
     decoder: D,
-    data: &[u8],
-    end: usize,
+    list: ListBytes<'_>,
     at: usize,
     first: u32,
     gaps: usize,
     n: u64,
     ids: &mut BlockIds,
 ) -> Option<usize> {
+    let (data, end) = (list.data, list.end);
     let groups = gaps.div_ceil(4);
     let controls = data[..end].get(at..at.checked_add(groups)?)?;
     let mut pos = at + groups;
@@ -454,6 +455,11 @@ pub(crate) fn validate_gaps(
 mod tests {
     use super::*;
 
+    /// `data[..end]` as one list's codes, the bytes after `end` another list's.
+    fn list_bytes(data: &[u8], end: usize) -> ListBytes<'_> {
+        ListBytes { data, end }
+    }
+
     /// A consumer that appends every group's lanes to `ids`.
     fn collect(ids: &mut Vec<u32>) -> impl FnMut(usize, &[u32; 4]) -> bool + '_ {
         move |group, lanes| {
@@ -489,7 +495,8 @@ mod tests {
         for bytes in [data, &followed[..]] {
             let mut ids = BlockIds::new();
             let n = u32::MAX as u64 + 1;
-            let end = decode_block_gaps(decoder, bytes, data.len(), 0, first, gaps, n, &mut ids);
+            let list = list_bytes(bytes, data.len());
+            let end = decode_block_gaps(decoder, list, 0, first, gaps, n, &mut ids);
             assert_eq!(end, Some(data.len()));
             assert_eq!(ids.ids()[0], first);
             assert_eq!(ids.ids()[1..=gaps], grouped[..]);
@@ -553,7 +560,8 @@ mod tests {
         followed.extend_from_slice(&[0; 32]);
         for bytes in [&data[..], &followed[..]] {
             let mut ids = BlockIds::new();
-            let short = decode_block_gaps(Scalar, bytes, data.len() - 1, 0, 0, 2, 1000, &mut ids);
+            let list = list_bytes(bytes, data.len() - 1);
+            let short = decode_block_gaps(Scalar, list, 0, 0, 2, 1000, &mut ids);
             assert_eq!(short, None);
         }
         assert!(validate_gaps(&data[..data.len() - 1], 0, 0, 2, 1000).is_err());
@@ -568,12 +576,13 @@ mod tests {
         assert!(validate_gaps(&data, 0, 0, 2, 304).is_err());
         assert!(validate_gaps(&data, 0, 0, 2, 305).is_ok());
         let mut ids = BlockIds::new();
+        let list = list_bytes(&data, data.len());
         assert_eq!(
-            decode_block_gaps(Scalar, &data, data.len(), 0, 0, 2, 304, &mut ids),
+            decode_block_gaps(Scalar, list, 0, 0, 2, 304, &mut ids),
             None
         );
         assert_eq!(
-            decode_block_gaps(Scalar, &data, data.len(), 0, 0, 2, 305, &mut ids),
+            decode_block_gaps(Scalar, list, 0, 0, 2, 305, &mut ids),
             Some(data.len())
         );
     }
@@ -586,8 +595,9 @@ mod tests {
         data.extend_from_slice(&[0; 32]);
         let end = data.len() - 32;
         let mut ids = BlockIds::new();
+        let list = list_bytes(&data, end);
         assert_eq!(
-            decode_block_gaps(Scalar, &data, end, 0, 10, 2, 1000, &mut ids),
+            decode_block_gaps(Scalar, list, 0, 10, 2, 1000, &mut ids),
             None
         );
         assert_eq!(ids.ids()[2], 96, "the wrapped last id alone would pass");
@@ -596,12 +606,13 @@ mod tests {
         write_gaps([2u32, 300].into_iter(), 2, &mut data);
         data.extend_from_slice(&[0; 32]);
         let end = data.len() - 32;
+        let list = list_bytes(&data, end);
         assert_eq!(
-            decode_block_gaps(Scalar, &data, end, 0, 10, 2, 314, &mut ids),
+            decode_block_gaps(Scalar, list, 0, 10, 2, 314, &mut ids),
             None
         );
         assert_eq!(
-            decode_block_gaps(Scalar, &data, end, 0, 10, 2, 315, &mut ids),
+            decode_block_gaps(Scalar, list, 0, 10, 2, 315, &mut ids),
             Some(end)
         );
     }

@@ -7,7 +7,7 @@ use proptest::sample::Index;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use vastgraph_codec::{
     decode_list, decode_list_blocks, encode_block, encode_block_index, encode_list, encoded_len,
-    validate_list, ByteCodeLists, CodecError, ListCodec, BLOCK_EDGES,
+    validate_list, ByteCodeLists, CodecError, ListCodec, ListSpan, BLOCK_EDGES,
 };
 
 /// The three arrays of an encoded direction, built the way the store writer builds them.
@@ -50,7 +50,14 @@ fn decode(
     hi: usize,
 ) -> Vec<u32> {
     let mut out = Vec::new();
-    assert!(decode_list(codec, data, source, degree, n, lo, hi, |w| {
+    let span = ListSpan {
+        source,
+        degree,
+        n,
+        lo,
+        hi,
+    };
+    assert!(decode_list(codec, data, span, |w| {
         out.push(w);
         true
     }));
@@ -119,7 +126,14 @@ proptest! {
         prop_assert_eq!(&decode(codec, &data, source, d, n, lo, hi), &list[lo..hi]);
         // A block at a time: the same ids, cut exactly where the codec's blocks end.
         let mut blocks: Vec<Vec<u32>> = Vec::new();
-        let finished = decode_list_blocks(codec, &data, source, d, n, lo, hi, |ids| {
+        let span = ListSpan {
+            source,
+            degree: d,
+            n,
+            lo,
+            hi,
+        };
+        let finished = decode_list_blocks(codec, &data, span, |ids| {
             blocks.push(ids.to_vec());
             true
         });
@@ -133,8 +147,9 @@ proptest! {
         // Stopping after k neighbours hands over exactly the first k and reports the stop.
         if d > 0 {
             let k = 1 + a.min(d - 1);
+            let whole = ListSpan::whole(source, d, n);
             let mut seen = Vec::new();
-            let finished = decode_list(codec, &data, source, d, n, 0, d, |w| {
+            let finished = decode_list(codec, &data, whole, |w| {
                 seen.push(w);
                 seen.len() < k
             });
@@ -142,7 +157,7 @@ proptest! {
             prop_assert_eq!(&seen[..], &list[..k]);
             // Stopping in the block that reaches k: nothing after that block is handed over.
             let mut handed = 0;
-            let finished = decode_list_blocks(codec, &data, source, d, n, 0, d, |ids| {
+            let finished = decode_list_blocks(codec, &data, whole, |ids| {
                 handed += ids.len();
                 handed < k
             });
@@ -219,14 +234,17 @@ proptest! {
             prop_assert!(decoded.iter().all(|&w| w < n));
             view.for_each_in(v, 65, 200, |w| { assert!(w < n); true });
             let mut in_blocks = 0;
+            let span = ListSpan {
+                source: v,
+                degree: view.degree(v),
+                n: n as u64,
+                lo: 0,
+                hi: usize::MAX,
+            };
             decode_list_blocks(
                 codec,
                 &e.bytes[(e.byte_offsets[v as usize] as usize).min(e.bytes.len())..],
-                v,
-                view.degree(v),
-                n as u64,
-                0,
-                usize::MAX,
+                span,
                 |ids| {
                     assert!(ids.iter().all(|&w| w < n));
                     in_blocks += ids.len();

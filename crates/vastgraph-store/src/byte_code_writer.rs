@@ -10,7 +10,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use vastgraph_codec::{
     decode_list, encode_block, encode_block_index, encode_list, validate_list, CodecError,
-    ListCodec, BLOCK_EDGES,
+    ListCodec, ListSpan, BLOCK_EDGES,
 };
 
 use crate::cancel::check_cancel;
@@ -165,9 +165,8 @@ fn check_round_trip(
     validate_list(codec, data, source, list.len(), n)
         .map_err(|e| corrupt(format!("are invalid: {e}")))?;
     let mut expected = list.iter();
-    let same = decode_list(codec, data, source, list.len(), n, 0, list.len(), |w| {
-        expected.next() == Some(&w)
-    });
+    let span = ListSpan::whole(source, list.len(), n);
+    let same = decode_list(codec, data, span, |w| expected.next() == Some(&w));
     if !same {
         return Err(corrupt("decode to another list".into()));
     }

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use vastgraph_codec::decode_list_blocks;
+use vastgraph_codec::{decode_list_blocks, ListSpan};
 use vastgraph_io::{AlignedBuf, DataFile, ALIGN};
 use vastgraph_store::WeightType;
 
@@ -448,7 +448,14 @@ impl OocLists<'_> {
         let (mut handed, mut last, mut failed) = (0usize, None, None);
         let mut stopped = false;
         let ListBuf { bytes, weights, .. } = buf;
-        decode_list_blocks(codes.codec, bytes, v, degree, n, lo, hi, |ids| {
+        let span = ListSpan {
+            source: v,
+            degree,
+            n,
+            lo,
+            hi,
+        };
+        decode_list_blocks(codes.codec, bytes, span, |ids| {
             match self.check_ids(v, ids, last) {
                 Ok(l) => last = l,
                 Err(e) => {

@@ -4,7 +4,7 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use vastgraph_codec::decode_list_blocks;
+use vastgraph_codec::{decode_list_blocks, ListSpan};
 use vastgraph_io::{DataFile, Loaded, ALIGN};
 use vastgraph_store::{WeightType, WeightsRef};
 
@@ -438,7 +438,7 @@ impl OocGraph {
         // a frame-of-reference block's offsets could repeat an id.
         let mut last: Option<Vertex> = None;
         let mut unordered = false;
-        decode_list_blocks(codes.codec, bytes, v, degree, n, 0, degree, |ids| {
+        decode_list_blocks(codes.codec, bytes, ListSpan::whole(v, degree, n), |ids| {
             let ordered = ids.windows(2).all(|w| w[0] < w[1])
                 && match (last, ids.first()) {
                     (Some(l), Some(&f)) => l < f,
