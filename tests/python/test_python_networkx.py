@@ -68,6 +68,18 @@ def test_pagerank(name):
         nx.pagerank(G, max_iter=2, tol=1e-15, backend="vastgraph")
 
 
+def test_strong_components():
+    G = GRAPHS["directed"]
+    got = nx.strongly_connected_components(G, backend="vastgraph")
+    assert not isinstance(got, (list, set))
+    want = list(nx.strongly_connected_components(G))
+    assert sorted(map(sorted, got)) == sorted(map(sorted, want))
+    assert nx.number_strongly_connected_components(G, backend="vastgraph") == len(want)
+    assert nx.is_strongly_connected(G, backend="vastgraph") == nx.is_strongly_connected(G)
+    cycle = nx.cycle_graph(5, create_using=nx.DiGraph)
+    assert nx.is_strongly_connected(cycle, backend="vastgraph")
+
+
 @pytest.mark.parametrize("name", UNDIRECTED)
 def test_components(name):
     G = GRAPHS[name]
@@ -412,13 +424,15 @@ def test_on_start_tests_marks_expected_failures(monkeypatch):
 
 
 # NetworkX's tests of every function the backend lists (pagerank; connected_components,
-# number_connected_components, is_connected, node_connected_component; core_number; triangles;
+# number_connected_components, is_connected, node_connected_component; the strong ones;
+# core_number; triangles;
 # single_source_shortest_path_length; bfs_layers; single_source_dijkstra_path_length;
 # betweenness_centrality and betweenness_centrality_subset). About 360 tests, half a minute
 # on two cores.
 NETWORKX_TEST_MODULES = [
     "networkx.algorithms.link_analysis.tests.test_pagerank",
     "networkx.algorithms.components.tests.test_connected",
+    "networkx.algorithms.components.tests.test_strongly_connected",
     "networkx.algorithms.tests.test_core",
     "networkx.algorithms.tests.test_cluster",
     "networkx.algorithms.shortest_paths.tests.test_unweighted",
@@ -501,7 +515,9 @@ def test_networkx_own_tests_pass_with_the_backend(tmp_path):
     lines = proc.stdout.strip().splitlines()
     summary = lines[-1] if lines else proc.stderr[-2000:]
     assert proc.returncode == 0, f"{summary}\n{proc.stdout[-6000:]}\n{proc.stderr[-2000:]}"
-    assert " passed" in summary and "failed" not in summary and "error" not in summary, summary
+    # Only the expected failures the backend marks (strictly: an xfail that passes fails).
+    outcomes = summary.replace("xfailed", "")
+    assert " passed" in summary and "failed" not in outcomes and "error" not in summary, summary
     # The kernels did the work: every listed function ran on one at least once.
     ran = json.loads(counts.read_text())
     assert not [name for name, (calls, networkx) in ran.items() if calls - networkx < 1], ran
