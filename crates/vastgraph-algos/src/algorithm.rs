@@ -390,6 +390,8 @@ impl Params {
 pub struct Needs {
     /// Refuses a directed graph.
     pub symmetric: bool,
+    /// Refuses a directed graph without its stored transpose (in-edges).
+    pub transpose: bool,
     /// Reads edge weights when the store has them (unit weights otherwise).
     pub weights: bool,
 }

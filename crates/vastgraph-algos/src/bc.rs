@@ -277,6 +277,7 @@ impl Algorithm for Bc {
         params: &[SOURCE],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: false,
         },
         state: STATE,

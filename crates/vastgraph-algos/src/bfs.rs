@@ -981,6 +981,7 @@ impl Algorithm for Bfs {
         params: &[SOURCE, PARENTS],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -397,6 +397,7 @@ impl Algorithm for Biconnectivity {
         params: &[],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -622,6 +622,7 @@ impl Algorithm for Cc {
         params: &[METHOD, SEED, crate::ldd::BETA],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -285,6 +285,7 @@ impl Algorithm for Coloring {
         params: &[SEED],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -275,6 +275,7 @@ impl Algorithm for Densest {
         params: &[EPSILON],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -493,6 +493,7 @@ impl Algorithm for Kcore {
         params: &[],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -205,6 +205,7 @@ impl Algorithm for LabelPropagation {
         params: &[MAX_ITERS],
         needs: Needs {
             symmetric: false,
+            transpose: true,
             weights: false,
         },
         state: STATE,

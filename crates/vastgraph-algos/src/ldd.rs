@@ -380,6 +380,7 @@ impl Algorithm for Ldd {
         params: &[BETA, SEED],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

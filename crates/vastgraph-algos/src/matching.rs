@@ -306,7 +306,11 @@ impl Algorithm for Matching {
         name: "matching",
         summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges",
         params: &[SEED],
-        needs: Needs { symmetric: true, weights: false },
+        needs: Needs {
+            symmetric: true,
+            transpose: false,
+            weights: false,
+        },
         state: STATE,
         resumable: false,
         state_in_passes: None,

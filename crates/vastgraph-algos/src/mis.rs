@@ -173,6 +173,7 @@ impl Algorithm for Mis {
         params: &[SEED],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -490,6 +490,7 @@ impl Algorithm for PageRank {
         params: &[DAMPING, TOLERANCE, MAX_ITERS],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -664,6 +664,7 @@ impl Algorithm for DeltaPageRank {
         params: &[DAMPING, TOLERANCE, MAX_ITERS],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: false,
         },
         state: DELTA_STATE,
@@ -713,6 +714,7 @@ impl Algorithm for PersonalizedPageRank {
         params: &[SOURCES, SOURCE, DAMPING, TOLERANCE, MAX_ITERS],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: false,
         },
         state: PERSONALIZED_STATE,

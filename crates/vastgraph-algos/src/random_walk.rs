@@ -355,6 +355,7 @@ impl Algorithm for RandomWalk {
         params: &[SOURCES, SOURCE, EVERY, WALK_LENGTH, SEED],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -259,6 +259,7 @@ impl Algorithm for Scc {
         params: &[],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: false,
         },
         state: STATE,

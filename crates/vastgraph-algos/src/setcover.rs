@@ -312,7 +312,11 @@ impl Algorithm for SetCover {
         name: "setcover",
         summary: "(1+ε)-approximate set cover of the closed neighbourhoods (--epsilon, --seed); 1 = chosen",
         params: &[EPSILON, SEED],
-        needs: Needs { symmetric: true, weights: false },
+        needs: Needs {
+            symmetric: true,
+            transpose: false,
+            weights: false,
+        },
         state: STATE,
         resumable: false,
         state_in_passes: None,

@@ -255,6 +255,7 @@ impl Algorithm for Spanner {
         params: &[K, SEED],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -222,6 +222,7 @@ impl Algorithm for SpanningForest {
         params: &[],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

@@ -646,7 +646,11 @@ impl Algorithm for Sssp {
         name: "sssp",
         summary: "shortest-path distance from --source, non-negative weights (delta-stepping); inf unreachable",
         params: &[SOURCE, DELTA],
-        needs: Needs { symmetric: false, weights: true },
+        needs: Needs {
+            symmetric: false,
+            transpose: false,
+            weights: true,
+        },
         state: STATE,
         resumable: true,
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
@@ -689,6 +693,7 @@ impl Algorithm for BellmanFord {
         params: &[SOURCE],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: true,
         },
         state: STATE,

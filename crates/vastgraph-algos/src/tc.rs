@@ -665,6 +665,7 @@ impl Algorithm for Tc {
         params: &[METHOD, PER_VERTEX],
         needs: Needs {
             symmetric: true,
+            transpose: false,
             weights: false,
         },
         state: STATE,

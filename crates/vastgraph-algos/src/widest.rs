@@ -387,6 +387,7 @@ impl Algorithm for Widest {
         params: &[SOURCE, crate::sssp::DELTA, METHOD],
         needs: Needs {
             symmetric: false,
+            transpose: false,
             weights: true,
         },
         state: STATE,

@@ -1,153 +1,136 @@
-//! The kernels keep O(n) words of state whatever the number of arcs: the heap peak of BFS, CC
-//! and PageRank (output included) stays under C words per vertex, and an 8× denser graph on the
-//! same vertices does not raise it beyond a small slack.
+//! Each algorithm declares the DRAM its kernel keeps (its descriptor's `state`), and a run
+//! within a memory budget sets that much aside before the rest goes to reading the graph: a
+//! kernel that allocates more than it declares overruns the budget. For every algorithm of the
+//! registry, and the methods and switches that change what it keeps:
+//!
+//! - its heap peak, output included, stays within its declaration on sparse and dense weighted
+//!   graphs with hubs, on 1 and 2 threads, and on a directed graph without its transpose;
+//! - its state is O(n) beside what it declares per arc: an 8× denser graph on the same vertices
+//!   raises the peak by no more than a small slack per vertex (frontiers and buckets fill up to
+//!   their O(n) bounds) plus its declared bits per arc.
 
 mod support;
 
 use support::*;
-use vastgraph_algos::bfs::{bfs, BfsParams};
-use vastgraph_algos::cc::{connected_components, CcMethod, CcParams};
-use vastgraph_algos::pagerank::{pagerank, PageRankParams};
-use vastgraph_engine::memory::{counting_enabled, measure_heap_peak, CountingAllocator};
+use vastgraph_algos::registry::{self, Descriptor, Params, ALGORITHMS};
+use vastgraph_engine::memory::{counting_enabled, CountingAllocator};
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
-/// No kernel may allocate more than C 8-byte words per vertex at its peak, output included;
-/// each also has its own, tighter limit below (what it needs, plus a little).
-const C: f64 = 4.0;
-/// How much more the dense graph's peak may be, in words per vertex (task-local buffers and
-/// the like, which depend on how the work is split, not on m).
-const SLACK: f64 = 0.25;
+const N: usize = 1 << 15;
 
-const N: usize = 1 << 16;
+/// Growth allowed from the sparse to the dense graph, in 8-byte words per vertex, beyond the
+/// declared bits per arc: frontiers fill up to their O(n) bounds, and k-core's buckets are as
+/// many as the largest degree (at most n).
+const SLACK_WORDS: f64 = 2.0;
 
-type Kernel<'g> = (&'static str, f64, Box<dyn Fn() + 'g>);
+/// Parameters that change what a kernel keeps: each is measured too.
+fn variants() -> Vec<(&'static str, Params)> {
+    vec![
+        ("bfs", Params::default().with("parents", true)),
+        ("cc", Params::default().with("method", "ldd")),
+        ("tc", Params::default().with("method", "filter")),
+        ("tc", Params::default().with("per_vertex", true)),
+        ("widest", Params::default().with("method", "frontier")),
+    ]
+}
 
-/// (kernel, its limit in words per vertex, heap peak in bytes).
-fn peaks<A: Adjacency>(g: &Graph<A>) -> Vec<(&'static str, f64, usize)> {
-    let kernels: Vec<Kernel> = vec![
-        // i64 distances + the n/2-word queue + 3 bitmaps.
-        (
-            "bfs",
-            2.0,
-            Box::new(|| {
-                drop(
-                    bfs(
-                        g,
-                        &BfsParams {
-                            source: 0,
-                            parents: false,
-                        },
-                    )
-                    .unwrap(),
-                )
-            }),
-        ),
-        (
-            "bfs --parents",
-            3.0,
-            Box::new(|| {
-                drop(
-                    bfs(
-                        g,
-                        &BfsParams {
-                            source: 0,
-                            parents: true,
-                        },
-                    )
-                    .unwrap(),
-                )
-            }),
-        ),
-        // The u32 forest, which becomes the labels.
-        (
-            "cc afforest",
-            1.0,
-            Box::new(|| drop(connected_components(g, &CcParams::default()).unwrap())),
-        ),
-        // The LDD's packed (cluster, parent) words, start rounds and order, then a u32 forest.
-        (
-            "cc ldd",
-            C,
-            Box::new(|| {
-                drop(
-                    connected_components(
-                        g,
-                        &CcParams {
-                            method: CcMethod::Ldd,
-                            ..Default::default()
-                        },
-                    )
-                    .unwrap(),
-                )
-            }),
-        ),
-        // Scores + contributions (or atomic sums when pushing), both f64.
-        (
-            "pagerank",
-            2.5,
-            Box::new(|| {
-                drop(
-                    pagerank(
-                        g,
-                        &PageRankParams {
-                            max_iters: 5,
-                            ..Default::default()
-                        },
-                    )
-                    .unwrap(),
-                )
-            }),
-        ),
-    ];
-    kernels
+/// (what ran, its heap peak, its declaration) for every algorithm and variant that runs on `g`.
+fn peaks<A: Adjacency>(g: &Graph<A>, threads: u64) -> Vec<(String, usize, u64)> {
+    let common = Params::default().with("source", 0).with("max_iters", 20);
+    let runs = ALGORITHMS
         .iter()
-        .map(|(name, limit, run)| {
-            run(); // warm up: the thread pool and anything else allocated once per process
-            (*name, *limit, measure_heap_peak(run).1)
-        })
-        .collect()
+        .map(|a| (a, Params::default()))
+        .chain(variants().into_iter().map(|(name, p)| {
+            let a: &Descriptor = registry::descriptor(name).unwrap();
+            (a, p)
+        }));
+    let (n, m) = (g.num_vertices() as u64, g.num_arcs());
+    let mut measured = Vec::new();
+    for (a, extra) in runs {
+        let in_edges = g.is_symmetric() || g.incoming().is_some();
+        if (a.needs.symmetric && !g.is_symmetric()) || (a.needs.transpose && !in_edges) {
+            continue;
+        }
+        let mut params = common.only_for(a.name);
+        for name in extra.given() {
+            params.set(name, extra.get(name).unwrap().clone());
+        }
+        // Warm up: the thread pool and anything else allocated once per process.
+        registry::run(a.name, g, &params, false).unwrap();
+        let out = registry::run(a.name, g, &params, false).unwrap();
+        let given: Vec<String> = extra
+            .given()
+            .map(|name| format!("{name}={}", extra.get(name).unwrap()))
+            .collect();
+        let what = format!("{} {}", a.name, given.join(" "));
+        measured.push((
+            what,
+            out.peak_mutable_bytes as usize,
+            a.state.bytes(n, m, threads),
+        ));
+    }
+    measured
+}
+
+fn weighted(degree: usize, symmetric: bool) -> InMemoryGraph {
+    let edges: Vec<(u32, u32, f32)> = skewed_edges(N, degree * N / 2, 8, 3)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (u, v))| (u, v, (1 + i % 50) as f32))
+        .collect();
+    InMemoryGraph::from_weighted_edges(N, &edges, symmetric)
 }
 
 /// One test, so that no other test allocates while a peak is measured.
 #[test]
-fn heap_peaks_are_linear_in_n_and_independent_of_m() {
+fn every_kernel_keeps_its_declared_state_whatever_the_density() {
     assert!(counting_enabled());
-    with_threads(2, || {
-        let sparse = InMemoryGraph::from_edges(N, &skewed_edges(N, 8 * N, 4, 1), true);
-        let dense = InMemoryGraph::from_edges(N, &skewed_edges(N, 64 * N, 4, 1), true);
-        let directed = InMemoryGraph::from_edges(N, &skewed_edges(N, 64 * N, 4, 1), false);
-        let measured = [
-            ("m = 8n", peaks(&sparse.view())),
-            ("m = 64n", peaks(&dense.view())),
-            (
-                "m = 64n directed, no transpose",
-                peaks(&without_transpose(&directed)),
-            ),
-        ];
-        let words = |bytes: usize| bytes as f64 / 8.0 / N as f64;
-        for (graph, peaks) in &measured {
-            for &(kernel, limit, bytes) in peaks {
-                println!("{graph:32} {kernel:14} {:.2} words/vertex", words(bytes));
-                assert!(limit <= C);
-                assert!(
-                    words(bytes) <= limit,
-                    "{kernel} on {graph}: {:.2} words per vertex > {limit}",
-                    words(bytes)
-                );
+    let sparse = weighted(8, true);
+    let dense = weighted(64, true);
+    let directed = weighted(64, false);
+    let mut failures = Vec::new();
+    for threads in [1, 2] {
+        with_threads(threads, || {
+            let on_sparse = peaks(&sparse.view(), threads as u64);
+            let on_dense = peaks(&dense.view(), threads as u64);
+            let on_directed = peaks(&without_transpose(&directed), threads as u64);
+            for (graph, measured) in [
+                ("sparse", &on_sparse),
+                ("dense", &on_dense),
+                ("directed, no transpose", &on_directed),
+            ] {
+                for (what, peak, declared) in measured {
+                    let line = format!(
+                        "{what:28} {graph:22} {threads} thread(s): peak {peak:9} bytes, declared {declared:9}"
+                    );
+                    println!("{line}");
+                    if *peak as u64 > *declared {
+                        failures.push(line);
+                    }
+                }
             }
-        }
-        for ((kernel, _, sparse_peak), (_, _, dense_peak)) in
-            measured[0].1.iter().zip(&measured[1].1)
-        {
-            assert!(
-                words(*dense_peak) <= words(*sparse_peak) + SLACK,
-                "{kernel}: {:.2} words per vertex with m = 64n, {:.2} with m = 8n",
-                words(*dense_peak),
-                words(*sparse_peak)
-            );
-        }
-    });
+            let arcs_added = dense.view().num_arcs() - sparse.view().num_arcs();
+            for ((what, sparse_peak, _), (_, dense_peak, _)) in on_sparse.iter().zip(&on_dense) {
+                let name = what.split(' ').next().unwrap();
+                let per_arc = registry::descriptor(name).unwrap().state.bits_per_arc;
+                let allowed = *sparse_peak as f64
+                    + SLACK_WORDS * 8.0 * N as f64
+                    + (per_arc * arcs_added) as f64 / 8.0;
+                if *dense_peak as f64 > allowed {
+                    failures.push(format!(
+                        "{what}: {dense_peak} bytes on the dense graph, {sparse_peak} on the \
+                         sparse one: more than the slack and its bits per arc"
+                    ));
+                }
+            }
+        });
+    }
+    assert!(
+        failures.is_empty(),
+        "over their declaration:\n{}",
+        failures.join("\n")
+    );
 }
