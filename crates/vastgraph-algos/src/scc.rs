@@ -10,12 +10,16 @@
 //!    joins, so no transpose is needed.
 //!
 //! The joined vertices are labelled with their colour and leave the graph; each round assigns at
-//! least the component of every colour. The labels, the smallest id of each component, are the
-//! unique answer, the same on any thread count and in or out of core. A round costs O(m) per
-//! step of its forward and backward fixpoints; a long chain of components (a path) takes one
-//! round per component, so the worst case is O(n·m) — on web and social graphs a few dozen
-//! rounds. On a symmetric graph the components are the connected ones. State: colour, label
-//! and two flags per vertex, the frontiers: O(n).
+//! least the component of every colour. A long chain (a path, a long cycle) makes colouring
+//! quadratic: one step per vertex of the chain, each over the whole frontier. So a round whose
+//! forward colouring takes more than [`MAX_COLOUR_STEPS`] steps, or a run past
+//! [`MAX_ROUNDS`] rounds, hands the vertices left to a serial path-based search (Gabow 2000) on
+//! the same lists, O(n + m) with an explicit stack. On a symmetric graph the strong components
+//! are the connected ones: the connectivity kernel computes them.
+//!
+//! The labels, the smallest id of each component, are the unique answer, the same on any thread
+//! count and in or out of core. State: colour, label and two flags per vertex, the frontiers, and
+//! for the serial search a preorder number and three stacks: O(n).
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
@@ -25,12 +29,19 @@ use vastgraph_engine::{
 };
 
 use crate::algorithm::{Algorithm, Descriptor, Needs, Params};
+use crate::cc::{connected_components, CcParams};
 use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
 use crate::registry::Values;
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): colour and label (4 bytes each),
-/// the assigned and joined flags, the unassigned vertices, the frontiers and the candidates.
-pub const STATE: StateSize = StateSize::per_vertex(32);
+/// the assigned and joined flags, the unassigned vertices, the frontiers and the candidates;
+/// the serial search's preorder numbers and stacks.
+pub const STATE: StateSize = StateSize::per_vertex(48);
+
+/// Forward-colouring steps a round may take before the serial search takes over.
+pub const MAX_COLOUR_STEPS: usize = 64;
+/// Colouring rounds before the serial search takes over.
+pub const MAX_ROUNDS: u64 = 32;
 
 const ALGORITHM: &str = "scc";
 const NONE: u32 = u32::MAX;
@@ -69,6 +80,14 @@ pub fn strongly_connected_components<A: Adjacency>(
     g: &Graph<A>,
     _params: &SccParams,
 ) -> Result<SccResult, AlgoError> {
+    if g.is_symmetric() {
+        let cc = connected_components(g, &CcParams::default())?;
+        return Ok(finish(
+            cc.labels,
+            cc.stats.iterations,
+            cc.stats.edges_traversed,
+        ));
+    }
     let n = g.num_vertices();
     let colour: Vec<AtomicU32> = (0..n)
         .into_par_iter()
@@ -91,7 +110,12 @@ pub fn strongly_connected_components<A: Adjacency>(
     let mut remaining: Vec<Vertex> = (0..n as Vertex).collect();
     let mut rounds = 0u64;
     let mut arcs_pulled = 0u64;
+    let mut serial = false;
     while !remaining.is_empty() {
+        if rounds == MAX_ROUNDS {
+            serial = true;
+            break;
+        }
         rounds += 1;
         // 1. Forward colouring over the unassigned vertices.
         remaining
@@ -102,8 +126,14 @@ pub fn strongly_connected_components<A: Adjacency>(
             assigned: &assigned,
         };
         let mut frontier = VertexSubset::from_ids(n, remaining.clone());
-        while !frontier.is_empty() {
+        let mut steps = 0;
+        while !frontier.is_empty() && steps < MAX_COLOUR_STEPS {
             frontier = edge_map(g, &frontier, &lower, &opts);
+            steps += 1;
+        }
+        if !frontier.is_empty() {
+            serial = true;
+            break;
         }
         // 2. Backward closure from the roots, pulled over the candidates' out-lists.
         remaining.par_iter().for_each(|&v| {
@@ -153,8 +183,27 @@ pub fn strongly_connected_components<A: Adjacency>(
             .collect();
         vastgraph_engine::interrupt::check();
     }
-    let labels: Vec<u32> = label.into_par_iter().map(AtomicU32::into_inner).collect();
-    let mut sizes = vec![0u32; n];
+    drop(colour);
+    drop(joined);
+    let mut labels: Vec<u32> = label.into_par_iter().map(AtomicU32::into_inner).collect();
+    let mut assigned: Vec<bool> = assigned
+        .into_par_iter()
+        .map(AtomicBool::into_inner)
+        .collect();
+    let mut serial_arcs = 0;
+    if serial {
+        serial_arcs = path_based(g, &remaining, &mut assigned, &mut labels);
+    }
+    Ok(finish(
+        labels,
+        rounds,
+        counters.edges() + arcs_pulled + serial_arcs,
+    ))
+}
+
+/// The result of `labels` (each vertex's component's smallest id), with its statistics.
+fn finish(labels: Vec<u32>, rounds: u64, edges_traversed: u64) -> SccResult {
+    let mut sizes = vec![0u32; labels.len()];
     for &l in &labels {
         sizes[l as usize] += 1;
     }
@@ -162,12 +211,89 @@ pub fn strongly_connected_components<A: Adjacency>(
     let largest = sizes.iter().copied().max().unwrap_or(0);
     let stats = RunStats {
         iterations: rounds,
-        edges_traversed: counters.edges() + arcs_pulled,
+        edges_traversed,
         ..Default::default()
     }
     .with("components", components)
     .with("largest", largest);
-    Ok(SccResult { labels, stats })
+    SccResult { labels, stats }
+}
+
+/// Gabow's path-based search over the vertices of `starts` not yet `assigned`, ignoring arcs
+/// into assigned vertices (their components are complete): labels each component found with
+/// its smallest id. Returns the arcs scanned. Iterative, with (vertex, next list position)
+/// frames, so a long path needs no call stack.
+fn path_based<A: Adjacency>(
+    g: &Graph<A>,
+    starts: &[Vertex],
+    assigned: &mut [bool],
+    labels: &mut [u32],
+) -> u64 {
+    let n = g.num_vertices();
+    let mut preorder = vec![NONE; n];
+    let mut next = 0u32;
+    // `path`: the vertices not yet in a component, in preorder; `boundaries`: the first vertex
+    // of each component candidate on the search path.
+    let (mut path, mut boundaries): (Vec<Vertex>, Vec<Vertex>) = (Vec::new(), Vec::new());
+    let mut frames: Vec<(Vertex, usize)> = Vec::new();
+    let mut scanned_total = 0u64;
+    for &root in starts {
+        if assigned[root as usize] || preorder[root as usize] != NONE {
+            continue;
+        }
+        let mut child = Some(root);
+        loop {
+            if let Some(u) = child.take() {
+                preorder[u as usize] = next;
+                next += 1;
+                path.push(u);
+                boundaries.push(u);
+                frames.push((u, 0));
+            }
+            let Some(&(v, position)) = frames.last() else {
+                break;
+            };
+            let mut scanned = 0;
+            g.out().try_for_each_neighbor_from(v, position, |u| {
+                scanned += 1;
+                if assigned[u as usize] {
+                    return true;
+                }
+                if preorder[u as usize] == NONE {
+                    child = Some(u);
+                    return false;
+                }
+                // u is on the path: everything after it on the path is in its component.
+                while preorder[*boundaries.last().expect("v's boundary") as usize]
+                    > preorder[u as usize]
+                {
+                    boundaries.pop();
+                }
+                true
+            });
+            scanned_total += scanned as u64;
+            frames.last_mut().expect("v's frame").1 = position + scanned;
+            if child.is_some() {
+                continue;
+            }
+            frames.pop();
+            if boundaries.last() == Some(&v) {
+                boundaries.pop();
+                let at = path
+                    .iter()
+                    .rposition(|&x| x == v)
+                    .expect("v is on the path");
+                let members = path.split_off(at);
+                let smallest = *members.iter().min().expect("v is a member");
+                for m in members {
+                    assigned[m as usize] = true;
+                    labels[m as usize] = smallest;
+                }
+            }
+            vastgraph_engine::interrupt::check();
+        }
+    }
+    scanned_total
 }
 
 /// Checks `result` against Tarjan's algorithm, written out serially with an explicit stack of
@@ -320,6 +446,24 @@ mod tests {
         // A path: one component per vertex, one round each.
         let path: Vec<_> = (0..20).map(|v| (v + 1, v)).collect();
         assert_eq!(labels(21, &path), (0..21).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn long_chains_finish_in_the_serial_search_with_the_same_labels() {
+        // A directed cycle of 5,000 and a path 0 → 1 → ... into it: colouring would take a
+        // step per vertex; the serial search takes over.
+        let n = 10_000u32;
+        let mut edges: Vec<(Vertex, Vertex)> = (5_000..n).map(|v| (v, v + 1)).collect();
+        edges.pop();
+        edges.push((n - 1, 5_000));
+        edges.extend((0..5_000).map(|v| (v, v + 1)));
+        let got = labels(n as usize, &edges);
+        let want: Vec<u32> = (0..n).map(|v| v.min(5_000)).collect();
+        assert_eq!(got, want);
+        // Symmetric: the connected components.
+        let g = InMemoryGraph::from_edges(6, &[(0, 1), (2, 3), (3, 4)], true);
+        let r = strongly_connected_components(&g.view(), &SccParams {}).unwrap();
+        assert_eq!(r.labels, vec![0, 0, 2, 2, 2, 5]);
     }
 
     #[test]
