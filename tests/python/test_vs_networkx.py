@@ -93,7 +93,7 @@ def test_scc_matches_scipy_with_min_id_labels(vastgraph, real_store, tmp_path, n
     disk, against SciPy's (and, on the smaller graph, NetworkX's) components."""
     a = adjacency(name, False)
     # Below the mapped graph and the state together, above the state: the lists come from disk.
-    memory = {CNR: "20MiB", SLASHDOT: "6MiB"}[name] if within_budget else None
+    memory = {CNR: "20MiB", SLASHDOT: "7MiB"}[name] if within_budget else None
     budget = [] if memory is None else ["--memory", memory]
     labels, stats = run_algorithm(vastgraph, tmp_path, "scc", real_store(name, False), *budget)
     count, comp = csgraph.connected_components(a, directed=True, connection="strong")
