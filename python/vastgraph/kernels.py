@@ -34,7 +34,8 @@ from ._options import Memory, check_threads, parse_memory
 from .graph import Graph, _dense_id
 
 # Every parameter name of the registry with its kind (each algorithm checks its own in Rust).
-_PARAM_KINDS = {p["name"]: p["kind"] for a in json.loads(_native.algorithms()) for p in a["parameters"]}
+_DESCRIPTORS: Dict[str, Dict[str, Any]] = {a["name"]: a for a in json.loads(_native.algorithms())}
+_PARAM_KINDS = {p["name"]: p["kind"] for a in _DESCRIPTORS.values() for p in a["parameters"]}
 _PARAM_NAMES = frozenset(_PARAM_KINDS)
 # NetworkX's names for the registry's parameters, taken by :func:`run` as well.
 _NX_NAMES = {"alpha": "damping", "tol": "tolerance", "max_iter": "max_iters"}
@@ -78,7 +79,7 @@ def refusal(algorithm: str, **params: Any) -> Optional[str]:
     not take, a number outside its range, an unknown option), or None: the descriptors' checks,
     for a caller that would rather do something else than raise (the NetworkX backend falls
     back to NetworkX)."""
-    descriptor = next((a for a in algorithms() if a["name"] == algorithm), None)
+    descriptor = _DESCRIPTORS.get(algorithm)
     if descriptor is None:
         return f"unknown algorithm {algorithm!r}"
     declared = {p["name"]: p for p in descriptor["parameters"]}
@@ -515,7 +516,7 @@ def _function_of(descriptor: Dict[str, Any]):
 
 #: Functions made from the registry for the algorithms without a hand-written one, by name.
 GENERATED: Dict[str, Any] = {}
-for _descriptor in algorithms():
+for _descriptor in _DESCRIPTORS.values():
     if _descriptor["name"] not in REGISTRY_NAMES.values():
         _function = _function_of(_descriptor)
         GENERATED[_function.__name__] = _function

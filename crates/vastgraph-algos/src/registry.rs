@@ -126,12 +126,6 @@ pub fn describe() -> serde_json::Value {
     ALGORITHMS.iter().map(Descriptor::describe).collect()
 }
 
-/// The parameters given that `algorithm` does not take, or whose values are out of their kind
-/// or range, as an error naming the algorithm's own ([`Descriptor::check`]).
-pub fn check_params(algorithm: &Descriptor, p: &Params) -> Result<(), AlgoError> {
-    algorithm.check(p)
-}
-
 /// The default source: the vertex with the most out-edges (smallest id among ties), so a run
 /// without --source still explores something on any graph.
 pub fn default_source<A: Adjacency>(g: &Graph<A>) -> u64 {
@@ -305,26 +299,26 @@ mod tests {
     #[test]
     fn an_option_the_algorithm_does_not_read_is_refused_by_name() {
         let given = Params::default().with("damping", 0.5).with("source", 1);
-        let err = check_params(info("bfs"), &given).unwrap_err().to_string();
+        let err = info("bfs").check(&given).unwrap_err().to_string();
         assert_eq!(err, "bfs: does not take damping; it takes source, parents");
-        let err = check_params(info("kcore"), &given).unwrap_err().to_string();
+        let err = info("kcore").check(&given).unwrap_err().to_string();
         assert_eq!(
             err,
             "kcore: does not take damping or source; it takes no parameters"
         );
-        assert!(check_params(info("personalized-pagerank"), &given).is_ok());
+        assert!(info("personalized-pagerank").check(&given).is_ok());
         // Unset flags are not "given".
         let unset = Params::default().with("parents", false);
-        assert!(check_params(info("kcore"), &unset).is_ok());
+        assert!(info("kcore").check(&unset).is_ok());
         let kept = given.only_for("bfs");
         assert_eq!(kept.get("source"), Some(&serde_json::json!(1)));
         assert_eq!(kept.get("damping"), None);
-        assert!(check_params(info("bfs"), &kept).is_ok());
+        assert!(info("bfs").check(&kept).is_ok());
     }
 
     #[test]
     fn a_value_outside_its_kind_or_range_is_refused_naming_the_range() {
-        let refuse = |name: &str, p: Params| check_params(info(name), &p).unwrap_err().to_string();
+        let refuse = |name: &str, p: Params| info(name).check(&p).unwrap_err().to_string();
         assert_eq!(
             refuse("pagerank", Params::default().with("damping", 1.0)),
             "pagerank: damping must be a finite number in [0, 1), got 1.0"
@@ -337,7 +331,9 @@ mod tests {
             refuse("bfs", Params::default().with("source", -1)),
             "bfs: source must be a vertex id, got -1"
         );
-        assert!(check_params(info("pagerank"), &Params::default().with("damping", 0.0)).is_ok());
+        assert!(info("pagerank")
+            .check(&Params::default().with("damping", 0.0))
+            .is_ok());
     }
 
     #[test]
