@@ -3,6 +3,8 @@
 
 use std::path::Path;
 
+use dsi_bitstream::codes::ToInt;
+use dsi_bitstream::traits::BE;
 use vastgraph_store::MAX_VERTICES;
 use webgraph::prelude::*;
 
@@ -98,45 +100,170 @@ fn corrupt(graph_path: &Path, message: &str) -> IngestError {
     )
 }
 
-/// Decodes every node's degree alone (no successor is built) and checks each against the
-/// declared nodes and their sum against the declared arcs: the successor decoder reserves a
-/// list's degree before it reads the list, so a corrupt degree would otherwise ask for
-/// terabytes and abort the process instead of failing.
-fn check_degrees<F: SequentialDecoderFactory>(
-    graph: &BvGraphSeq<F>,
-    info: WebGraphInfo,
+/// The decoder's settings, as the `webgraph` crate reads them from the `.properties`.
+#[derive(Clone, Copy)]
+struct Layout {
+    nodes: u64,
+    arcs: u64,
+    window: usize,
+    min_interval: usize,
+}
+
+/// Reads every node's record with the crate's code reader, as its successor decoder will, but
+/// keeping only the lengths of the lists in the window, and checks each count before the
+/// decoder can act on it. The decoder trusts its input: it reserves a list's degree, extends
+/// a list by an interval's length, copies blocks of a reference and subtracts what it decoded
+/// from the degree without a check, so one corrupt count asks for exabytes (an allocation
+/// failure aborts the process; no panic handler sees it) or loops for 2^64 residuals. After
+/// this walk every list the decoder builds is exactly its checked degree, at most the nodes.
+fn check_records<D: Decode>(
+    decoder: &mut D,
+    layout: Layout,
     graph_path: &Path,
 ) -> Result<(), IngestError> {
-    let mut degrees =
-        decode_quietly(|| graph.offset_deg_iter()).map_err(|m| corrupt(graph_path, &m))?;
+    let slots = layout.window + 1;
+    let mut lengths = vec![0u64; slots];
     let mut arcs: u64 = 0;
     let mut node: u64 = 0;
-    while node < info.nodes {
-        // A batch of nodes at a time, so that a panic is caught near where it happened.
-        let end = (node + (1 << 16)).min(info.nodes);
-        decode_quietly(|| -> Result<(), IngestError> {
+    while node < layout.nodes {
+        // A batch of nodes at a time, so that a panic (a read past the end) is caught near
+        // where it happened.
+        let end = (node + (1 << 16)).min(layout.nodes);
+        decode_quietly(|| -> Result<(), String> {
             for u in node..end {
-                let degree = degrees.next_degree().map_err(|e| {
-                    IngestError::invalid(graph_path, format!("corrupt WebGraph stream: {e:#}"))
-                })? as u64;
+                let degree = check_record(decoder, layout, u, &lengths)?;
                 arcs = arcs.saturating_add(degree);
-                if degree > info.nodes || arcs > info.arcs {
-                    return Err(IngestError::invalid(
-                        graph_path,
-                        format!(
-                            "node {u} has {degree} successors: more than the {} nodes, or past \
-                             the {} arcs the properties declare (corrupt stream)",
-                            info.nodes, info.arcs
-                        ),
+                if arcs > layout.arcs {
+                    return Err(format!(
+                        "node {u}: past the {} arcs the properties declare",
+                        layout.arcs
                     ));
                 }
+                lengths[u as usize % slots] = degree;
             }
             Ok(())
         })
-        .map_err(|m| corrupt(graph_path, &m))??;
+        .map_err(|m| corrupt(graph_path, &m))?
+        .map_err(|why| {
+            IngestError::invalid(graph_path, format!("corrupt WebGraph stream: {why}"))
+        })?;
         node = end;
     }
     Ok(())
+}
+
+/// Reads node `u`'s record (degree, reference, blocks, intervals, residuals) and returns its
+/// degree once every count in it fits: the reference within the window and before `u`, the
+/// blocks within the referenced list, the copied arcs, intervals and residuals adding up to the
+/// degree, every interval and residual naming a node below `nodes`. Each loop advances by at
+/// least one arc of a bounded list, so a stream of zeros or of huge counts ends in an error.
+fn check_record<D: Decode>(
+    d: &mut D,
+    layout: Layout,
+    u: u64,
+    lengths: &[u64],
+) -> Result<u64, String> {
+    let nodes = layout.nodes;
+    let degree = d.read_outdegree();
+    if degree > nodes {
+        return Err(format!(
+            "node {u} has {degree} successors, more than the {nodes} nodes"
+        ));
+    }
+    if degree == 0 {
+        return Ok(0);
+    }
+    let mut left = degree;
+    let reference = if layout.window == 0 {
+        0
+    } else {
+        d.read_reference_offset()
+    };
+    if reference != 0 {
+        if reference > layout.window as u64 || reference > u {
+            return Err(format!(
+                "node {u} copies from {reference} lists back, outside its window of {}",
+                layout.window
+            ));
+        }
+        let listed = lengths[(u - reference) as usize % lengths.len()];
+        let blocks = d.read_block_count();
+        let copied = if blocks == 0 {
+            listed
+        } else {
+            let mut at = d.read_block();
+            let mut copied = at;
+            for block in 1..blocks {
+                let length = d.read_block().saturating_add(1);
+                if block % 2 == 0 {
+                    copied = copied.saturating_add(length);
+                }
+                at = at.saturating_add(length);
+                if at > listed {
+                    break;
+                }
+            }
+            if at > listed {
+                return Err(format!(
+                    "node {u}: its copy blocks run past the {listed} arcs of node {}",
+                    u - reference
+                ));
+            }
+            if blocks % 2 == 0 {
+                copied += listed - at;
+            }
+            copied
+        };
+        left = degree
+            .checked_sub(copied)
+            .ok_or_else(|| format!("node {u} copies {copied} arcs but has {degree} successors"))?;
+    }
+    let beyond = |what: &str| format!("node {u}: {what} beyond the {nodes} nodes");
+    if left != 0 && layout.min_interval != 0 {
+        let intervals = d.read_interval_count();
+        if intervals > left {
+            return Err(format!(
+                "node {u} has {intervals} intervals but {left} successors left to decode"
+            ));
+        }
+        let mut start = 0u64;
+        for interval in 0..intervals {
+            start = if interval == 0 {
+                u.checked_add_signed(d.read_interval_start().to_int())
+                    .ok_or_else(|| beyond("an interval starts"))?
+            } else {
+                start
+                    .saturating_add(1)
+                    .saturating_add(d.read_interval_start())
+            };
+            let length = d
+                .read_interval_len()
+                .saturating_add(layout.min_interval as u64);
+            if length > left {
+                return Err(format!(
+                    "node {u}: an interval of {length} arcs, more than the {left} left to decode"
+                ));
+            }
+            if start.saturating_add(length) > nodes {
+                return Err(beyond("an interval ends"));
+            }
+            left -= length;
+            start += length;
+        }
+    }
+    if left != 0 {
+        let mut residual = u
+            .checked_add_signed(d.read_first_residual().to_int())
+            .filter(|&v| v < nodes)
+            .ok_or_else(|| beyond("a residual"))?;
+        for _ in 1..left {
+            residual = residual.saturating_add(1).saturating_add(d.read_residual());
+            if residual >= nodes {
+                return Err(beyond("a residual"));
+            }
+        }
+    }
+    Ok(degree)
 }
 
 /// Streams all arcs into `sink`; `after_batch(nodes_done)` reports progress. Returns the
@@ -161,13 +288,34 @@ pub(crate) fn ingest_webgraph(
     })
     .map_err(|m| corrupt(&graph_path, &m))?
     .map_err(invalid)?;
+    let (_, _, flags) =
+        parse_properties::<BE>(webgraph_file(path, "properties")).map_err(invalid)?;
     if graph.num_nodes() as u64 != info.nodes {
         return Err(IngestError::invalid(
             &graph_path,
             "node count differs from the properties",
         ));
     }
-    check_degrees(&graph, info, &graph_path)?;
+    let layout = Layout {
+        nodes: info.nodes,
+        arcs: info.arcs,
+        window: flags.compression_window,
+        min_interval: flags.min_interval_length,
+    };
+    let factory = graph.into_inner();
+    {
+        let mut decoder = decode_quietly(|| SequentialDecoderFactory::new_decoder(&factory))
+            .map_err(|m| corrupt(&graph_path, &m))?
+            .map_err(invalid)?;
+        check_records(&mut decoder, layout, &graph_path)?;
+    }
+    let graph = BvGraphSeq::new(
+        factory,
+        info.nodes as usize,
+        Some(info.arcs),
+        layout.window,
+        layout.min_interval,
+    );
     let mut pairs =
         decode_quietly(|| graph.iter().into_pairs()).map_err(|m| corrupt(&graph_path, &m))?;
     let (mut src, mut dst) = (

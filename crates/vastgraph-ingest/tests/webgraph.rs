@@ -161,21 +161,27 @@ fn fuzzed(input: &[u8]) -> (tempfile::TempDir, PathBuf) {
     (dir, base)
 }
 
-/// Streams the fuzz target found: a degree decoded from a corrupt stream made the decoder
-/// reserve 7.4 EB (an abort, which no panic handler catches), and a window of lists that ran
-/// out of memory. Each is now an error, from the degrees checked before any list is built.
+/// Streams the fuzz target found: a degree, then an interval's length, decoded from a corrupt
+/// stream made the decoder reserve exabytes (an abort, which no panic handler catches), and a
+/// window of lists that ran out of memory. Each is now an error, from the records checked
+/// before any list is built.
 #[test]
-fn corrupt_degrees_are_refused_before_any_list_is_allocated() {
-    let inputs: [&[u8]; 2] = [
+fn corrupt_records_are_refused_before_any_list_is_allocated() {
+    let inputs: [&[u8]; 3] = [
         &[
             6, 3, 4, 0, 39, 58, 0, 0, 0, 0, 0, 0, 0, 25, 192, 0, 0, 0, 0, 0, 0,
         ],
         &[1, 0, 123, 239, 138, 2, 0, 0, 0, 6, 93, 0, 0, 0, 59],
+        &[
+            6, 13, 7, 3, 4, 0, 215, 91, 0, 0, 0, 31, 0, 0, 0, 0, 0, 0, 0, 40, 255, 133, 101, 116,
+            97, 103, 114,
+        ],
     ];
     for input in inputs {
         let (_dir, base) = fuzzed(input);
-        if let Ok(sink) = read(&base) {
-            assert!(sink.src.len() <= 255, "{input:?}");
+        match read(&base) {
+            Ok(sink) => assert!(sink.src.len() <= 255, "{input:?}"),
+            Err(e) => assert!(e.contains("corrupt WebGraph stream"), "{e}"),
         }
     }
     // An absurd window is refused from the properties alone.
