@@ -1,7 +1,7 @@
 """Type stubs of the Rust extension module (crates/vastgraph-python)."""
 
 import os
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -52,6 +52,7 @@ def run_algorithm(
     checkpoint: Optional[str] = None,
     checkpoint_every: Optional[str] = None,
     resume: bool = False,
+    progress: Optional[Callable[[Dict[str, Any]], Any]] = None,
 ) -> Tuple[Optional[np.ndarray], str]: ...
 def convert(
     inputs: Sequence[_Path],

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import _native
 from ._options import Memory, check_threads, parse_memory
+from ._progress import make_run_progress
 from .graph import Graph, _dense_id
 
 # Every parameter name of the registry with its kind (each algorithm checks its own in Rust).
@@ -137,6 +138,7 @@ def run(
     checkpoint: Optional[Union[str, "os.PathLike[str]"]] = None,
     checkpoint_every: Optional[Union[int, str]] = None,
     resume: bool = False,
+    progress: Any = False,
     **params: Any,
 ) -> RunResult:
     """Runs registry algorithm ``algorithm`` (a name from :func:`algorithms`, as in
@@ -152,7 +154,12 @@ def run(
     variants, label-propagation, sssp, bfs, kcore), every ``checkpoint_every`` iterations (an
     int) or after a time ("30s", "5m"; default "60s"); Ctrl-C saves, then raises
     KeyboardInterrupt. ``resume=True`` continues from the saved state, to the result an
-    uninterrupted run gives. The checkpoint is removed when the run completes."""
+    uninterrupted run gives. The checkpoint is removed when the run completes.
+
+    ``progress=True`` shows a tqdm bar of the iterations (or engine steps), the frontier and
+    the bytes read; a callable gets ``callback(status)`` every 100 ms, ``status`` a dict of
+    ``iterations``, ``max_iterations``, ``steps``, ``active``, ``passes``, ``bytes_read``,
+    ``mode`` and ``seconds``."""
     _check_graph(g)
     for nx_name, name in _NX_NAMES.items():
         if nx_name in params:
@@ -172,13 +179,17 @@ def run(
         elif value is not None and _PARAM_KINDS[name] == "vertices":
             params[name] = _sources(g, value)
     given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
-    values, stats_json = _native.run_algorithm(
-        g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
-        memory=budget, io_mode=io_mode, mrt=mrt, recalibrate=bool(recalibrate),
-        checkpoint=None if checkpoint is None else os.fspath(checkpoint),
-        checkpoint_every=None if checkpoint_every is None else str(checkpoint_every),
-        resume=bool(resume),
-    )
+    callback, close = make_run_progress(progress, algorithm)
+    try:
+        values, stats_json = _native.run_algorithm(
+            g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
+            memory=budget, io_mode=io_mode, mrt=mrt, recalibrate=bool(recalibrate),
+            checkpoint=None if checkpoint is None else os.fspath(checkpoint),
+            checkpoint_every=None if checkpoint_every is None else str(checkpoint_every),
+            resume=bool(resume), progress=callback,
+        )
+    finally:
+        close()
     return RunResult(values, json.loads(stats_json))
 
 

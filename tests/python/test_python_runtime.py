@@ -191,3 +191,35 @@ def test_a_failing_progress_callback_cancels_the_build_and_the_next_build_runs(t
     # The process-wide cancellation request must not outlive the cancelled build.
     g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "b")
     assert g.num_arcs == 2
+
+
+@pytest.mark.parametrize("memory", [None, "64MiB"])
+def test_a_run_reports_its_iterations_to_the_progress_callback(long_graph, memory):
+    iterations = iterations_for(long_graph, 1.0)
+    seen = []
+    result = vg.run(long_graph, "pagerank", tolerance=0.0, max_iters=iterations, memory=memory,
+                    progress=seen.append)
+    assert result.stats["iterations"] == iterations
+    assert len(seen) >= 3, "reported every 100 ms and once at the end"
+    done = [s["iterations"] for s in seen]
+    assert done == sorted(done), "iterations only go up"
+    assert seen[-1]["iterations"] == iterations
+    assert all(s["max_iterations"] == iterations for s in seen)
+    if memory is not None:
+        # Out of core: one streamed pass an iteration.
+        assert seen[-1]["passes"] == iterations and seen[-1]["mode"] == "streaming"
+        assert seen[-1]["bytes_read"] > 0
+
+
+def test_a_failing_run_progress_callback_stops_the_run(long_graph):
+    iterations = iterations_for(long_graph, 5.0)
+
+    def stop(status):
+        raise KeyboardInterrupt
+
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        vg.run(long_graph, "pagerank", tolerance=0.0, max_iters=iterations, progress=stop)
+    assert time.perf_counter() - start < 3.0
+    bfs = vg.run(long_graph, "bfs", source=0, progress=lambda status: None)
+    assert bfs.stats["iterations"] > 0

@@ -418,6 +418,13 @@ impl Descriptor {
         self.params.iter().find(|p| p.name == name)
     }
 
+    /// The most iterations the run may take, for an algorithm whose iterations are capped by a
+    /// `max_iters` parameter: what a progress display counts down to (the run may converge
+    /// sooner).
+    pub fn iteration_bound(&self, given: &Params) -> Option<u64> {
+        self.param("max_iters").map(|p| given.count(p))
+    }
+
     /// The given parameters this algorithm does not take, or whose values are not of their
     /// kind or range: an error naming the algorithm's own, so that `run bfs --damping 0.5` or
     /// `vg.run(g, "cc", source=3)` is refused instead of silently ignoring the option.

@@ -599,6 +599,7 @@ pub(crate) fn after_iteration<'a>(
     iteration: u64,
     state: impl FnOnce() -> State<'a>,
 ) -> Result<(), AlgoError> {
+    vastgraph_engine::progress::iteration(iteration);
     match checkpoint {
         Some(c) => c.after_iteration(algorithm, parameters, iteration, state),
         // Without a checkpoint there is nothing to save: a run abandoned by its host stops

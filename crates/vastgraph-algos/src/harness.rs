@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use vastgraph_engine::memory;
-use vastgraph_engine::ooc::{OocOptions, PassObserver, PROCESS_BASELINE_BYTES};
+use vastgraph_engine::ooc::{OocOptions, PROCESS_BASELINE_BYTES};
 use vastgraph_store::{Advice, Store};
 
 use crate::budget::{self, BudgetFit};
@@ -36,8 +36,6 @@ pub struct Request<'a> {
     pub out_of_core: OocOptions,
     /// Vertices ranked in the record's `top`.
     pub top: usize,
-    /// Called after each pass of a run out of core (a progress line).
-    pub on_pass: Option<PassObserver>,
     /// The store, when the caller holds it open (a Python graph): a run in memory uses it
     /// instead of opening the directory again.
     pub opened: Option<&'a Store>,
@@ -54,7 +52,6 @@ impl<'a> Request<'a> {
             memory: None,
             out_of_core: OocOptions::default(),
             top: DEFAULT_TOP,
-            on_pass: None,
             opened: None,
         }
     }
@@ -134,11 +131,13 @@ pub struct Report {
 }
 
 /// Runs `request`. Errors name the remedy: an unknown algorithm, a parameter it does not take,
-/// a budget below its state (with the minimum), a failed verification.
-pub fn run(mut request: Request<'_>) -> anyhow::Result<Report> {
+/// a budget below its state (with the minimum), a failed verification. What the run has done
+/// so far is in [`vastgraph_engine::progress`] while it runs.
+pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
     anyhow::ensure!(request.trials >= 1, "trials must be at least 1");
     let descriptor = registry::descriptor(request.algorithm)?;
     descriptor.check(request.params)?;
+    vastgraph_engine::progress::start();
     let baseline_rss = memory::rss_bytes();
     memory::set_budget(request.memory.unwrap_or(0));
     let opened = Instant::now();
@@ -153,9 +152,6 @@ pub fn run(mut request: Request<'_>) -> anyhow::Result<Report> {
         match fit {
             BudgetFit::OutOfCore(graph) => {
                 let load_seconds = opened.elapsed().as_secs_f64();
-                if let Some(observer) = request.on_pass.take() {
-                    graph.observe_passes(observer);
-                }
                 let mut trials = Vec::with_capacity(request.trials);
                 let mut io = Vec::with_capacity(request.trials);
                 for trial in 0..request.trials {

@@ -238,6 +238,7 @@ pub fn in_passes<G: Traversal>(
             }
             change
         }));
+        vastgraph_engine::progress::iteration(iterations);
         if delta < params.tolerance {
             break;
         }

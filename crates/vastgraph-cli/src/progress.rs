@@ -2,6 +2,7 @@
 //! otherwise (so CI logs and `nohup` runs still show that work is moving).
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -94,31 +95,110 @@ impl Progress {
     }
 }
 
-/// A spinner for a run on a terminal (none when quiet or not on a terminal): what runs and for
-/// how long, with the last pass's figures when the run is out of core.
-pub fn run_spinner(what: &str, quiet: bool) -> Option<ProgressBar> {
-    if quiet || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(ProgressStyle::with_template("{spinner} {prefix} [{elapsed}] {msg}").unwrap());
-    bar.set_prefix(what.to_string());
-    bar.enable_steady_tick(Duration::from_millis(200));
-    Some(bar)
+/// A run's status while it runs, read from [`vastgraph_engine::progress`] five times a second:
+/// a spinner line on a terminal, a log line every few seconds otherwise, nothing when quiet.
+/// Dropping it stops the reader and clears the line.
+pub struct RunStatus {
+    stop: Arc<AtomicBool>,
+    reader: Option<std::thread::JoinHandle<()>>,
+    bar: Option<ProgressBar>,
 }
 
-/// A pass of an out-of-core run in a line: `pass 3: selective, 1.2M active, read 310.0 MiB at
-/// 402.1MB/s`.
-pub fn pass_line(index: usize, record: &vastgraph_engine::ooc::IterationRecord) -> String {
-    let rate = record.bytes_read as f64 / record.seconds.max(1e-9);
-    format!(
-        "pass {}: {}, {} active, read {} at {}B/s",
-        index + 1,
-        record.mode,
-        human_count(record.active_vertices as f64),
-        crate::size::human(record.bytes_read),
-        human_count(rate),
-    )
+impl RunStatus {
+    /// `bound`: the most iterations the run may take, when its algorithm caps them.
+    pub fn start(what: &str, bound: Option<u64>, quiet: bool) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        if quiet {
+            return RunStatus {
+                stop,
+                reader: None,
+                bar: None,
+            };
+        }
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {prefix} [{elapsed}] {msg}").unwrap(),
+            );
+            bar.set_prefix(what.to_string());
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        let (shown, flag, what) = (bar.clone(), stop.clone(), what.to_string());
+        let reader = std::thread::spawn(move || {
+            let started = Instant::now();
+            let mut logged = Instant::now();
+            while !flag.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                let line = run_line(
+                    &vastgraph_engine::progress::snapshot(),
+                    bound,
+                    started.elapsed(),
+                );
+                match &shown {
+                    Some(bar) => bar.set_message(line),
+                    None if logged.elapsed() >= LOG_EVERY && !line.is_empty() => {
+                        eprintln!("{what}: {line}");
+                        logged = Instant::now();
+                    }
+                    None => {}
+                }
+            }
+        });
+        RunStatus {
+            stop,
+            reader: Some(reader),
+            bar,
+        }
+    }
+}
+
+impl Drop for RunStatus {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// A run's progress in a line: `iteration 12/100 (eta at most 40s), 1.2M active, read 310.0 MiB
+/// at 402.1MB/s (streaming)`. The time left assumes the remaining iterations cost what the
+/// finished ones did, and the run may converge sooner, hence "at most".
+pub fn run_line(
+    p: &vastgraph_engine::progress::RunProgress,
+    bound: Option<u64>,
+    elapsed: Duration,
+) -> String {
+    let mut parts = Vec::new();
+    match (p.iterations, bound) {
+        (0, _) if p.operations > 0 => parts.push(format!("step {}", p.operations)),
+        (0, _) => {}
+        (done, Some(bound)) if bound >= done => {
+            let left = elapsed.mul_f64((bound - done) as f64 / done as f64);
+            parts.push(format!(
+                "iteration {done}/{bound} (eta at most {})",
+                indicatif::HumanDuration(left)
+            ));
+        }
+        (done, _) => parts.push(format!("iteration {done}")),
+    }
+    if p.active > 0 {
+        parts.push(format!("{} active", human_count(p.active as f64)));
+    }
+    if p.passes > 0 {
+        let rate = p.bytes_read as f64 / elapsed.as_secs_f64().max(1e-9);
+        parts.push(format!(
+            "read {} at {}B/s ({})",
+            crate::size::human(p.bytes_read),
+            human_count(rate),
+            p.mode.unwrap_or("mixed")
+        ));
+    }
+    parts.join(", ")
 }
 
 /// A count as people write it: `1.2M`, `950`.
@@ -189,6 +269,36 @@ impl vastgraph_store::progress::Observer for Phases {
 #[cfg(test)]
 mod tests {
     use super::human_rate;
+
+    #[test]
+    fn a_run_line_counts_iterations_down_to_the_bound() {
+        use vastgraph_engine::progress::RunProgress;
+        let run = RunProgress {
+            operations: 7,
+            iterations: 5,
+            active: 1_200_000,
+            passes: 5,
+            bytes_read: 400 << 20,
+            mode: Some("streaming"),
+        };
+        let line = super::run_line(&run, Some(20), std::time::Duration::from_secs(10));
+        assert_eq!(
+            line,
+            "iteration 5/20 (eta at most 30 seconds), 1.2M active, read 400.0 MiB at 41.9MB/s \
+             (streaming)"
+        );
+        let traversal = RunProgress {
+            operations: 3,
+            active: 950,
+            ..Default::default()
+        };
+        let line = super::run_line(&traversal, None, std::time::Duration::from_secs(1));
+        assert_eq!(line, "step 3, 950 active");
+        assert_eq!(
+            super::run_line(&RunProgress::default(), None, Default::default()),
+            ""
+        );
+    }
 
     #[test]
     fn rates_read_as_people_write_them() {

@@ -10,7 +10,7 @@ use vastgraph_algos::algorithm::Kind;
 use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
 use vastgraph_algos::harness::{self, Request, RunRecord, DEFAULT_TOP};
 use vastgraph_algos::registry::{self, Params, Values, ALGORITHMS};
-use vastgraph_engine::ooc::{OocOptions, PassObserver};
+use vastgraph_engine::ooc::OocOptions;
 
 use crate::npy::{write_npy, NpyElement};
 use crate::param_flags::ParamFlags;
@@ -188,12 +188,10 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     let mut params = args.params()?;
     params.checkpoint = checkpoint.clone();
     let stop_at_once = StopAtOnce::unless(checkpoint.is_some());
-    let spinner = crate::progress::run_spinner(&args.algorithm, quiet);
-    let on_pass = spinner.clone().map(|bar| {
-        Box::new(move |index, record: &_| {
-            bar.set_message(crate::progress::pass_line(index, record))
-        }) as PassObserver
-    });
+    let bound = registry::descriptor(&args.algorithm)
+        .ok()
+        .and_then(|d| d.iteration_bound(&params));
+    let status = crate::progress::RunStatus::start(&args.algorithm, bound, quiet);
     let report = harness::run(Request {
         store: &args.store,
         algorithm: &args.algorithm,
@@ -209,12 +207,9 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
             ..Default::default()
         },
         top: args.top.unwrap_or(DEFAULT_TOP),
-        on_pass,
         opened: None,
     })?;
-    if let Some(bar) = spinner {
-        bar.finish_and_clear();
-    }
+    drop(status);
     drop(stop_at_once);
     if let Some(path) = &args.output {
         let values = report

@@ -98,6 +98,7 @@ pub fn edge_map<A: Adjacency, F: EdgeMapFn>(
     opts: &EdgeMapOptions,
 ) -> VertexSubset {
     crate::interrupt::check();
+    crate::progress::operation(Some(frontier.len() as u64));
     let n = g.num_vertices();
     if frontier.is_empty() {
         return VertexSubset::empty(n);

@@ -16,6 +16,7 @@ pub mod interrupt;
 pub mod lane_sum;
 pub mod memory;
 pub mod ooc;
+pub mod progress;
 pub mod store_view;
 pub mod subset;
 pub mod traverse;

@@ -241,6 +241,7 @@ where
         }
         passes += 1;
         crate::interrupt::check();
+        crate::progress::operation(Some(count as u64));
         if count <= SMALL_FRONTIER {
             let (lists, relaxed, left) = relax_from_queue(g, &active, &relax, &activated)?;
             arcs += relaxed;
@@ -410,6 +411,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
     {
+        crate::progress::operation(None);
         if let Some(g) = self.out().on_disk() {
             return g.pass(spec, visit);
         }
@@ -451,6 +453,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         V: Fn(Vertex, Vertex) + Sync,
     {
+        crate::progress::operation(None);
         if let Some(g) = self.out().on_disk() {
             return g.first_neighbors(set, visit);
         }
@@ -469,6 +472,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
     where
         W: Fn(Vertex, &[Vertex]) -> bool + Sync,
     {
+        crate::progress::operation(None);
         if let Some(g) = self.out().on_disk() {
             return g.pull(spec, walk);
         }

@@ -13,7 +13,7 @@ use vastgraph_algos::harness::{self, Request};
 use vastgraph_algos::registry::{Params, Values, ALGORITHMS};
 use vastgraph_engine::ooc::OocOptions;
 
-use crate::background::{run_abandoning, run_cancellable, BuildProgress};
+use crate::background::{run_abandoning, run_cancellable};
 use crate::errors::chain_error;
 use crate::store::NativeStore;
 
@@ -45,13 +45,32 @@ fn values_to_numpy(py: Python<'_>, values: Values) -> PyResult<Bound<'_, PyAny>>
     })
 }
 
+/// Calls `callback(status)` with what the run has done so far ([`vastgraph_engine::progress`]):
+/// a dict of `iterations` (0 for an algorithm that counts none), `max_iterations` (the cap, or
+/// None), `steps` (engine operations), `active` (the latest frontier's size), `passes` and
+/// `bytes_read` (out of core), `mode` (the last pass's I/O mode, or None) and `seconds`.
+fn report_run(callback: &Bound<'_, PyAny>, bound: Option<u64>, seconds: f64) -> PyResult<()> {
+    let p = vastgraph_engine::progress::snapshot();
+    let status = pyo3::types::PyDict::new(callback.py());
+    status.set_item("iterations", p.iterations)?;
+    status.set_item("max_iterations", bound)?;
+    status.set_item("steps", p.operations)?;
+    status.set_item("active", p.active)?;
+    status.set_item("passes", p.passes)?;
+    status.set_item("bytes_read", p.bytes_read)?;
+    status.set_item("mode", p.mode)?;
+    status.set_item("seconds", seconds)?;
+    callback.call1((status,))?;
+    Ok(())
+}
+
 /// Runs registry algorithm `name` on `store` with `params_json` (the registry's `Params`,
 /// as JSON) in a pool of `threads` threads (default: all cores). With `memory` (bytes), the run
 /// stays within that budget: out of core where the algorithm has a kernel for it, in memory
 /// where the graph and its state fit, an error otherwise. Returns the values (None for
 /// algorithms with no per-vertex output) and the run statistics as JSON text.
 #[pyfunction]
-#[pyo3(signature = (store, name, params_json, threads=None, verify=false, memory=None, io_mode=None, mrt=None, recalibrate=false, checkpoint=None, checkpoint_every=None, resume=false))]
+#[pyo3(signature = (store, name, params_json, threads=None, verify=false, memory=None, io_mode=None, mrt=None, recalibrate=false, checkpoint=None, checkpoint_every=None, resume=false, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn run_algorithm<'py>(
     py: Python<'py>,
@@ -67,6 +86,7 @@ pub fn run_algorithm<'py>(
     checkpoint: Option<PathBuf>,
     checkpoint_every: Option<&str>,
     resume: bool,
+    progress: Option<Bound<'py, PyAny>>,
 ) -> PyResult<(Option<Bound<'py, PyAny>>, String)> {
     if !ALGORITHMS.iter().any(|a| a.name == name) {
         let known: Vec<&str> = ALGORITHMS.iter().map(|a| a.name).collect();
@@ -114,6 +134,14 @@ pub fn run_algorithm<'py>(
         params.checkpoint = Some(Arc::new(opened));
     }
     let checkpoint = params.checkpoint.clone();
+    let bound = vastgraph_algos::registry::descriptor(name)
+        .ok()
+        .and_then(|d| d.iteration_bound(&params));
+    let started = std::time::Instant::now();
+    let report = || match &progress {
+        Some(callback) => report_run(callback, bound, started.elapsed().as_secs_f64()),
+        None => Ok(()),
+    };
     let algorithm = name.to_string();
     let work = move || -> anyhow::Result<_> {
         harness::run(Request {
@@ -127,10 +155,8 @@ pub fn run_algorithm<'py>(
     // With a checkpoint, Ctrl-C asks the kernel to save its state and stop, and waits for it;
     // without one, the run is abandoned at the engine's next operation.
     let report = match &checkpoint {
-        Some(_) => run_cancellable(py, threads, &BuildProgress::default(), None, || {
-            work().map_err(chain_error)
-        })?,
-        None => run_abandoning(py, threads, work)?.map_err(chain_error)?,
+        Some(_) => run_cancellable(py, threads, &report, || work().map_err(chain_error))?,
+        None => run_abandoning(py, threads, &report, work)?.map_err(chain_error)?,
     };
     let stats = serde_json::to_string(&report.record)
         .map_err(|e| PyValueError::new_err(format!("cannot write the run record: {e}")))?;

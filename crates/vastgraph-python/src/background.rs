@@ -83,6 +83,7 @@ pub const ABANDON_GRACE: Duration = Duration::from_secs(5);
 pub fn run_abandoning<T: Send + 'static>(
     py: Python<'_>,
     threads: Option<usize>,
+    report: &dyn Fn() -> PyResult<()>,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> PyResult<T> {
     let pool = threads.map(thread_pool).transpose()?;
@@ -105,7 +106,7 @@ pub fn run_abandoning<T: Send + 'static>(
             Ok(outcome) => {
                 return match (interrupted, outcome) {
                     (Some((e, _)), _) => Err(e),
-                    (None, Some(value)) => Ok(value),
+                    (None, Some(value)) => report().map(|()| value),
                     // Abandoned by a Ctrl-C that reached another run of the process.
                     (None, None) => Err(pyo3::exceptions::PyKeyboardInterrupt::new_err(
                         "the run was abandoned: Ctrl-C stops every vastgraph run in the process",
@@ -114,7 +115,8 @@ pub fn run_abandoning<T: Send + 'static>(
             }
             Err(RecvTimeoutError::Timeout) => match &interrupted {
                 None => {
-                    if let Err(e) = py.check_signals() {
+                    // Ctrl-C, or the progress callback failed: abandon the run either way.
+                    if let Err(e) = py.check_signals().and_then(|()| report()) {
                         vastgraph_engine::interrupt::abandon_runs();
                         interrupted = Some((e, std::time::Instant::now()));
                     }
@@ -167,8 +169,11 @@ impl BuildProgress {
         self.total.store(total, Ordering::Relaxed);
     }
 
-    /// Calls `callback(phase_name, done, total)`; total is None when not known.
-    fn report(&self, callback: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// Calls `callback(phase_name, done, total)`, if any; total is None when not known.
+    pub fn report(&self, callback: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let Some(callback) = callback else {
+            return Ok(());
+        };
         let phase = self.phase.load(Ordering::Relaxed);
         let total = self.total.load(Ordering::Relaxed);
         let total = (phase == PHASE_READING && total > 0).then_some(total);
@@ -179,13 +184,12 @@ impl BuildProgress {
 }
 
 /// Runs a cancellable build on a scoped worker (it may borrow the caller's data, e.g. NumPy
-/// arrays). Reports progress to `callback` every `POLL`. On Ctrl-C, asks the build to stop,
-/// waits for it, and raises `KeyboardInterrupt`.
+/// arrays). Calls `report` (a progress callback) every `POLL` and once at the end. On Ctrl-C,
+/// asks the build to stop, waits for it, and raises `KeyboardInterrupt`.
 pub fn run_cancellable<T: Send>(
     py: Python<'_>,
     threads: Option<usize>,
-    progress: &BuildProgress,
-    callback: Option<&Bound<'_, PyAny>>,
+    report: &dyn Fn() -> PyResult<()>,
     work: impl FnOnce() -> PyResult<T> + Send,
 ) -> PyResult<T> {
     let pool = threads.map(thread_pool).transpose()?;
@@ -207,9 +211,7 @@ pub fn run_cancellable<T: Send>(
                     if interrupted.is_some() {
                         continue;
                     }
-                    let checked = py
-                        .check_signals()
-                        .and_then(|()| callback.map_or(Ok(()), |cb| progress.report(cb)));
+                    let checked = py.check_signals().and_then(|()| report());
                     if let Err(e) = checked {
                         // Ctrl-C, or the progress callback failed: stop the build either way.
                         vastgraph_store::request_cancel();
@@ -229,8 +231,8 @@ pub fn run_cancellable<T: Send>(
     });
     vastgraph_store::clear_cancel();
     let result = outcome?;
-    if let (Ok(_), Some(cb)) = (&result, callback) {
-        progress.report(cb)?;
+    if result.is_ok() {
+        report()?;
     }
     result
 }

@@ -105,7 +105,7 @@ pub fn convert(
     let options = parse_options(options_json)?;
     let order = vastgraph_store::VertexOrder::from_name(order).map_err(PyValueError::new_err)?;
     let state = BuildProgress::default();
-    run_cancellable(py, threads, &state, progress.as_ref(), || {
+    run_cancellable(py, threads, &|| state.report(progress.as_ref()), || {
         let plan = vastgraph_ingest::plan(
             &inputs,
             &IngestOptions {
@@ -240,7 +240,7 @@ pub fn build_from_edges(
         + weight_values.map_or(0, std::mem::size_of_val);
     let state = BuildProgress::default();
     state.set_total(src_values.len() as u64);
-    run_cancellable(py, threads, &state, progress.as_ref(), || {
+    run_cancellable(py, threads, &|| state.report(progress.as_ref()), || {
         let mut builder = StoreBuilder::create(
             &output,
             settings.build_options(weight_values.is_some(), command, options),
@@ -294,7 +294,7 @@ pub fn reorder(
         carry_provenance: false,
         progress: Default::default(),
     };
-    run_cancellable(py, threads, &BuildProgress::default(), None, || {
+    run_cancellable(py, threads, &|| Ok(()), || {
         let manifest =
             vastgraph_store::reorder_store(&store, &output, &opts).map_err(store_error)?;
         manifest_json(&manifest)

@@ -39,7 +39,7 @@ pub fn export_parquet(
     let store = store.store.clone();
     let state = BuildProgress::default();
     state.enter(PHASE_BUILDING);
-    run_cancellable(py, threads, &state, progress.as_ref(), || {
+    run_cancellable(py, threads, &|| state.report(progress.as_ref()), || {
         let labels = if vertices {
             store.labels().map_err(store_error)?
         } else {

@@ -59,9 +59,6 @@ impl Default for OocOptions {
     }
 }
 
-/// What [`OocGraph::observe_passes`] calls: the pass's index in the run and its record.
-pub type PassObserver = Box<dyn Fn(usize, &IterationRecord) + Send + Sync>;
-
 /// The most room for blocks a run of passes keeps (see `open`).
 const QUEUE_BLOCK_ROOM: u64 = 4 << 20;
 /// The least room for blocks a run of passes keeps when its cache has twice as much: enough for
@@ -102,8 +99,6 @@ pub struct OocGraph {
     pub(crate) options: OocOptions,
     pub(crate) plan: MemoryPlan,
     pub(crate) records: Mutex<Vec<IterationRecord>>,
-    /// Told of each pass as its record is kept (a front end's progress line).
-    pass_observer: std::sync::OnceLock<PassObserver>,
     pub(crate) cache: ListCache,
     /// The cache of blocks behind [`OocGraph::lists`], and the first error a read there met.
     pub(crate) blocks: BlockCache,
@@ -328,7 +323,6 @@ impl OocGraph {
             options,
             plan,
             records: Mutex::new(Vec::new()),
-            pass_observer: std::sync::OnceLock::new(),
         })
     }
 
@@ -398,24 +392,8 @@ impl OocGraph {
     /// Moves what the cache of blocks read since the last record into the run's records.
     pub(crate) fn keep_block_record(&self) {
         if let Some(record) = self.blocks.take_record() {
-            let index = {
-                let mut records = self.records.lock().unwrap();
-                records.push(record.clone());
-                records.len() - 1
-            };
-            self.tell_pass_observer(index, &record);
-        }
-    }
-
-    /// Has `observer(index, record)` called after each pass of this graph's runs (once per
-    /// graph: a second observer is ignored).
-    pub fn observe_passes(&self, observer: PassObserver) {
-        let _ = self.pass_observer.set(observer);
-    }
-
-    pub(crate) fn tell_pass_observer(&self, index: usize, record: &IterationRecord) {
-        if let Some(observe) = self.pass_observer.get() {
-            observe(index, record);
+            crate::progress::pass(record.bytes_read, record.mode);
+            self.records.lock().unwrap().push(record);
         }
     }
 
