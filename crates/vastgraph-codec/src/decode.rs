@@ -1,13 +1,12 @@
-//! Decoding: the read-only view of a direction's encoded lists, its bounds-checked hot
-//! decoder, and the full validation pass.
+//! Decoding: the read-only view of a direction's encoded lists, the bounds-checked walk over a
+//! list's blocks that every codec's decoder runs in, and the full validation pass. Each is
+//! generic over the codec's [`BlockCodec`]; the public functions resolve the [`ListCodec`]
+//! once per call (`with_codec!`).
 
 use std::ops::Range;
 
-#[cfg(target_arch = "x86_64")]
-use crate::stream_vbyte::Ssse3;
-use crate::stream_vbyte::{self, BlockIds, GapsEnd, GroupDecoder, Scalar};
-use crate::varint::{read_varint, unzigzag};
-use crate::{frame, CodecError, ListCodec, ListVisitor, BLOCK_EDGES};
+use crate::codec::{with_codec, BlockCodec, BlockEnd, BlockIds, BlockSpan};
+use crate::{CodecError, ListCodec, ListVisitor, BLOCK_EDGES};
 
 /// One direction's encoded adjacency, borrowed (usually from memory-mapped store files):
 /// the codec, CSR edge offsets (n+1; they give degrees), byte offsets (n+1; where each list's
@@ -63,64 +62,6 @@ fn read_u32(data: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
 }
 
-/// How decoding one block ended.
-enum BlockEnd {
-    /// Every requested neighbour was handed over.
-    Done,
-    /// The callback asked to stop.
-    Stopped,
-    /// The codes are truncated, overlong, or give an id at or above n.
-    Corrupt,
-}
-
-/// The first neighbour of the block at `codes[at..]` (a varint relative to `source`) and where
-/// its code ends; None when the code is truncated or overlong or the id is not below `n`.
-#[inline(always)]
-fn block_first(codes: &[u8], at: usize, source: u32, n: u64) -> Option<(u32, usize)> {
-    let (code, after) = read_varint(codes, at)?;
-    // |difference| < 2^34 and source < 2^32: no overflow in i64.
-    let first = source as i64 + unzigzag(code);
-    (first >= 0 && (first as u64) < n).then_some((first as u32, after))
-}
-
-/// Decodes the `count` neighbours of one block of `source`'s list from `data[*pos..]`,
-/// handing those at block positions `skip..count` to `f`. Every id handed over is below `n`.
-#[inline(always)]
-fn decode_block<F: FnMut(u32) -> bool>(
-    data: &[u8],
-    pos: &mut usize,
-    source: u32,
-    n: u64,
-    count: usize,
-    skip: usize,
-    f: &mut F,
-) -> BlockEnd {
-    // The position stays in a register: read_varint takes and returns it by value.
-    let Some((first, mut at)) = block_first(data, *pos, source, n) else {
-        return BlockEnd::Corrupt;
-    };
-    let mut id = first as u64;
-    if skip == 0 && !f(id as u32) {
-        return BlockEnd::Stopped;
-    }
-    for i in 1..count {
-        let Some((gap, after)) = read_varint(data, at) else {
-            return BlockEnd::Corrupt;
-        };
-        at = after;
-        // gap < 2^35 and id < 2^32: no overflow in u64.
-        id += gap + 1;
-        if id >= n {
-            return BlockEnd::Corrupt;
-        }
-        if i >= skip && !f(id as u32) {
-            return BlockEnd::Stopped;
-        }
-    }
-    *pos = at;
-    BlockEnd::Done
-}
-
 /// Calls `f` on the neighbours at list positions `span.lo..span.hi` (clamped to `span.degree`)
 /// of the list of `span.source` encoded by `codec` in `data` (exactly that list's bytes), in
 /// increasing order, until `f` returns false; returns false if it did. Jumps straight to the
@@ -133,7 +74,7 @@ pub fn decode_list<F: FnMut(u32) -> bool>(
     span: ListSpan,
     f: F,
 ) -> bool {
-    decode_ids(codec, ListBytes::whole(data), span, f)
+    with_codec!(codec, c => c.decode_ids(ListBytes::whole(data), span, f))
 }
 
 /// [`decode_list`] a block at a time: calls `f` on consecutive slices of at most
@@ -150,16 +91,7 @@ pub fn decode_list_blocks<F: FnMut(&[u32]) -> bool>(
     span: ListSpan,
     f: F,
 ) -> bool {
-    decode_blocks(codec, ListBytes::whole(data), span, f)
-}
-
-/// The part of a block a caller wants: the block holds `len` neighbours, of which the first
-/// `count` must be decoded and those from `skip` on handed over.
-#[derive(Clone, Copy)]
-struct BlockSpan {
-    len: usize,
-    count: usize,
-    skip: usize,
+    with_codec!(codec, c => c.decode_blocks(ListBytes::whole(data), span, f))
 }
 
 /// One list's codes, `data[..end]`, where `data` may run on into the lists after it: a
@@ -182,233 +114,39 @@ impl<'a> ListBytes<'a> {
     }
 
     #[inline]
-    fn codes(&self) -> &'a [u8] {
+    pub(crate) fn codes(&self) -> &'a [u8] {
         &self.data[..self.end]
     }
 }
 
+/// [`BlockCodec::decode_ids`] block by block: each block of positions `span.lo..span.hi`
+/// decoded by `codec.block_ids`, its ids handed to `f` as they are decoded.
 #[inline(always)]
-fn decode_ids<F: FnMut(u32) -> bool>(
-    codec: ListCodec,
-    list: ListBytes<'_>,
-    span: ListSpan,
-    mut f: F,
-) -> bool {
-    let ListSpan {
-        source,
-        degree,
-        n,
-        lo,
-        hi,
-    } = span;
-    // A walk from the first or second neighbour to the end takes the unchecked loop where the
-    // list lies far enough from the end of the codes.
-    if codec == ListCodec::FrameOfReference && lo <= 1 && hi >= degree && degree > lo {
-        let walked = frame::walk_list(
-            list.data,
-            list.end,
-            source,
-            degree,
-            n,
-            lo,
-            &mut frame::EachId(&mut f),
-        );
-        if let Some((finished, _)) = walked {
-            return finished;
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    if codec == ListCodec::StreamVByte {
-        // A walk from the first or second neighbour to the end (BFS, and every visit of a
-        // whole list) takes the fast decoder where the list lies far enough from the end of
-        // the codes.
-        if lo <= 1 && hi >= degree && degree > lo && crate::fast::available() {
-            // SAFETY: the CPU has what the fast decoder is compiled for.
-            if let Some(finished) =
-                unsafe { crate::fast::walk_ids(list.data, list.end, source, degree, n, lo, &mut f) }
-            {
-                return finished;
-            }
-        }
-        if let Some(ssse3) = Ssse3::detect() {
-            // SAFETY: `ssse3` exists only where the CPU has SSSE3.
-            return unsafe { decode_ids_ssse3(ssse3, list, span, f) };
-        }
-    }
-    decode_ids_with(Scalar, codec, list, span, f)
-}
-
-/// [`decode_ids`] of Stream VByte codes compiled for SSSE3, the consumer inlined.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "ssse3")]
-unsafe fn decode_ids_ssse3<F: FnMut(u32) -> bool>(
-    ssse3: Ssse3,
-    list: ListBytes<'_>,
-    span: ListSpan,
-    f: F,
-) -> bool {
-    decode_ids_with(ssse3, ListCodec::StreamVByte, list, span, f)
-}
-
-/// [`decode_ids`] with `decoder` for Stream VByte's groups.
-#[inline(always)]
-fn decode_ids_with<D: GroupDecoder, F: FnMut(u32) -> bool>(
-    decoder: D,
-    codec: ListCodec,
+pub(crate) fn decode_ids_with<C: BlockCodec, F: FnMut(u32) -> bool>(
+    codec: C,
     list: ListBytes<'_>,
     list_span: ListSpan,
     mut f: F,
 ) -> bool {
-    let ListSpan {
-        source,
+    let ListSpan { degree, lo, hi, .. } = list_span;
+    let mut scratch = BlockIds::new();
+    walk_blocks(
+        list.codes(),
         degree,
-        n,
         lo,
         hi,
-    } = list_span;
-    let codes = list.codes();
-    match codec {
-        ListCodec::Varint => walk_blocks(codes, degree, lo, hi, |pos, span| {
-            decode_block(codes, pos, source, n, span.count, span.skip, &mut f)
-        }),
-        // Each id stands on its own, so the walk starts right at position `skip`.
-        ListCodec::FrameOfReference => walk_blocks(codes, degree, lo, hi, |pos, span| {
-            let Some(block) = frame::Block::read(codes, *pos, source, n, span.len) else {
-                return BlockEnd::Corrupt;
-            };
-            if span.skip == 0 && !f(block.first) {
-                return BlockEnd::Stopped;
-            }
-            for k in span.skip.max(1) - 1..span.count - 1 {
-                let id = block.first as u64 + block.offset_at(codes, k) as u64;
-                if id >= n {
-                    return BlockEnd::Corrupt;
-                }
-                if !f(id as u32) {
-                    return BlockEnd::Stopped;
-                }
-            }
-            *pos = block.end;
-            BlockEnd::Done
-        }),
-        // The first group of four gaps a group at a time, so that a consumer that stops at
-        // its first few neighbours (a bottom-up BFS step on a skewed graph stops at its
-        // first parent, mostly the first or second neighbour) decodes no more than it reads.
-        // One that reads on gets the rest of the block decoded whole and handed over from a
-        // slice, as `decode_blocks` does: a step that scans whole lists (bottom-up BFS on a
-        // web graph) decodes them faster that way: 8% on cnr-2000. (The whole block's decoder
-        // starts again from the block's first id, decoding the first group twice: one group,
-        // against a second decoder that would start mid-block.) The closure must be
-        // inlined: compiled on its own it loses the SSSE3 target feature and calls every
-        // intrinsic (BFS on cnr-2000 then took 1.8 times as long).
-        ListCodec::StreamVByte => {
-            let mut ids = BlockIds::new();
-            walk_blocks(
-                codes,
-                degree,
-                lo,
-                hi,
-                #[inline(always)]
-                |pos, span| {
-                    let Some((first, at)) = block_first(codes, *pos, source, n) else {
-                        return BlockEnd::Corrupt;
-                    };
-                    if span.skip == 0 && !f(first) {
-                        return BlockEnd::Stopped;
-                    }
-                    let lazy_end = span.count.min(1 + 4);
-                    // Why the consumer closure stopped the decoder, if it did.
-                    let (mut corrupt, mut stopped) = (false, false);
-                    let gaps = stream_vbyte::decode_gaps(
-                        decoder,
-                        list.data,
-                        list.end,
-                        at,
-                        first,
-                        span.len - 1,
-                        |_, lanes| {
-                            // The lanes of the first group hold block positions 1 to 4.
-                            for (position, &w) in (1..lazy_end).zip(lanes) {
-                                if w as u64 >= n {
-                                    corrupt = true;
-                                    return false;
-                                }
-                                if position >= span.skip && !f(w) {
-                                    stopped = true;
-                                    return false;
-                                }
-                            }
-                            false
-                        },
-                    );
-                    match gaps {
-                        // A block of one neighbour has no groups.
-                        GapsEnd::Done(end) => {
-                            *pos = end;
-                            return BlockEnd::Done;
-                        }
-                        GapsEnd::Corrupt => return BlockEnd::Corrupt,
-                        _ if corrupt => return BlockEnd::Corrupt,
-                        _ if stopped => return BlockEnd::Stopped,
-                        GapsEnd::Stopped => {}
-                    }
-                    // A block of at most five neighbours is a list's last, and a block not wanted
-                    // whole is the last one walked: where it ends does not matter.
-                    if span.count <= lazy_end {
-                        return BlockEnd::Done;
-                    }
-                    let Some(end) =
-                        decode_whole_block(decoder, codec, list, *pos, list_span, span, &mut ids)
-                    else {
-                        return BlockEnd::Corrupt;
-                    };
-                    *pos = end;
-                    for &w in &ids.ids()[span.skip.max(lazy_end)..span.count] {
-                        if !f(w) {
-                            return BlockEnd::Stopped;
-                        }
-                    }
-                    BlockEnd::Done
-                },
-            )
-        }
-    }
+        // Inlined: compiled on its own, a block step loses the target features of the
+        // function it is called from (Stream VByte's SSSE3 copy).
+        #[inline(always)]
+        |pos, span| codec.block_ids(list, pos, list_span, span, &mut scratch, &mut f),
+    )
 }
 
+/// [`BlockCodec::decode_blocks`] block by block: each block decoded whole by
+/// `codec.block_into`, then handed to `f` as a slice.
 #[inline(always)]
-fn decode_blocks<F: FnMut(&[u32]) -> bool>(
-    codec: ListCodec,
-    list: ListBytes<'_>,
-    span: ListSpan,
-    f: F,
-) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    if codec == ListCodec::StreamVByte {
-        if let Some(ssse3) = Ssse3::detect() {
-            // SAFETY: `ssse3` exists only where the CPU has SSSE3.
-            return unsafe { decode_blocks_ssse3(ssse3, list, span, f) };
-        }
-    }
-    decode_blocks_with(Scalar, codec, list, span, f)
-}
-
-/// [`decode_blocks`] of Stream VByte codes compiled for SSSE3, the consumer inlined.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "ssse3")]
-unsafe fn decode_blocks_ssse3<F: FnMut(&[u32]) -> bool>(
-    ssse3: Ssse3,
-    list: ListBytes<'_>,
-    span: ListSpan,
-    f: F,
-) -> bool {
-    decode_blocks_with(ssse3, ListCodec::StreamVByte, list, span, f)
-}
-
-/// [`decode_blocks`] with `decoder` for Stream VByte's groups.
-#[inline(always)]
-fn decode_blocks_with<D: GroupDecoder, F: FnMut(&[u32]) -> bool>(
-    decoder: D,
-    codec: ListCodec,
+pub(crate) fn decode_blocks_with<C: BlockCodec, F: FnMut(&[u32]) -> bool>(
+    codec: C,
     list: ListBytes<'_>,
     list_span: ListSpan,
     mut f: F,
@@ -416,7 +154,7 @@ fn decode_blocks_with<D: GroupDecoder, F: FnMut(&[u32]) -> bool>(
     let ListSpan { degree, lo, hi, .. } = list_span;
     let mut ids = BlockIds::new();
     walk_blocks(list.codes(), degree, lo, hi, |pos, span| {
-        match decode_whole_block(decoder, codec, list, *pos, list_span, span, &mut ids) {
+        match codec.block_into(list, *pos, list_span, span, &mut ids) {
             Some(end) => *pos = end,
             None => return BlockEnd::Corrupt,
         }
@@ -428,27 +166,15 @@ fn decode_blocks_with<D: GroupDecoder, F: FnMut(&[u32]) -> bool>(
     })
 }
 
-/// [`ByteCodeLists::visit_lists`] compiled for SSSE3.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "ssse3")]
-unsafe fn visit_lists_ssse3<V: ListVisitor>(
-    ssse3: Ssse3,
-    lists: &ByteCodeLists<'_>,
-    vertices: Range<u32>,
-    visitor: &mut V,
-) {
-    visit_lists_with(ssse3, lists, vertices, visitor)
-}
-
-/// [`ByteCodeLists::visit_lists`] with `decoder` for Stream VByte's groups.
+/// [`ByteCodeLists::visit_lists`] with `codec`'s blocks.
 ///
 /// Lists are decoded into a batch of about [`BATCH_IDS`] ids, each block prefetched by the
 /// visitor as it is decoded; only then are the batch's lists handed over. Handing each block
 /// over as soon as it is decoded left the decoder's instructions queued behind the visitor's
 /// cache misses on the block before, so misses and decoding took turns.
 #[inline(always)]
-fn visit_lists_with<D: GroupDecoder, V: ListVisitor>(
-    decoder: D,
+pub(crate) fn visit_lists_with<C: BlockCodec, V: ListVisitor>(
+    codec: C,
     lists: &ByteCodeLists<'_>,
     vertices: Range<u32>,
     visitor: &mut V,
@@ -458,7 +184,7 @@ fn visit_lists_with<D: GroupDecoder, V: ListVisitor>(
         for v in vertices {
             let list = lists.list_bytes(v as usize);
             let span = ListSpan::whole(v, lists.degree(v), n);
-            decode_blocks_with(decoder, lists.codec, list, span, |ids| {
+            decode_blocks_with(codec, list, span, |ids| {
                 visitor.block(ids);
                 true
             });
@@ -470,7 +196,7 @@ fn visit_lists_with<D: GroupDecoder, V: ListVisitor>(
     for v in vertices {
         let list = lists.list_bytes(v as usize);
         let span = ListSpan::whole(v, lists.degree(v), n);
-        decode_blocks_with(decoder, lists.codec, list, span, |ids| {
+        decode_blocks_with(codec, list, span, |ids| {
             visitor.prefetch(ids);
             if !batch.push(ids) {
                 batch.hand_over(visitor);
@@ -608,60 +334,23 @@ fn walk_blocks<B: FnMut(&mut usize, BlockSpan) -> BlockEnd>(
     true
 }
 
-/// Decodes at least the first `span.count` neighbours of the block of `list_span.source`'s
-/// list that starts at byte `at` into `ids` and returns where they end. (Varints decode just
-/// those; Stream VByte decodes the whole block, as its data starts after all its control
-/// bytes.) With no callback between two codes and one check of the ids per block instead of
-/// one per id, the loop is as short as it gets. None when the codes are truncated or
-/// overlong, or give an id at or above `list_span.n`: then `ids` holds garbage that must not
-/// be handed over.
-#[inline(always)]
-fn decode_whole_block<D: GroupDecoder>(
-    decoder: D,
-    codec: ListCodec,
-    list: ListBytes<'_>,
-    at: usize,
-    list_span: ListSpan,
-    span: BlockSpan,
-    ids: &mut BlockIds,
-) -> Option<usize> {
-    let ListSpan { source, n, .. } = list_span;
-    let codes = list.codes();
-    if codec == ListCodec::FrameOfReference {
-        let block = frame::Block::read(codes, at, source, n, span.len)?;
-        return block
-            .decode_into(list.data, span.count, n, ids)
-            .then_some(block.end);
-    }
-    let (first, mut at) = block_first(codes, at, source, n)?;
-    match codec {
-        ListCodec::Varint => {
-            ids.start(first);
-            // Ids only grow within a block and each step adds less than 2^35 + 1, so the u64
-            // sum of at most 64 steps never overflows, and checking the last id against n
-            // checks them all.
-            let mut id = first as u64;
-            ids.fill(span.count, || {
-                let (gap, after) = read_varint(codes, at)?;
-                at = after;
-                id += gap + 1;
-                Some(id as u32)
-            })?;
-            (id < n).then_some(at)
-        }
-        ListCodec::StreamVByte => {
-            stream_vbyte::decode_block_gaps(decoder, list, at, first, span.len - 1, n, ids)
-        }
-        ListCodec::FrameOfReference => unreachable!("decoded above"),
-    }
-}
-
 /// Decodes the list of `source` in `data` completely and checks that `data` is exactly a
 /// valid encoding by `codec` of a strictly increasing list of `degree` ids below `n`: a block
 /// index that points at each block, no truncated or overlong code, nothing left over. The
 /// error says what is wrong and where.
 pub fn validate_list(
     codec: ListCodec,
+    data: &[u8],
+    source: u32,
+    degree: usize,
+    n: u64,
+) -> Result<(), String> {
+    with_codec!(codec, c => validate_list_with(c, data, source, degree, n))
+}
+
+/// [`validate_list`] with `codec`'s blocks.
+fn validate_list_with<C: BlockCodec>(
+    codec: C,
     data: &[u8],
     source: u32,
     degree: usize,
@@ -693,7 +382,8 @@ pub fn validate_list(
             }
         }
         let count = (degree - block_start).min(BLOCK_EDGES);
-        let (end, first, last) = validate_block(codec, data, pos, source, n, count)
+        let (end, first, last) = codec
+            .validate_block(data, pos, source, n, count)
             .map_err(|reason| format!("block {block}: {reason}"))?;
         if let Some(p) = previous.filter(|&p| first <= p) {
             return Err(format!(
@@ -710,47 +400,6 @@ pub fn validate_list(
         ));
     }
     Ok(())
-}
-
-/// Checks the block of `count` neighbours at `data[at..]`: its codes lie within `data`, and
-/// its ids are below `n` (and increasing, as gaps are never negative). Returns where the block
-/// ends, its first id and its last.
-fn validate_block(
-    codec: ListCodec,
-    data: &[u8],
-    at: usize,
-    source: u32,
-    n: u64,
-    count: usize,
-) -> Result<(usize, u64, u64), String> {
-    if codec == ListCodec::FrameOfReference {
-        return frame::validate_block(data, at, source, n, count);
-    }
-    let truncated =
-        |pos: usize| format!("truncated or overlong code at byte {pos} of {}", data.len());
-    let (code, mut pos) = read_varint(data, at).ok_or_else(|| truncated(at))?;
-    // Codes are below 2^35 and ids below 2^32: no overflow in i64.
-    let first = source as i64 + unzigzag(code);
-    if first < 0 || first as u64 >= n {
-        return Err(format!("neighbour {first} is not in 0..{n}"));
-    }
-    let mut id = first as u64;
-    let (end, last) = match codec {
-        ListCodec::Varint => {
-            for _ in 1..count {
-                let (gap, after) = read_varint(data, pos).ok_or_else(|| truncated(pos))?;
-                pos = after;
-                id += gap + 1;
-                if id >= n {
-                    return Err(format!("neighbour {id} is not in 0..{n}"));
-                }
-            }
-            (pos, id)
-        }
-        ListCodec::StreamVByte => stream_vbyte::validate_gaps(data, pos, id, count - 1, n)?,
-        ListCodec::FrameOfReference => unreachable!("validated above"),
-    };
-    Ok((end, first as u64, last))
 }
 
 impl<'a> ByteCodeLists<'a> {
@@ -840,20 +489,36 @@ impl<'a> ByteCodeLists<'a> {
         }
     }
 
+    /// The span of `v`'s list at positions `lo..hi`.
+    #[inline(always)]
+    fn span(&self, v: u32, lo: usize, hi: usize) -> ListSpan {
+        ListSpan {
+            source: v,
+            degree: self.degree(v),
+            n: self.num_vertices() as u64,
+            lo,
+            hi,
+        }
+    }
+
     /// [`decode_list`] on `v`'s list: its neighbours at positions `lo..hi`, until `f` returns
     /// false.
     #[inline]
     pub fn for_each_in<F: FnMut(u32) -> bool>(&self, v: u32, lo: usize, hi: usize, f: F) -> bool {
-        let list = self.list_bytes(v as usize);
-        let n = self.num_vertices() as u64;
-        let span = ListSpan {
-            source: v,
-            degree: self.degree(v),
-            n,
-            lo,
-            hi,
-        };
-        decode_ids(self.codec, list, span, f)
+        with_codec!(self.codec, c => self.for_each_in_with(c, v, lo, hi, f))
+    }
+
+    /// [`Self::for_each_in`] with `codec`'s decoder.
+    #[inline(always)]
+    fn for_each_in_with<C: BlockCodec, F: FnMut(u32) -> bool>(
+        &self,
+        codec: C,
+        v: u32,
+        lo: usize,
+        hi: usize,
+        f: F,
+    ) -> bool {
+        codec.decode_ids(self.list_bytes(v as usize), self.span(v, lo, hi), f)
     }
 
     /// [`decode_list_blocks`] on `v`'s list: its neighbours at positions `lo..hi`, a block
@@ -867,15 +532,8 @@ impl<'a> ByteCodeLists<'a> {
         f: F,
     ) -> bool {
         let list = self.list_bytes(v as usize);
-        let n = self.num_vertices() as u64;
-        let span = ListSpan {
-            source: v,
-            degree: self.degree(v),
-            n,
-            lo,
-            hi,
-        };
-        decode_blocks(self.codec, list, span, f)
+        let span = self.span(v, lo, hi);
+        with_codec!(self.codec, c => c.decode_blocks(list, span, f))
     }
 
     /// The lists of `vertices` in order, a block at a time, to `visitor`: what
@@ -883,14 +541,7 @@ impl<'a> ByteCodeLists<'a> {
     /// SSSE3 once, the visitor inlined), so that a pass over every list does not pay a call
     /// and its set-up per list. A corrupt list ends early, as in `for_each_block_in`.
     pub fn visit_lists<V: ListVisitor>(&self, vertices: Range<u32>, visitor: &mut V) {
-        #[cfg(target_arch = "x86_64")]
-        if self.codec == ListCodec::StreamVByte {
-            if let Some(ssse3) = Ssse3::detect() {
-                // SAFETY: `ssse3` exists only where the CPU has SSSE3.
-                return unsafe { visit_lists_ssse3(ssse3, self, vertices, visitor) };
-            }
-        }
-        visit_lists_with(Scalar, self, vertices, visitor)
+        with_codec!(self.codec, c => c.visit_lists(self, vertices, visitor))
     }
 
     /// For each vertex `v = base + i` of the set bits `i` of `word`, in order, calls `arc(v, u)`
@@ -904,28 +555,26 @@ impl<'a> ByteCodeLists<'a> {
         base: u32,
         word: u64,
         from: usize,
+        arc: F,
+    ) -> u64 {
+        with_codec!(self.codec, c => self.walk_word_with(c, base, word, from, arc))
+    }
+
+    /// [`Self::walk_word_from`] with `codec`: the lists its own walk leaves, one by one.
+    #[inline]
+    fn walk_word_with<C: BlockCodec, F: FnMut(u32, u32) -> bool>(
+        &self,
+        codec: C,
+        base: u32,
+        word: u64,
+        from: usize,
         mut arc: F,
     ) -> u64 {
-        let (mut left, mut offered) = (word, 0);
-        if self.codec == ListCodec::FrameOfReference && from <= 1 {
-            let n = self.num_vertices() as u64;
-            left = self.for_each_list_of_word(base, word, from, |v, list, degree| {
-                let sink = &mut frame::EachId(&mut |u| arc(v, u));
-                let (finished, handed) =
-                    frame::walk_list(list.data, list.end, v, degree, n, from, sink)?;
-                offered += handed;
-                Some(finished)
-            });
-        }
-        #[cfg(target_arch = "x86_64")]
-        if self.codec == ListCodec::StreamVByte && from <= 1 && crate::fast::available() {
-            // SAFETY: the CPU has what the fast decoder is compiled for.
-            (left, offered) = unsafe { crate::fast::walk_word(self, base, word, from, &mut arc) };
-        }
+        let (mut left, mut offered) = codec.walk_word(self, base, word, from, &mut arc);
         while left != 0 {
             let v = base + left.trailing_zeros();
             left &= left - 1;
-            self.for_each_in(v, from, usize::MAX, |u| {
+            self.for_each_in_with(codec, v, from, usize::MAX, |u| {
                 offered += 1;
                 arc(v, u)
             });
@@ -947,49 +596,62 @@ impl<'a> ByteCodeLists<'a> {
         word: u64,
         from: usize,
         bitmap: &[std::sync::atomic::AtomicU64],
-        mut found: F,
+        found: F,
     ) -> u64 {
         assert!(
             bitmap.len() as u64 * 64 >= self.num_vertices() as u64,
             "a bit per vertex"
         );
-        let (mut left, mut looked_at) = (word, 0);
-        if self.codec == ListCodec::FrameOfReference && from <= 1 {
-            let n = self.num_vertices() as u64;
-            let mut sink = frame::FirstInBitmap {
-                bitmap,
-                found: None,
-            };
-            left = self.for_each_list_of_word(base, word, from, |v, list, degree| {
-                let (finished, handed) =
-                    frame::walk_list(list.data, list.end, v, degree, n, from, &mut sink)?;
-                looked_at += handed;
-                if let Some(u) = sink.found.take() {
-                    found(v, u);
-                }
-                Some(finished)
-            });
-        }
-        #[cfg(target_arch = "x86_64")]
-        if self.codec == ListCodec::StreamVByte && from <= 1 && crate::fast::available() {
-            // SAFETY: the CPU has what the fast decoder is compiled for; the bitmap has a bit
-            // per vertex.
-            (left, looked_at) = unsafe {
-                crate::fast::find_word_in_bitmap(self, base, word, from, bitmap, &mut found)
-            };
-        }
-        // The lists left over, walked with the bit tested one id at a time.
+        with_codec!(self.codec, c => self.find_word_with(c, base, word, from, bitmap, found))
+    }
+
+    /// [`Self::find_word_in_bitmap`] with `codec`: the lists its own search leaves, walked
+    /// with the bit tested one id at a time.
+    #[inline]
+    fn find_word_with<C: BlockCodec, F: FnMut(u32, u32)>(
+        &self,
+        codec: C,
+        base: u32,
+        word: u64,
+        from: usize,
+        bitmap: &[std::sync::atomic::AtomicU64],
+        mut found: F,
+    ) -> u64 {
+        let (left, looked_at) =
+            codec.find_word_in_bitmap(self, base, word, from, bitmap, &mut found);
         let is_set = |u: u32| {
             bitmap[u as usize / 64].load(std::sync::atomic::Ordering::Relaxed) >> (u % 64) & 1 == 1
         };
         looked_at
-            + self.walk_word_from(base, left, from, |v, u| {
+            + self.walk_word_with(codec, base, left, from, |v, u| {
                 if is_set(u) {
                     found(v, u);
                     return false;
                 }
                 true
             })
+    }
+
+    /// Hands `emit(v, Σ values[u] for u in v's list)` over for the vertices of `vertices` in
+    /// order, summed in the lanes of [`crate::lanes`], and returns the first vertex it did not
+    /// hand over: `vertices.end`, or earlier where the rest must go through the general
+    /// decoder (a list near the end of the codes, codes that disagree with the byte offsets or
+    /// give an id at or above n, or the Varint codec, or Stream VByte on a CPU without AVX2
+    /// and BMI2).
+    ///
+    /// `values` holds one value per vertex and then 0.0, at index n: unused lanes read it,
+    /// which costs less than choosing between a value and zero. It may go on past n: the
+    /// frame-of-reference sums use zeros after the 0.0 (see `frame::sum_lists`).
+    pub fn sum_lists<E: FnMut(u32, f64)>(
+        &self,
+        vertices: Range<u32>,
+        values: &[f64],
+        mut emit: E,
+    ) -> u32 {
+        let n = self.num_vertices();
+        assert!(values.len() > n, "one value per vertex, then 0.0");
+        assert_eq!(values[n], 0.0, "the value after the vertices' must be 0.0");
+        with_codec!(self.codec, c => c.sum_lists(self, vertices, values, &mut emit))
     }
 
     /// `(v, degree, first byte, end byte)` of the list of each vertex of `vertices`, in

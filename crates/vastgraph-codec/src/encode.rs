@@ -1,9 +1,9 @@
 //! Encoding one vertex's list. The store writer calls [`encode_list`] per vertex, or, for a
 //! list too long to encode in memory at once, [`encode_block_index`] and then [`encode_block`]
-//! per block, streaming the blocks out.
+//! per block, streaming the blocks out. The checks and the block index are the same for every
+//! codec; a block's bytes are its codec's ([`BlockCodec::write_block`]).
 
-use crate::varint::{varint_len, write_varint, zigzag};
-use crate::{frame, stream_vbyte};
+use crate::codec::{with_codec, BlockCodec};
 use crate::{CodecError, ListCodec, BLOCK_EDGES};
 
 fn unencodable(source: u32, reason: String) -> CodecError {
@@ -36,18 +36,6 @@ fn check_block(source: u32, block: &[u32]) -> Result<(), CodecError> {
     }
 }
 
-/// The first neighbour of a block relative to the source, zig-zagged.
-#[inline]
-fn first_code(source: u32, block: &[u32]) -> u64 {
-    zigzag(block[0] as i64 - source as i64)
-}
-
-/// The gaps of a checked block, each minus one.
-#[inline]
-fn gaps(block: &[u32]) -> impl Iterator<Item = u32> + '_ {
-    block.windows(2).map(|pair| pair[1] - pair[0] - 1)
-}
-
 /// Appends one block (1 to [`BLOCK_EDGES`] neighbours of `source`, strictly increasing).
 pub fn encode_block(
     codec: ListCodec,
@@ -55,29 +43,24 @@ pub fn encode_block(
     block: &[u32],
     out: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
+    with_codec!(codec, c => write_block(c, source, block, out))
+}
+
+/// [`encode_block`] in `codec`.
+fn write_block<C: BlockCodec>(
+    codec: C,
+    source: u32,
+    block: &[u32],
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
     check_block(source, block)?;
-    if codec == ListCodec::FrameOfReference {
-        frame::write_block(source, block, out);
-        return Ok(());
-    }
-    write_varint(first_code(source, block), out);
-    match codec {
-        ListCodec::Varint => gaps(block).for_each(|gap| write_varint(gap as u64, out)),
-        ListCodec::StreamVByte => stream_vbyte::write_gaps(gaps(block), block.len() - 1, out),
-        ListCodec::FrameOfReference => unreachable!("written above"),
-    }
+    codec.write_block(source, block, out);
     Ok(())
 }
 
-fn block_len(codec: ListCodec, source: u32, block: &[u32]) -> Result<u64, CodecError> {
+fn block_len<C: BlockCodec>(codec: C, source: u32, block: &[u32]) -> Result<u64, CodecError> {
     check_block(source, block)?;
-    let first = || varint_len(first_code(source, block));
-    let len = match codec {
-        ListCodec::Varint => first() + gaps(block).map(|gap| varint_len(gap as u64)).sum::<usize>(),
-        ListCodec::StreamVByte => first() + stream_vbyte::gaps_len(gaps(block), block.len() - 1),
-        ListCodec::FrameOfReference => frame::block_len(source, block),
-    };
-    Ok(len as u64)
+    Ok(codec.block_len(source, block) as u64)
 }
 
 /// Appends the block index of `list`: the start of every block but the first, as a u32 relative
@@ -85,6 +68,16 @@ fn block_len(codec: ListCodec, source: u32, block: &[u32]) -> Result<u64, CodecE
 /// would take more than 4 GiB.
 pub fn encode_block_index(
     codec: ListCodec,
+    source: u32,
+    list: &[u32],
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    with_codec!(codec, c => write_block_index(c, source, list, out))
+}
+
+/// [`encode_block_index`] in `codec`.
+fn write_block_index<C: BlockCodec>(
+    codec: C,
     source: u32,
     list: &[u32],
     out: &mut Vec<u8>,
@@ -124,15 +117,30 @@ pub fn encode_list(
     list: &[u32],
     out: &mut Vec<u8>,
 ) -> Result<(), CodecError> {
-    encode_block_index(codec, source, list, out)?;
+    with_codec!(codec, c => write_list(c, source, list, out))
+}
+
+/// [`encode_list`] in `codec`.
+fn write_list<C: BlockCodec>(
+    codec: C,
+    source: u32,
+    list: &[u32],
+    out: &mut Vec<u8>,
+) -> Result<(), CodecError> {
+    write_block_index(codec, source, list, out)?;
     for block in list.chunks(BLOCK_EDGES) {
-        encode_block(codec, source, block, out)?;
+        write_block(codec, source, block, out)?;
     }
     Ok(())
 }
 
 /// The bytes `encode_list(source, list)` appends (for a valid list).
 pub fn encoded_len(codec: ListCodec, source: u32, list: &[u32]) -> Result<u64, CodecError> {
+    with_codec!(codec, c => list_len(c, source, list))
+}
+
+/// [`encoded_len`] in `codec`.
+fn list_len<C: BlockCodec>(codec: C, source: u32, list: &[u32]) -> Result<u64, CodecError> {
     let blocks = list.len().div_ceil(BLOCK_EDGES) as u64;
     list.chunks(BLOCK_EDGES)
         .try_fold(4 * blocks.saturating_sub(1), |len, block| {

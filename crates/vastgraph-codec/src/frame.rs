@@ -1,4 +1,4 @@
-//! Frame-of-reference blocks ([`crate::ListCodec::FrameOfReference`]). A block of `len`
+//! The frame-of-reference codec ([`crate::ListCodec::FrameOfReference`]). A block of `len`
 //! neighbours of `source` is
 //!
 //! ```text
@@ -28,9 +28,10 @@
 //! cannot reach n (`Block::ids_below`).
 
 use std::ops::Range;
+use std::sync::atomic::AtomicU64;
 
-use crate::decode::{index_bytes, ByteCodeLists};
-use crate::stream_vbyte::BlockIds;
+use crate::codec::{BlockCodec, BlockEnd, BlockIds, BlockSpan};
+use crate::decode::{decode_ids_with, index_bytes, ByteCodeLists, ListBytes, ListSpan};
 use crate::varint::{unzigzag, zigzag};
 use crate::BLOCK_EDGES;
 
@@ -45,7 +46,178 @@ const WIDTH_MASKS: [u32; MAX_WIDTH + 1] = [0, 0xff, 0xffff, 0x00ff_ffff, 0xffff_
 
 /// How far past a list's end the unchecked loops may read: eight bytes from a first code's
 /// first byte (read as one word), four from an offset's.
-pub(crate) const FRAME_READ: usize = 8;
+const FRAME_READ: usize = 8;
+
+/// The frame-of-reference codec. Its whole-list loops ([`walk_list`], [`sum_lists`]) take the
+/// lists that end far enough from the end of the codes; the rest go block by block.
+#[derive(Clone, Copy)]
+pub(crate) struct FrameOfReference;
+
+impl BlockCodec for FrameOfReference {
+    fn block_len(self, source: u32, block: &[u32]) -> usize {
+        block_len(source, block)
+    }
+
+    fn write_block(self, source: u32, block: &[u32], out: &mut Vec<u8>) {
+        write_block(source, block, out)
+    }
+
+    fn validate_block(
+        self,
+        data: &[u8],
+        at: usize,
+        source: u32,
+        n: u64,
+        len: usize,
+    ) -> Result<(usize, u64, u64), String> {
+        validate_block(data, at, source, n, len)
+    }
+
+    /// Each id stands on its own, so the walk starts right at position `block.skip`.
+    #[inline(always)]
+    fn block_ids<F: FnMut(u32) -> bool>(
+        self,
+        list: ListBytes<'_>,
+        pos: &mut usize,
+        list_span: ListSpan,
+        span: BlockSpan,
+        _scratch: &mut BlockIds,
+        f: &mut F,
+    ) -> BlockEnd {
+        let ListSpan { source, n, .. } = list_span;
+        let codes = list.codes();
+        let Some(block) = Block::read(codes, *pos, source, n, span.len) else {
+            return BlockEnd::Corrupt;
+        };
+        if span.skip == 0 && !f(block.first) {
+            return BlockEnd::Stopped;
+        }
+        for k in span.skip.max(1) - 1..span.count - 1 {
+            let id = block.first as u64 + block.offset_at(codes, k) as u64;
+            if id >= n {
+                return BlockEnd::Corrupt;
+            }
+            if !f(id as u32) {
+                return BlockEnd::Stopped;
+            }
+        }
+        *pos = block.end;
+        BlockEnd::Done
+    }
+
+    #[inline(always)]
+    fn block_into(
+        self,
+        list: ListBytes<'_>,
+        at: usize,
+        list_span: ListSpan,
+        span: BlockSpan,
+        ids: &mut BlockIds,
+    ) -> Option<usize> {
+        let ListSpan { source, n, .. } = list_span;
+        let block = Block::read(list.codes(), at, source, n, span.len)?;
+        block
+            .decode_into(list.data, span.count, n, ids)
+            .then_some(block.end)
+    }
+
+    #[inline(always)]
+    fn decode_ids<F: FnMut(u32) -> bool>(
+        self,
+        list: ListBytes<'_>,
+        span: ListSpan,
+        mut f: F,
+    ) -> bool {
+        let ListSpan {
+            source,
+            degree,
+            n,
+            lo,
+            hi,
+        } = span;
+        // A walk from the first or second neighbour to the end takes the unchecked loop where
+        // the list lies far enough from the end of the codes.
+        if lo <= 1 && hi >= degree && degree > lo {
+            let walked = walk_list(
+                list.data,
+                list.end,
+                source,
+                degree,
+                n,
+                lo,
+                &mut EachId(&mut f),
+            );
+            if let Some((finished, _)) = walked {
+                return finished;
+            }
+        }
+        decode_ids_with(self, list, span, f)
+    }
+
+    #[inline(always)]
+    fn walk_word<F: FnMut(u32, u32) -> bool>(
+        self,
+        lists: &ByteCodeLists<'_>,
+        base: u32,
+        word: u64,
+        from: usize,
+        arc: &mut F,
+    ) -> (u64, u64) {
+        if from > 1 {
+            return (word, 0);
+        }
+        let n = lists.num_vertices() as u64;
+        let mut offered = 0;
+        let left = lists.for_each_list_of_word(base, word, from, |v, list, degree| {
+            let sink = &mut EachId(&mut |u| arc(v, u));
+            let (finished, handed) = walk_list(list.data, list.end, v, degree, n, from, sink)?;
+            offered += handed;
+            Some(finished)
+        });
+        (left, offered)
+    }
+
+    #[inline(always)]
+    fn find_word_in_bitmap<F: FnMut(u32, u32)>(
+        self,
+        lists: &ByteCodeLists<'_>,
+        base: u32,
+        word: u64,
+        from: usize,
+        bitmap: &[AtomicU64],
+        found: &mut F,
+    ) -> (u64, u64) {
+        if from > 1 {
+            return (word, 0);
+        }
+        let n = lists.num_vertices() as u64;
+        let mut looked_at = 0;
+        let mut sink = FirstInBitmap {
+            bitmap,
+            found: None,
+        };
+        let left = lists.for_each_list_of_word(base, word, from, |v, list, degree| {
+            let (finished, handed) = walk_list(list.data, list.end, v, degree, n, from, &mut sink)?;
+            looked_at += handed;
+            if let Some(u) = sink.found.take() {
+                found(v, u);
+            }
+            Some(finished)
+        });
+        (left, looked_at)
+    }
+
+    #[inline(always)]
+    fn sum_lists<E: FnMut(u32, f64)>(
+        self,
+        lists: &ByteCodeLists<'_>,
+        vertices: Range<u32>,
+        values: &[f64],
+        emit: &mut E,
+    ) -> u32 {
+        sum_lists(lists, vertices, values, emit)
+    }
+}
 
 /// The fewest bytes that hold `x` (at least one).
 #[inline]
@@ -62,13 +234,13 @@ fn layout(source: u32, block: &[u32]) -> (u64, usize, usize) {
 }
 
 /// Bytes of a checked block (1 to 64 strictly increasing neighbours of `source`).
-pub(crate) fn block_len(source: u32, block: &[u32]) -> usize {
+fn block_len(source: u32, block: &[u32]) -> usize {
     let (_, first_bytes, width) = layout(source, block);
     1 + first_bytes + (block.len() - 1) * width
 }
 
 /// Appends a checked block.
-pub(crate) fn write_block(source: u32, block: &[u32], out: &mut Vec<u8>) {
+fn write_block(source: u32, block: &[u32], out: &mut Vec<u8>) {
     let (code, first_bytes, width) = layout(source, block);
     out.push((first_bytes << 2 | (width - 1)) as u8);
     out.extend_from_slice(&code.to_le_bytes()[..first_bytes]);
@@ -88,19 +260,19 @@ fn header(byte: u8) -> Option<(usize, usize)> {
 
 /// A block as the decoders read it: its first id (below n), where its offsets start, their
 /// width, its length, and where it ends.
-pub(crate) struct Block {
-    pub(crate) first: u32,
+struct Block {
+    first: u32,
     offsets: usize,
     width: usize,
-    pub(crate) len: usize,
-    pub(crate) end: usize,
+    len: usize,
+    end: usize,
 }
 
 impl Block {
     /// The block of `len` ids of `source`'s list at `codes[at..]`; None when its header is
     /// not one a block has, its first id is not below `n`, or it runs past `codes`.
     #[inline(always)]
-    pub(crate) fn read(codes: &[u8], at: usize, source: u32, n: u64, len: usize) -> Option<Block> {
+    fn read(codes: &[u8], at: usize, source: u32, n: u64, len: usize) -> Option<Block> {
         let (width, first_bytes) = header(*codes.get(at)?)?;
         let code = codes.get(at + 1..at + 1 + first_bytes)?;
         let code = code.iter().rev().fold(0, |x, &b| x << 8 | b as u64);
@@ -156,7 +328,7 @@ impl Block {
     /// Offset `k` (0 for the block's second id) of a block [`Self::read`] accepted from
     /// `codes`.
     #[inline(always)]
-    pub(crate) fn offset_at(&self, codes: &[u8], k: usize) -> u32 {
+    fn offset_at(&self, codes: &[u8], k: usize) -> u32 {
         let at = self.offsets + k * self.width;
         match codes.get(at..at + 4) {
             Some(w) => u32::from_le_bytes([w[0], w[1], w[2], w[3]]) & WIDTH_MASKS[self.width],
@@ -175,13 +347,7 @@ impl Block {
     /// offset is bounds-checked, and where the block's width cannot reach n
     /// ([`Self::ids_below`]), no id is checked.
     #[inline(always)]
-    pub(crate) fn decode_into(
-        &self,
-        data: &[u8],
-        count: usize,
-        n: u64,
-        ids: &mut BlockIds,
-    ) -> bool {
+    fn decode_into(&self, data: &[u8], count: usize, n: u64, ids: &mut BlockIds) -> bool {
         let first = self.first as u64;
         ids.start(self.first);
         let unchecked_reads = self.end + 3 <= data.len();
@@ -227,7 +393,7 @@ impl Block {
 /// Checks the block of `len` neighbours at `data[at..]` exactly: a header a block has, codes
 /// within `data`, ids below `n` and strictly increasing. Returns where the block ends, its
 /// first id and its last.
-pub(crate) fn validate_block(
+fn validate_block(
     data: &[u8],
     at: usize,
     source: u32,
@@ -282,7 +448,7 @@ pub(crate) fn validate_block(
 /// that keeps it within `values` and leaves the offsets of valid codes whole, and no block
 /// needs a check or a clamp per id. Without them, blocks whose width could reach past
 /// `values` clamp each id (on ego-Twitter's 81k vertices, most blocks).
-pub(crate) fn sum_lists<E: FnMut(u32, f64)>(
+fn sum_lists<E: FnMut(u32, f64)>(
     lists: &ByteCodeLists<'_>,
     vertices: Range<u32>,
     values: &[f64],
@@ -411,7 +577,7 @@ unsafe fn add_offsets(
 }
 
 /// What [`walk_list`] hands ids to.
-pub(crate) trait IdSink {
+trait IdSink {
     /// Whether ids are clamped below n before they are handed over, instead of checked. A
     /// sink that only looks ids up (the bitmap search) clamps: on codes that opening a store
     /// rejects it may then be handed a wrong id, but one below n. Checking stops the walk at
@@ -422,7 +588,7 @@ pub(crate) trait IdSink {
 }
 
 /// Hands each id to a closure.
-pub(crate) struct EachId<'f, F>(pub(crate) &'f mut F);
+struct EachId<'f, F>(&'f mut F);
 
 impl<F: FnMut(u32) -> bool> IdSink for EachId<'_, F> {
     const CLAMPS: bool = false;
@@ -433,9 +599,9 @@ impl<F: FnMut(u32) -> bool> IdSink for EachId<'_, F> {
 }
 
 /// Looks for the first id whose bit is set in a bitmap (n bits or more).
-pub(crate) struct FirstInBitmap<'b> {
-    pub(crate) bitmap: &'b [std::sync::atomic::AtomicU64],
-    pub(crate) found: Option<u32>,
+struct FirstInBitmap<'b> {
+    bitmap: &'b [AtomicU64],
+    found: Option<u32>,
 }
 
 impl IdSink for FirstInBitmap<'_> {
@@ -460,7 +626,7 @@ impl IdSink for FirstInBitmap<'_> {
 /// than by the sink, whose count lived in memory: a store per id). None, before handing
 /// anything over, when the list ends within [`FRAME_READ`] bytes of the end of `data`.
 #[inline(always)]
-pub(crate) fn walk_list<S: IdSink>(
+fn walk_list<S: IdSink>(
     data: &[u8],
     end: usize,
     source: u32,

@@ -30,10 +30,14 @@
 //! never panics, and never yields an id at or above the number of vertices; it stops early
 //! instead. [`validate_list`] decodes a list fully and reports exactly what
 //! is wrong with it; stores run it on every list when opened.
+//!
+//! Each codec is one module (`varint`, `stream_vbyte`, `frame`) that implements the block
+//! steps of the `codec` module's trait; the block index, ranges of positions and passes over
+//! many lists (`decode`, `encode`) are written once, generic over it.
 
+mod codec;
 mod decode;
 mod encode;
-mod fast;
 mod frame;
 pub mod lanes;
 mod stream_vbyte;

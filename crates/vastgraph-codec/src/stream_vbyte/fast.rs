@@ -24,8 +24,9 @@
 
 use std::ops::Range;
 
+use super::{group_lanes, GROUP_BYTES};
 use crate::decode::ByteCodeLists;
-use crate::{ListCodec, BLOCK_EDGES};
+use crate::BLOCK_EDGES;
 
 /// The most bytes decoding one block reads from its start: a five-byte varint, 16 control
 /// bytes, and 16 bytes for each of 16 groups (each group is loaded 16 bytes at a time, at most
@@ -36,61 +37,21 @@ pub(crate) const BLOCK_READ: usize = 5 + 16 + 16 * 16;
 /// Whether this CPU runs the fast decoders.
 #[inline]
 pub(crate) fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-impl ByteCodeLists<'_> {
-    /// Hands `emit(v, Σ values[u] for u in v's list)` over for the vertices of `vertices` in
-    /// order, summed in the lanes described in the module's documentation, and returns the
-    /// first vertex it did not hand over: `vertices.end`, or earlier where the rest must go
-    /// through the general decoder (a list near the end of the codes, codes that disagree
-    /// with the byte offsets or give an id at or above n, or the Varint codec, or Stream
-    /// VByte on a CPU without AVX2 and BMI2).
-    ///
-    /// `values` holds one value per vertex and then 0.0, at index n: unused lanes read it,
-    /// which costs less than choosing between a value and zero. It may go on past n: the
-    /// frame-of-reference sums use zeros after the 0.0 (see `frame::sum_lists`).
-    pub fn sum_lists<E: FnMut(u32, f64)>(
-        &self,
-        vertices: Range<u32>,
-        values: &[f64],
-        mut emit: E,
-    ) -> u32 {
-        let n = self.num_vertices();
-        assert!(values.len() > n, "one value per vertex, then 0.0");
-        assert_eq!(values[n], 0.0, "the value after the vertices' must be 0.0");
-        if self.codec() == ListCodec::FrameOfReference {
-            return crate::frame::sum_lists(self, vertices, values, &mut emit);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if self.codec() == ListCodec::StreamVByte && available() {
-            // SAFETY: the CPU has the features the function is compiled for.
-            return unsafe { sum_lists_x86(self, vertices, values, &mut emit) };
-        }
-        let _ = &mut emit;
-        vertices.start
-    }
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
 }
 
 /// [`ByteCodeLists::sum_lists`] compiled for AVX2 and BMI2 (the three-operand encoding of
 /// the SSE instructions saves the register copies the two-operand one needs), as is
 /// [`walk_ids`].
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3,sse4.1,avx,avx2,bmi1,bmi2")]
-unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
+pub(crate) unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
     lists: &ByteCodeLists<'_>,
     vertices: Range<u32>,
     values: &[f64],
     emit: &mut E,
 ) -> u32 {
-    use crate::stream_vbyte::{group_lanes, GROUP_BYTES};
     use std::arch::x86_64::*;
 
     let codes = lists.bytes();
@@ -177,7 +138,6 @@ unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
 ///
 /// # Safety
 /// [`available`] is true.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3,sse4.1,avx,avx2,bmi1,bmi2")]
 pub(crate) unsafe fn walk_ids<F: FnMut(u32) -> bool>(
     data: &[u8],
@@ -199,7 +159,6 @@ pub(crate) unsafe fn walk_ids<F: FnMut(u32) -> bool>(
 ///
 /// # Safety
 /// [`available`] is true.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3,sse4.1,avx,avx2,bmi1,bmi2")]
 pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
     lists: &ByteCodeLists<'_>,
@@ -230,7 +189,6 @@ pub(crate) unsafe fn walk_word<F: FnMut(u32, u32) -> bool>(
 ///
 /// # Safety
 /// [`available`] is true, and `bitmap` holds at least n bits.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3,sse4.1,avx,avx2,bmi1,bmi2")]
 pub(crate) unsafe fn find_word_in_bitmap<F: FnMut(u32, u32)>(
     lists: &ByteCodeLists<'_>,
@@ -261,7 +219,6 @@ pub(crate) unsafe fn find_word_in_bitmap<F: FnMut(u32, u32)>(
 /// What a walk hands its ids to: one at a time (a block's first), or a group of four lanes of
 /// which the first `used` are ids (the others are garbage). Each returns false to stop the
 /// walk.
-#[cfg(target_arch = "x86_64")]
 trait IdSink {
     /// Whether the walk must check each group before handing it over: that its ids are below
     /// n and its bytes within the list. A sink that clamps ids into range itself skips the
@@ -276,10 +233,8 @@ trait IdSink {
 }
 
 /// Hands each id to a closure, in order.
-#[cfg(target_arch = "x86_64")]
 struct EachId<'f, F>(&'f mut F);
 
-#[cfg(target_arch = "x86_64")]
 impl<F: FnMut(u32) -> bool> IdSink for EachId<'_, F> {
     // A closure may use an id as an index: each must be a neighbour, or at least below n.
     const CHECKS_GROUPS: bool = true;
@@ -311,7 +266,6 @@ impl<F: FnMut(u32) -> bool> IdSink for EachId<'_, F> {
 /// of the vector to test them one by one took 17% longer in a scan of all of cnr-2000's lists
 /// against a sparse bitmap on one core (6.0 against 5.1 ms; 3.7 ms on the raw lists, where a
 /// gather does not help).
-#[cfg(target_arch = "x86_64")]
 struct FirstInBitmap {
     words: *const i32,
     /// The largest id, in every lane: the unused lanes of a group are clamped to it, so that
@@ -321,7 +275,6 @@ struct FirstInBitmap {
     found: Option<u32>,
 }
 
-#[cfg(target_arch = "x86_64")]
 impl IdSink for FirstInBitmap {
     // Ids are clamped before the gather (and a hit hands the clamped id over), so they stay
     // below n. Checking each group took 13–14% of a search of every list of cnr-2000 and
@@ -364,7 +317,6 @@ impl IdSink for FirstInBitmap {
 
 /// The body of [`walk_ids`], [`walk_word`] and [`find_word_in_bitmap`], inlined into them
 /// (compiled for AVX2 and BMI2).
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn walk_list<S: IdSink>(
     data: &[u8],
@@ -375,7 +327,6 @@ unsafe fn walk_list<S: IdSink>(
     lo: usize,
     sink: &mut S,
 ) -> Option<bool> {
-    use crate::stream_vbyte::{group_lanes, GROUP_BYTES};
     use std::arch::x86_64::*;
 
     debug_assert!(lo <= 1 && n >= 1);
@@ -444,7 +395,6 @@ unsafe fn walk_list<S: IdSink>(
 ///
 /// # Safety
 /// The CPU has SSE4.1.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn lanes_at_most(
     ids: std::arch::x86_64::__m128i,
@@ -461,7 +411,6 @@ unsafe fn lanes_at_most(
 ///
 /// # Safety
 /// The CPU has SSE4.1, and `values` has n + 1 values.
-#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn add_group(
     lanes: &mut [f64; 4],
@@ -482,7 +431,6 @@ unsafe fn add_group(
 /// the length found from their stop bits and the seven-bit digits gathered by one `pext`. A
 /// code without a stop bit in its first five bytes (corrupt) is read as five bytes. The caller
 /// guarantees eight readable bytes at `pos`.
-#[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi1,bmi2")]
 #[inline]
 unsafe fn read_varint_unchecked(codes: &[u8], pos: usize) -> (u64, usize) {
