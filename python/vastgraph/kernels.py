@@ -450,10 +450,18 @@ def biconnected_component_count(g: Graph, *, threads: Optional[int] = None, memo
 
 
 def label_propagation(
-    g: Graph, *, max_iter: Optional[int] = None, threads: Optional[int] = None, memory: Memory = None
+    g: Graph,
+    *,
+    max_iter: Optional[int] = None,
+    schedule: Optional[str] = None,
+    threads: Optional[int] = None,
+    memory: Memory = None,
 ) -> np.ndarray:
-    """Community label of every vertex (uint32) by synchronous label propagation."""
-    return _values(g, "label-propagation", threads, memory, max_iters=max_iter)
+    """Community label of every vertex (uint32) by label propagation: ``schedule``
+    "synchronous" (the default: every vertex from the last round's labels) or
+    "semi-synchronous" (colour class by colour class, as NetworkX's
+    ``label_propagation_communities``, whose communities it gives; symmetric graphs)."""
+    return _values(g, "label-propagation", threads, memory, max_iters=max_iter, schedule=schedule)
 
 
 def random_walks(

@@ -27,6 +27,9 @@ for other arguments they run NetworkX's own implementation on the caller's graph
   from the same ``seed``) and ``betweenness_centrality_subset`` (all nodes as targets), with
   ``weight=None``: a sum of vastgraph's single-source Brandes dependencies, rescaled as
   NetworkX does.
+- ``label_propagation_communities`` (undirected, no self-loops): the semi-synchronous
+  schedule of vastgraph's label propagation, which colours and updates as NetworkX does and
+  gives its communities.
 - ``k_core``, ``k_shell``, ``k_crust`` and ``k_corona`` (undirected, no self-loops, no
   precomputed ``core_number``): the kernel's core numbers, then the subgraph of ``G`` they
   select, with its attributes. A graph with edge attributes (which these calls ask to
@@ -448,6 +451,7 @@ _MIN_SIZE = {
     "betweenness_centrality_subset": 2_000,
     "triangles": 20_000,
     "core_number": 200_000,
+    "label_propagation_communities": 2_000,
     "k_core": 200_000,
     "k_shell": 200_000,
     "k_crust": 200_000,
@@ -913,6 +917,24 @@ def _core_subgraph(G, k, keep, default_below_max=0):
     return source.subgraph([v for v in core if keep(v, k, core)]).copy()
 
 
+def _label_propagation_ok(G):
+    if G.is_directed():
+        return _Invalid("a directed graph (NetworkX raises NetworkXNotImplemented)")
+    if _has_self_loops(G):
+        return "self-loops (a store holds none; NetworkX counts a node among its own neighbours)"
+    return True
+
+
+@_dispatched(_label_propagation_ok)
+def label_propagation_communities(G):
+    # A cap NetworkX does not have: the schedule converges long before it.
+    labels = _algorithms.run(G, "label-propagation", schedule="semi-synchronous", max_iters=2**31).values
+    communities: Dict[int, Set[Any]] = {}
+    for name, label in zip(_names(G), labels.tolist()):
+        communities.setdefault(label, set()).add(name)
+    return communities.values()
+
+
 @_dispatched(_core_subgraph_ok)
 def k_core(G, k=None, core_number=None):
     return _core_subgraph(G, k, lambda v, k, c: c[v] >= k)
@@ -994,6 +1016,7 @@ _FALLBACK_NOTE = " Other calls run NetworkX's implementation."
 _LIMITS = {
     "pagerank": "Unweighted (weight=None or no weights in G), without personalization, nstart or dangling.",
     "core_number": "Undirected graphs without self-loops.",
+    "label_propagation_communities": "Graphs without self-loops.",
     "triangles": "Self-loops are ignored, as in NetworkX.",
     "bfs_layers": "Within a layer after the first, nodes come in G's node order.",
     "single_source_dijkstra_path_length": "String weight attribute; non-negative weights that float32 represents exactly.",

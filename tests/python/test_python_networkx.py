@@ -104,6 +104,14 @@ def test_core_number_and_triangles(name):
     assert nx.triangles(G, some, backend="vastgraph") == nx.triangles(G, some)
 
 
+@pytest.mark.parametrize("name", [n for n in UNDIRECTED if n != "loops"])
+def test_label_propagation_communities(name):
+    G = GRAPHS[name]
+    got = nx.community.label_propagation_communities(G, backend="vastgraph")
+    want = nx.community.label_propagation_communities(G)
+    assert list(got) == list(want), "the same communities, in the same order"
+
+
 def test_triangles_ignore_self_loops_as_networkx_does():
     G = GRAPHS["loops"]
     assert nx.number_of_selfloops(G) == 2
@@ -261,7 +269,7 @@ def test_backend_functions_take_networkx_parameters():
         ours = list(inspect.signature(getattr(nx_backend.backend_interface, name)).parameters)
         theirs = [
             p.name
-            for p in inspect.signature(getattr(nx, name)).parameters.values()
+            for p in inspect.signature(getattr(nx, name, None) or getattr(nx.community, name)).parameters.values()
             if p.name != "backend" and p.kind is not p.VAR_KEYWORD
         ]
         assert ours == theirs, name
@@ -441,6 +449,7 @@ NETWORKX_TEST_MODULES = [
     "networkx.algorithms.traversal.tests.test_bfs",
     "networkx.algorithms.centrality.tests.test_betweenness_centrality",
     "networkx.algorithms.centrality.tests.test_betweenness_centrality_subset",
+    "networkx.algorithms.community.tests.test_label_propagation",
 ]
 
 # Loaded into the suite's process (-p): counts, for each listed function, the calls a vastgraph

@@ -216,3 +216,20 @@ def test_matching_and_set_cover_pass_networkx_checks(vastgraph, real_store, tmp_
     cover, stats = run_algorithm(vastgraph, tmp_path, "setcover", store, "--epsilon", "0.1")
     assert nx.is_dominating_set(g, np.flatnonzero(cover).tolist())
     assert stats["extra"]["cover_size"] == int(cover.sum())
+
+
+@pytest.mark.parametrize("name", [CORNELL, ROAD])
+def test_semi_synchronous_label_propagation_gives_networkx_communities(vastgraph, real_store, tmp_path, name):
+    import networkx as nx
+
+    g = nx_graph(name, True)
+    want = {frozenset(c) for c in nx.community.label_propagation_communities(g)}
+    got, stats = run_algorithm(
+        vastgraph, tmp_path, "label-propagation", real_store(name, True),
+        "--schedule", "semi-synchronous", "--max-iters", "1000", "--verify",
+    )
+    assert stats["extra"]["converged"]
+    communities = {}
+    for v, label in enumerate(got.tolist()):
+        communities.setdefault(label, set()).add(v)
+    assert {frozenset(c) for c in communities.values()} == want

@@ -9,6 +9,19 @@
 //! directed graph labels flow along the arcs, which needs the stored transpose. Every round reads
 //! only the previous round's labels, so the result is the same for every thread count. State:
 //! two label arrays: O(n).
+//!
+//! The semi-synchronous schedule (Cordasco and Gargano, 2010; NetworkX's
+//! `label_propagation_communities`) needs a symmetric graph. The vertices are coloured greedily
+//! in order of decreasing degree (ties by id), each taking the smallest colour none of its
+//! neighbours holds; then every round updates the colour classes one after another, in colour
+//! order, each class at once from its neighbours' current labels (no two vertices of a class
+//! are adjacent, so the order within a class does not matter). A vertex keeps its label when it
+//! is among its neighbours' most frequent, and otherwise takes the largest of those ("Prec-Max").
+//! The run stops after a round that changes no label: every vertex's label is then among its
+//! neighbours' most frequent, which is where NetworkX stops (a round earlier: it checks before
+//! each round). This schedule converges (the paper's theorem); `max_iters` still caps it. The
+//! result equals NetworkX's on the same graph with nodes in id order. State: labels, colours and
+//! the vertices grouped by colour, 12 bytes a vertex, and 4 more while colouring.
 
 use std::collections::HashMap;
 
@@ -24,14 +37,29 @@ pub const STATE: StateSize = StateSize::per_vertex(16);
 
 const ALGORITHM: &str = "label-propagation";
 
+/// In which order a round updates the labels: see the module documentation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Schedule {
+    /// Every vertex from the previous round's labels.
+    #[default]
+    Synchronous,
+    /// Colour class by colour class, from the current labels.
+    SemiSynchronous,
+}
+
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LabelPropagationParams {
     pub max_iters: u32,
+    pub schedule: Schedule,
 }
 
 impl Default for LabelPropagationParams {
     fn default() -> Self {
-        LabelPropagationParams { max_iters: 20 }
+        LabelPropagationParams {
+            max_iters: 20,
+            schedule: Schedule::Synchronous,
+        }
     }
 }
 
@@ -70,6 +98,9 @@ pub fn label_propagation_resumable<A: Adjacency>(
     params: &LabelPropagationParams,
     checkpoint: Option<&Checkpoint>,
 ) -> Result<LabelPropagationResult, AlgoError> {
+    if params.schedule == Schedule::SemiSynchronous {
+        return semi_synchronous(g, params, checkpoint);
+    }
     let incoming = g.incoming().ok_or(AlgoError::NeedsTranspose {
         algorithm: ALGORITHM,
     })?;
@@ -107,6 +138,18 @@ pub fn label_propagation_resumable<A: Adjacency>(
         })?;
     }
     drop(next);
+    Ok(finish(g, labels, rounds, changed))
+}
+
+/// The result and its statistics after `rounds` rounds, the last of which changed `changed`
+/// labels.
+fn finish<A: Adjacency>(
+    g: &Graph<A>,
+    labels: Vec<u32>,
+    rounds: u64,
+    changed: u64,
+) -> LabelPropagationResult {
+    let n = labels.len();
     let used = Bitmap::new(n);
     labels.par_iter().for_each(|&l| {
         used.set_atomic(l as usize);
@@ -119,7 +162,120 @@ pub fn label_propagation_resumable<A: Adjacency>(
     .with("converged", (changed == 0 && rounds > 0) || n == 0)
     .with("changed_last_round", changed)
     .with("communities", used.count_ones() as u64);
-    Ok(LabelPropagationResult { labels, stats })
+    LabelPropagationResult { labels, stats }
+}
+
+/// Prec-Max: `current` when it is among the most frequent of `labels` (sorted here), else the
+/// largest of the most frequent; `current` when `labels` is empty.
+fn prec_max(labels: &mut [u32], current: u32) -> u32 {
+    labels.sort_unstable();
+    let (mut best, mut largest, mut own) = (0, current, 0);
+    for run in labels.chunk_by(|a, b| a == b) {
+        if run.len() >= best {
+            (best, largest) = (run.len(), run[0]);
+        }
+        if run[0] == current {
+            own = run.len();
+        }
+    }
+    if own == best || labels.is_empty() {
+        current
+    } else {
+        largest
+    }
+}
+
+/// The greedy colouring in order of decreasing degree (ties by id): each vertex takes the
+/// smallest colour none of its coloured neighbours holds. Serial: each choice depends on the
+/// ones before it. Returns the vertices grouped by colour (ids increasing within a group) and
+/// where each group starts.
+fn colour_classes<A: Adjacency>(out: &A, n: usize) -> (Vec<u32>, Vec<usize>) {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    // Stable: equal degrees stay in id order.
+    order.par_sort_by_key(|&v| std::cmp::Reverse(out.degree(v)));
+    const NONE: u32 = u32::MAX;
+    let mut colour = vec![NONE; n];
+    // taken[c] == u: a neighbour of u holds colour c.
+    let mut taken: Vec<u32> = Vec::new();
+    for &u in &order {
+        out.for_each_neighbor(u, |v| {
+            let c = colour[v as usize];
+            if c != NONE {
+                taken[c as usize] = u;
+            }
+        });
+        let free = taken.iter().position(|&t| t != u).unwrap_or(taken.len());
+        if free == taken.len() {
+            taken.push(NONE);
+        }
+        colour[u as usize] = free as u32;
+    }
+    drop(order);
+    // A counting sort of the vertices by colour.
+    let mut starts = vec![0usize; taken.len() + 1];
+    for &c in &colour {
+        starts[c as usize + 1] += 1;
+    }
+    for c in 0..taken.len() {
+        starts[c + 1] += starts[c];
+    }
+    let mut next = starts.clone();
+    let mut members = vec![0u32; n];
+    for (v, &c) in colour.iter().enumerate() {
+        members[next[c as usize]] = v as u32;
+        next[c as usize] += 1;
+    }
+    (members, starts)
+}
+
+/// The semi-synchronous schedule; see the module documentation.
+fn semi_synchronous<A: Adjacency>(
+    g: &Graph<A>,
+    params: &LabelPropagationParams,
+    checkpoint: Option<&Checkpoint>,
+) -> Result<LabelPropagationResult, AlgoError> {
+    if !g.is_symmetric() {
+        return Err(AlgoError::NeedsSymmetric {
+            algorithm: "label-propagation --schedule semi-synchronous",
+        });
+    }
+    let (out, n) = (g.out(), g.num_vertices());
+    let (members, starts) = colour_classes(out, n);
+    let (mut rounds, mut changed) = (0u64, 0u64);
+    let mut labels: Vec<u32> = match checkpoint::begin(checkpoint, ALGORITHM, params)? {
+        Some(mut saved) => {
+            rounds = saved.iteration;
+            changed = saved.u64("changed")?;
+            saved.column("labels", n)?
+        }
+        None => (0..n as u32).collect(),
+    };
+    let mut updated: Vec<u32> = Vec::new();
+    while rounds < params.max_iters as u64 && !(rounds > 0 && changed == 0) {
+        rounds += 1;
+        changed = 0;
+        for class in starts.windows(2) {
+            let class = &members[class[0]..class[1]];
+            // No two vertices of a class are adjacent: each reads only other classes' labels.
+            class
+                .par_iter()
+                .with_max_len(1024)
+                .map_init(Vec::new, |seen: &mut Vec<u32>, &v| {
+                    seen.clear();
+                    out.for_each_neighbor(v, |u| seen.push(labels[u as usize]));
+                    prec_max(seen, labels[v as usize])
+                })
+                .collect_into_vec(&mut updated);
+            for (&v, &label) in class.iter().zip(&updated) {
+                changed += (labels[v as usize] != label) as u64;
+                labels[v as usize] = label;
+            }
+        }
+        checkpoint::after_iteration(checkpoint, ALGORITHM, params, rounds, || {
+            State::new(vec![Column::of("labels", &labels)]).with("changed", changed)
+        })?;
+    }
+    Ok(finish(g, labels, rounds, changed))
 }
 
 /// Re-runs the rule serially (counting labels in a hash map) for the same number of rounds and
@@ -130,6 +286,9 @@ pub fn verify_label_propagation<A: Adjacency>(
     params: &LabelPropagationParams,
     result: &LabelPropagationResult,
 ) -> Result<(), VerifyError> {
+    if params.schedule == Schedule::SemiSynchronous {
+        return verify_semi_synchronous(g, params, result);
+    }
     let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
     let Some(incoming) = g.incoming() else {
         return fail("the graph has no in-edges to propagate labels along".into());
@@ -189,20 +348,96 @@ pub fn verify_label_propagation<A: Adjacency>(
     Ok(())
 }
 
+/// Re-runs the semi-synchronous schedule as NetworkX writes it (a colouring by a degree-ordered
+/// greedy pass, label counts in a hash map, rounds until every label is among its neighbours'
+/// most frequent) and demands the same labels.
+fn verify_semi_synchronous<A: Adjacency>(
+    g: &Graph<A>,
+    params: &LabelPropagationParams,
+    result: &LabelPropagationResult,
+) -> Result<(), VerifyError> {
+    let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
+    let (out, n) = (g.out(), g.num_vertices());
+    if result.labels.len() != n {
+        return fail(format!("{} labels for {n} vertices", result.labels.len()));
+    }
+    let neighbours = |v: usize| {
+        let mut list = Vec::new();
+        out.for_each_neighbor(v as Vertex, |u| list.push(u as usize));
+        list
+    };
+    let mut by_degree: Vec<usize> = (0..n).collect();
+    by_degree.sort_by(|&a, &b| out.degree(b as Vertex).cmp(&out.degree(a as Vertex)));
+    let mut colour: HashMap<usize, usize> = HashMap::new();
+    for &u in &by_degree {
+        let held: std::collections::HashSet<usize> = neighbours(u)
+            .iter()
+            .filter_map(|v| colour.get(v).copied())
+            .collect();
+        colour.insert(u, (0..).find(|c| !held.contains(c)).unwrap());
+    }
+    let colours = colour.values().max().map_or(0, |&c| c + 1);
+    let mut classes: Vec<Vec<usize>> = vec![Vec::new(); colours];
+    for &u in &by_degree {
+        classes[colour[&u]].push(u);
+    }
+    let most_frequent = |v: usize, labels: &[u32]| -> Vec<u32> {
+        let mut counts: HashMap<u32, usize> = HashMap::new();
+        for u in neighbours(v) {
+            *counts.entry(labels[u]).or_default() += 1;
+        }
+        let top = counts.values().copied().max().unwrap_or(0);
+        counts
+            .into_iter()
+            .filter(|&(_, c)| c == top)
+            .map(|(l, _)| l)
+            .collect()
+    };
+    let complete = |labels: &[u32]| {
+        (0..n)
+            .all(|v| out.degree(v as Vertex) == 0 || most_frequent(v, labels).contains(&labels[v]))
+    };
+    let mut labels: Vec<u32> = (0..n as u32).collect();
+    let mut rounds = 0;
+    while rounds < params.max_iters && !complete(&labels) {
+        rounds += 1;
+        for class in &classes {
+            for &v in class {
+                let high = most_frequent(v, &labels);
+                if !high.is_empty() && !high.contains(&labels[v]) {
+                    labels[v] = *high.iter().max().unwrap();
+                }
+            }
+        }
+    }
+    if let Some(v) = (0..n).find(|&v| labels[v] != result.labels[v]) {
+        return fail(format!(
+            "vertex {v}: label {}, a serial semi-synchronous re-run gives {}",
+            result.labels[v], labels[v]
+        ));
+    }
+    Ok(())
+}
+
 // The registry's entry.
 
 use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params};
 use crate::registry::Values;
 
 pub const MAX_ITERS: Param = Param::count("max_iters", 20, 0, "the most rounds");
+pub const SCHEDULE: Param = Param::choice(
+    "schedule",
+    &["synchronous", "semi-synchronous"],
+    "synchronous (every vertex from the last round's labels) or semi-synchronous (colour class by colour class, as NetworkX's label_propagation_communities; symmetric graphs)",
+);
 /// `label-propagation` in the registry.
 pub struct LabelPropagation;
 
 impl Algorithm for LabelPropagation {
     const DESCRIPTOR: Descriptor = Descriptor {
         name: "label-propagation",
-        summary: "community labels by synchronous label propagation",
-        params: &[MAX_ITERS],
+        summary: "community labels by label propagation",
+        params: &[MAX_ITERS, SCHEDULE],
         needs: Needs {
             symmetric: false,
             transpose: true,
@@ -220,6 +455,10 @@ impl Algorithm for LabelPropagation {
     ) -> Result<LabelPropagationParams, AlgoError> {
         Ok(LabelPropagationParams {
             max_iters: given.count(&MAX_ITERS).min(u32::MAX as u64) as u32,
+            schedule: match given.choice(&SCHEDULE) {
+                "semi-synchronous" => Schedule::SemiSynchronous,
+                _ => Schedule::Synchronous,
+            },
         })
     }
     fn kernel<A: Adjacency>(
@@ -267,12 +506,72 @@ mod tests {
     #[test]
     fn one_edge_oscillates_until_the_cap() {
         let g = InMemoryGraph::from_edges(2, &[(0, 1)], true);
-        let params = LabelPropagationParams { max_iters: 5 };
+        let params = LabelPropagationParams {
+            max_iters: 5,
+            ..Default::default()
+        };
         let r = label_propagation(&g.view(), &params).unwrap();
         assert_eq!(r.stats.iterations, 5);
         assert_eq!(r.stats.extra["converged"], false);
         assert_eq!(r.labels, vec![1, 0]);
         verify_label_propagation(&g.view(), &params, &r).unwrap();
         assert_eq!(most_frequent(&mut [3, 1, 3, 1, 2]), Some(1));
+    }
+
+    #[test]
+    fn the_semi_synchronous_schedule_matches_its_serial_rerun_and_converges() {
+        let semi = LabelPropagationParams {
+            max_iters: 1000,
+            schedule: Schedule::SemiSynchronous,
+        };
+        // A random graph with uneven degrees (many ties in the colouring order), and the
+        // single edge on which the synchronous schedule never settles.
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) as u32
+        };
+        let edges: Vec<(u32, u32)> = (0..3000)
+            .map(|_| (next() % 500, next() % (1 + next() % 500)))
+            .collect();
+        for (n, edges) in [(500, edges), (2, vec![(0, 1)])] {
+            let g = InMemoryGraph::from_edges(n, &edges, true);
+            let r = label_propagation(&g.view(), &semi).unwrap();
+            assert_eq!(r.stats.extra["converged"], true);
+            verify_label_propagation(&g.view(), &semi, &r).unwrap();
+            let mut wrong = r.labels.clone();
+            wrong[0] ^= 1;
+            let forged = LabelPropagationResult {
+                labels: wrong,
+                stats: RunStats::default(),
+            };
+            assert!(verify_label_propagation(&g.view(), &semi, &forged).is_err());
+        }
+        assert_eq!(
+            prec_max(&mut [3, 1, 3, 1, 2], 1),
+            1,
+            "kept: among the most frequent"
+        );
+        assert_eq!(
+            prec_max(&mut [3, 1, 3, 1, 2], 2),
+            3,
+            "else the largest of them"
+        );
+        assert_eq!(prec_max(&mut [], 9), 9);
+    }
+
+    #[test]
+    fn the_semi_synchronous_schedule_refuses_a_directed_graph() {
+        let g = InMemoryGraph::from_edges(2, &[(0, 1)], false);
+        let semi = LabelPropagationParams {
+            schedule: Schedule::SemiSynchronous,
+            ..Default::default()
+        };
+        assert!(matches!(
+            label_propagation(&g.view(), &semi),
+            Err(AlgoError::NeedsSymmetric { .. })
+        ));
     }
 }
