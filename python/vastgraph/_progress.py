@@ -57,16 +57,22 @@ class TqdmProgress:
             self._bar = None
 
 
-def make_progress(progress: Union[bool, ProgressCallback, None], unit: str):
-    """(callback for the native build or None, closer to call when the build ends)."""
+def _callback(progress: Any, bar: Callable[[], Any], signature: str):
+    """(callback for the native call or None, closer to call when it ends): ``bar()`` makes the
+    tqdm bar that ``progress=True`` asks for."""
     if progress is None or progress is False:
         return None, lambda: None
     if progress is True:
-        bar = TqdmProgress(unit)
-        return bar, bar.close
+        made = bar()
+        return made, made.close
     if callable(progress):
         return progress, lambda: None
-    raise TypeError("progress must be True, False or a callable(phase, done, total)")
+    raise TypeError(f"progress must be True, False or a callable{signature}")
+
+
+def make_progress(progress: Union[bool, ProgressCallback, None], unit: str):
+    """(callback for the native build or None, closer to call when the build ends)."""
+    return _callback(progress, lambda: TqdmProgress(unit), "(phase, done, total)")
 
 
 def _tqdm():
@@ -103,11 +109,4 @@ class TqdmRunProgress:
 
 def make_run_progress(progress: Union[bool, RunProgressCallback, None], algorithm: str):
     """(callback for the native run or None, closer to call when the run ends)."""
-    if progress is None or progress is False:
-        return None, lambda: None
-    if progress is True:
-        bar = TqdmRunProgress(algorithm)
-        return bar, bar.close
-    if callable(progress):
-        return progress, lambda: None
-    raise TypeError("progress must be True, False or a callable(status)")
+    return _callback(progress, lambda: TqdmRunProgress(algorithm), "(status)")
