@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
 use vastgraph_algos::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
 use vastgraph_algos::label_propagation::{
-    label_propagation, verify_label_propagation, LabelPropagationParams,
+    label_propagation, verify_label_propagation, LabelPropagationParams, Schedule,
 };
 use vastgraph_algos::ldd::{low_diameter_decomposition, verify_ldd, LddParams};
 use vastgraph_algos::mis::{maximal_independent_set, verify_mis, MisParams};
@@ -190,9 +190,14 @@ proptest! {
         max_iters in 0u32..25,
     ) {
         let g = InMemoryGraph::from_edges(n as usize, &edges, symmetric);
-        let params = LabelPropagationParams { max_iters };
+        let params = LabelPropagationParams { max_iters, schedule: Schedule::Synchronous };
         let r = label_propagation(&g.view(), &params).unwrap();
         verify_label_propagation(&g.view(), &params, &r).unwrap();
+        if symmetric {
+            let params = LabelPropagationParams { max_iters, schedule: Schedule::SemiSynchronous };
+            let r = label_propagation(&g.view(), &params).unwrap();
+            verify_label_propagation(&g.view(), &params, &r).unwrap();
+        }
     }
 
     #[test]
