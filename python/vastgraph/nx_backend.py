@@ -21,6 +21,9 @@ for other arguments they run NetworkX's own implementation on the caller's graph
 - ``core_number``: undirected, no self-loops (NetworkX refuses those).
 - ``triangles`` (self-loops ignored, as in NetworkX).
 - ``single_source_shortest_path_length`` and ``bfs_layers`` (one or more sources).
+- ``bfs_edges`` and ``bfs_tree`` (no ``sort_neighbors``, no ``reverse`` on a directed graph, and
+  every node's neighbours in ``G``'s node order, as a store lists them): the kernel's hop
+  distances, then each layer's children in the order NetworkX's queue meets them.
 - ``single_source_dijkstra_path_length``: a string weight, non-negative weights that float32
   holds exactly (the store keeps integer weights as int32, others as float32).
 - ``betweenness_centrality`` (every source, or a sample of ``k``: NetworkX's own sample, drawn
@@ -441,6 +444,8 @@ _ONE_PASS = frozenset(
         "is_strongly_connected",
         "single_source_shortest_path_length",
         "bfs_layers",
+        "bfs_edges",
+        "bfs_tree",
         "single_source_dijkstra_path_length",
     }
 )
@@ -803,6 +808,74 @@ def single_source_shortest_path_length(G, source, cutoff=None):
     return {names[i]: int(dist[i]) for i in _by_distance(dist, reached).tolist()}
 
 
+def _in_node_order(G: Any) -> bool:
+    """Whether every node's neighbours come in ``G``'s node order, as a store lists them."""
+    index = {node: i for i, node in enumerate(G)}
+    for neighbours in G._adj.values():
+        last = -1
+        for v in neighbours:
+            if index[v] < last:
+                return False
+            last = index[v]
+    return True
+
+
+def _bfs_edges_ok(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+    if not _is_member(G, source):
+        return _Invalid(f"source {source!r} is not in the graph (NetworkX raises)")
+    if sort_neighbors is not None:
+        return "sort_neighbors orders the neighbours otherwise than a store"
+    if reverse and G.is_directed():
+        return "reverse=True follows in-edges; vastgraph's BFS follows out-edges"
+    if depth_limit is not None and not _is_number(depth_limit):
+        return "depth_limit is not a number"
+    if not isinstance(G, Graph) and not _in_node_order(G):
+        return "G lists some neighbours out of node order, which NetworkX's BFS follows"
+    return True
+
+
+def _bfs_tree_edges(G: Graph, source: Any, depth_limit: Any) -> List[Tuple[Any, Any]]:
+    """NetworkX's BFS tree edges in its order, from the kernel's hop distances: a layer's
+    children are met scanning its nodes' lists in the order the layer was met, each child
+    under the first node that lists it."""
+    s = _source_id(G, source, lambda: _nx().NetworkXError(f"The node {source} is not in the graph."))
+    dist = _hop_distances(G, [s])
+    offsets, neighbors = G.offsets, G.neighbors
+    names = _names(G)
+    depths = G.num_vertices if depth_limit is None else depth_limit
+    layer = np.array([s], dtype=np.int64)
+    edges: List[Tuple[Any, Any]] = []
+    depth = 0
+    while len(layer) and depth < depths:
+        starts = offsets[layer].astype(np.int64)
+        lengths = offsets[layer + 1].astype(np.int64) - starts
+        # The layer's lists end to end, in the layer's order.
+        at = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+        children = neighbors[at].astype(np.int64)
+        parents = np.repeat(layer, lengths)
+        new = dist[children] == depth + 1
+        children, parents = children[new], parents[new]
+        _, first = np.unique(children, return_index=True)
+        first.sort()
+        layer = children[first]
+        edges.extend((names[p], names[c]) for p, c in zip(parents[first].tolist(), layer.tolist()))
+        depth += 1
+    return edges
+
+
+@_dispatched(_bfs_edges_ok)
+def bfs_edges(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+    return iter(_bfs_tree_edges(G, source, depth_limit))
+
+
+@_dispatched(_bfs_edges_ok)
+def bfs_tree(G, source, reverse=False, depth_limit=None, sort_neighbors=None):
+    T = _nx().DiGraph()
+    T.add_node(source)
+    T.add_edges_from(_bfs_tree_edges(G, source, depth_limit))
+    return T
+
+
 @_dispatched(_bfs_layers_ok, collections=("sources",))
 def bfs_layers(G, sources):
     if _is_node(G, sources):
@@ -1019,6 +1092,8 @@ _LIMITS = {
     "label_propagation_communities": "Graphs without self-loops.",
     "triangles": "Self-loops are ignored, as in NetworkX.",
     "bfs_layers": "Within a layer after the first, nodes come in G's node order.",
+    "bfs_edges": "Without sort_neighbors or reverse on a directed graph, every node's neighbours in G's node order.",
+    "bfs_tree": "Without sort_neighbors or reverse on a directed graph, every node's neighbours in G's node order.",
     "single_source_dijkstra_path_length": "String weight attribute; non-negative weights that float32 represents exactly.",
     "betweenness_centrality": "weight=None: single-source Brandes dependencies summed over every source, or over NetworkX's own sample of k sources (the same seed gives the same values).",
     "k_core": "Undirected graphs without self-loops, core numbers not given; edge attributes run NetworkX's implementation.",

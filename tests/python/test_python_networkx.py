@@ -134,6 +134,24 @@ def test_shortest_path_lengths(name):
         nx.single_source_shortest_path_length(G, "not a node", backend="vastgraph")
 
 
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_bfs_edges_and_tree_follow_networkx_order(name):
+    G = GRAPHS[name]
+    in_order = nx.Graph() if not G.is_directed() else nx.DiGraph()
+    in_order.add_nodes_from(G)
+    index = {node: i for i, node in enumerate(G)}
+    in_order.add_edges_from(sorted(G.edges(), key=lambda e: (index[e[0]], index[e[1]])))
+    # Node order as a store lists it: the kernel's path. G as given: NetworkX's, from inside.
+    for graph in (in_order, G):
+        source = list(graph)[2]
+        for depth_limit in (None, 1, 3):
+            want = list(nx.bfs_edges(graph, source, depth_limit=depth_limit))
+            assert list(nx.bfs_edges(graph, source, depth_limit=depth_limit, backend="vastgraph")) == want
+            tree = nx.bfs_tree(graph, source, depth_limit=depth_limit, backend="vastgraph")
+            assert list(tree.edges()) == want and tree.number_of_nodes() == len(want) + 1
+    assert nx_backend._bfs_edges_ok(in_order, list(in_order)[0]) is True
+
+
 def test_dijkstra_lengths_with_integer_and_float_weights():
     G = nx.gnp_random_graph(50, 0.1, seed=8, directed=True)
     rng = np.random.default_rng(1)
