@@ -367,7 +367,7 @@ fn verify_semi_synchronous<A: Adjacency>(
         list
     };
     let mut by_degree: Vec<usize> = (0..n).collect();
-    by_degree.sort_by(|&a, &b| out.degree(b as Vertex).cmp(&out.degree(a as Vertex)));
+    by_degree.sort_by_key(|&v| std::cmp::Reverse(out.degree(v as Vertex)));
     let mut colour: HashMap<usize, usize> = HashMap::new();
     for &u in &by_degree {
         let held: std::collections::HashSet<usize> = neighbours(u)

@@ -209,7 +209,7 @@ fn check_record<D: Decode>(
                     u - reference
                 ));
             }
-            if blocks % 2 == 0 {
+            if blocks.is_multiple_of(2) {
                 copied += listed - at;
             }
             copied
