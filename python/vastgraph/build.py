@@ -291,7 +291,9 @@ def from_edges(
     labels : one name per vertex, in dense-id order, stored as the store's label map.
 
     Self-loops (unless ``keep_self_loops``) and duplicate arcs are dropped, as in
-    ``vastgraph convert``; of duplicates with different weights the smallest is kept.
+    ``vastgraph convert``; of duplicates with different weights the smallest is kept. The
+    graph's ``manifest["dropped"]`` counts them, and with ``symmetrize`` the edges given in
+    both directions (``reciprocal_arcs``).
     """
     named = _named_ends(src, dst)
     if named is not None:

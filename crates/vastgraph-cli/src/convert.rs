@@ -122,11 +122,8 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
         crate::size::human(budget),
         vastgraph_engine::memory::peak_rss_bytes().map(crate::size::human).unwrap_or_default(),
     );
-    if manifest.dropped.self_loops + manifest.dropped.duplicate_arcs > 0 {
-        eprintln!(
-            "dropped {} self-loops and {} duplicate arcs",
-            manifest.dropped.self_loops, manifest.dropped.duplicate_arcs
-        );
+    if let Some(line) = crate::info::dropped_line(&manifest.dropped) {
+        eprintln!("{line}");
     }
     Ok(())
 }

@@ -140,8 +140,8 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         }
     );
     println!(
-        "dropped      {} self-loops, {} duplicate arcs",
-        m.dropped.self_loops, m.dropped.duplicate_arcs
+        "input        {}",
+        dropped_line(&m.dropped).unwrap_or_else(|| "every arc kept as given".to_string())
     );
     println!(
         "size         {} ({:.2} bytes per arc for the adjacency)",
@@ -166,4 +166,22 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// What a build dropped and merged, in words; `None` when it kept every input arc as given.
+pub(crate) fn dropped_line(dropped: &vastgraph_store::Dropped) -> Option<String> {
+    let mut parts = Vec::new();
+    if dropped.self_loops + dropped.duplicate_arcs > 0 {
+        parts.push(format!(
+            "dropped {} self-loops and {} duplicate arcs",
+            dropped.self_loops, dropped.duplicate_arcs
+        ));
+    }
+    if dropped.reciprocal_arcs > 0 {
+        parts.push(format!(
+            "merged {} reciprocal arcs (edges given in both directions)",
+            dropped.reciprocal_arcs
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
 }

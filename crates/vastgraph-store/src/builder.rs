@@ -14,9 +14,10 @@ use crate::manifest::{
     files, Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType, FORMAT_NAME,
     FORMAT_VERSION, MANIFEST_FILE,
 };
+use crate::merge::{merge_runs, merge_sorted_pair};
 use crate::pipeline::pipelined;
-use crate::record::{pack, sort_records, SortRecord, WeightedArc};
-use crate::run_file::RunSpace;
+use crate::record::{pack, sort_records, source_of, target_of, SortRecord, WeightedArc};
+use crate::run_file::{RunSpace, RunWriter};
 use crate::staging::{check_replaceable, commit, split_target, TempDir};
 use crate::target_lock::TargetLock;
 use crate::{Store, StoreError, MAX_VERTICES};
@@ -108,6 +109,12 @@ impl BuildOptions {
         self.transpose && !self.symmetrize
     }
 
+    /// The build adds each arc's reverse: after the input's arcs are sorted and their
+    /// duplicates dropped, so that the reverses the input gave itself are told apart.
+    fn adds_reverses(&self) -> bool {
+        self.symmetrize && !self.input_has_both_arcs
+    }
+
     /// The sort buffer of the input phase.
     fn input_buffer_bytes(&self) -> u64 {
         let bytes = sort_buffer_bytes(self.memory_bytes);
@@ -133,7 +140,7 @@ pub struct StoreBuilder {
     sorter: ArcSorter,
     input_edges: u64,
     self_loops: u64,
-    /// Arcs handed to the sorter (after dropping self-loops and symmetrising).
+    /// Arcs handed to the sorter (after dropping self-loops; reverses are added later).
     arcs_pushed: u64,
     /// max(id)+1 over pushed edges, raised by `ensure_vertices`.
     vertices: u64,
@@ -209,10 +216,15 @@ impl StoreBuilder {
         let staging = TempDir::create_in(&parent, &name, "tmp")?;
         let space = RunSpace::new(&runs_parent, &name, "runs");
         let buffer_bytes = opts.input_buffer_bytes();
-        let sorter = if opts.weighted {
-            ArcSorter::Weighted(ExternalSorter::new(buffer_bytes, space))
-        } else {
-            ArcSorter::Plain(ExternalSorter::new(buffer_bytes, space))
+        // A symmetrising build's reverses go into the upper half of the buffer when the
+        // input's arcs fit in the lower half (see `write_symmetrized`).
+        let sorter = match (opts.weighted, opts.adds_reverses()) {
+            (false, false) => ArcSorter::Plain(ExternalSorter::new(buffer_bytes, space)),
+            (false, true) => ArcSorter::Plain(ExternalSorter::reserving_half(buffer_bytes, space)),
+            (true, false) => ArcSorter::Weighted(ExternalSorter::new(buffer_bytes, space)),
+            (true, true) => {
+                ArcSorter::Weighted(ExternalSorter::reserving_half(buffer_bytes, space))
+            }
         };
         Ok(StoreBuilder {
             lock,
@@ -361,7 +373,12 @@ impl StoreBuilder {
                 "{vertices} vertices declared; a store holds at most {MAX_VERTICES}"
             )));
         }
-        check_not_sparse(vertices, arcs_pushed, labels.is_some())?;
+        // A bound on the arcs the lists will hold.
+        let arcs_bound = match opts.adds_reverses() {
+            true => 2 * arcs_pushed,
+            false => arcs_pushed,
+        };
+        check_not_sparse(vertices, arcs_bound, labels.is_some())?;
         let weight_type = opts.weighted.then_some(if weights_fit_i32 {
             WeightType::I32
         } else {
@@ -370,7 +387,10 @@ impl StoreBuilder {
         let progress = opts.progress.clone();
         let plan = GraphPlan {
             progress: &progress,
-            arcs_pushed,
+            arcs_bound,
+            adds_reverses: opts.adds_reverses(),
+            runs_parent: &runs_parent,
+            name: &name,
             dir: staging.path(),
             vertices,
             weight_type,
@@ -380,10 +400,16 @@ impl StoreBuilder {
                 .stores_transpose()
                 .then(|| RunSpace::new(&runs_parent, &name, "in-runs")),
         };
-        let (mut entries, arcs) = match sorter {
+        let written = match sorter {
             ArcSorter::Plain(sorter) => write_graph(sorter, plan)?,
             ArcSorter::Weighted(sorter) => write_graph(sorter, plan)?,
         };
+        let Written {
+            mut entries,
+            arcs,
+            distinct_input_arcs,
+            reciprocal_arcs,
+        } = written;
         if opts.codec != Codec::Raw {
             compress_staged(
                 opts.codec,
@@ -413,7 +439,8 @@ impl StoreBuilder {
             dropped: inherited.as_ref().map_or(
                 Dropped {
                     self_loops,
-                    duplicate_arcs: arcs_pushed - arcs,
+                    duplicate_arcs: arcs_pushed - distinct_input_arcs,
+                    reciprocal_arcs,
                 },
                 |(dropped, _)| dropped.clone(),
             ),
@@ -449,7 +476,7 @@ struct PushCounts {
     weights_fit_i32: bool,
 }
 
-/// The per-edge loop: drop self-loops, symmetrise, track whether weights fit i32.
+/// The per-edge loop: drop self-loops, track whether weights fit i32.
 fn push_arcs<R: SortRecord>(
     sorter: &mut ExternalSorter<R>,
     opts: &BuildOptions,
@@ -470,10 +497,6 @@ fn push_arcs<R: SortRecord>(
         }
         sorter.push(R::new(pack(s, d), weight))?;
         counts.arcs += 1;
-        if opts.symmetrize && !opts.input_has_both_arcs && s != d {
-            sorter.push(R::new(pack(d, s), weight))?;
-            counts.arcs += 1;
-        }
     }
     counts.weights_fit_i32 = fits;
     Ok(())
@@ -481,8 +504,14 @@ fn push_arcs<R: SortRecord>(
 
 struct GraphPlan<'a> {
     progress: &'a crate::progress::Progress,
-    /// The arcs pushed into the sorter, duplicates included: a bound on what the lists hold.
-    arcs_pushed: u64,
+    /// A bound on the arcs the lists hold: those pushed, duplicates included, and with
+    /// `adds_reverses` their reverses.
+    arcs_bound: u64,
+    /// Symmetrise: the lists hold the sorted arcs and their reverses (`write_symmetrized`).
+    adds_reverses: bool,
+    /// Where a symmetrising build's second sort puts its runs, and the store's name.
+    runs_parent: &'a Path,
+    name: &'a str,
     dir: &'a Path,
     vertices: u64,
     weight_type: Option<WeightType>,
@@ -493,8 +522,38 @@ struct GraphPlan<'a> {
     transpose_space: Option<RunSpace>,
 }
 
-/// Write the out-edge files and, if planned, the in-edge files; returns their entries and m.
+/// What writing the lists produced.
+struct Written {
+    entries: Vec<FileEntry>,
+    /// m, the arcs in the lists.
+    arcs: u64,
+    /// The pushed arcs left once duplicates are dropped.
+    distinct_input_arcs: u64,
+    /// Arcs of the input whose reverse the input also held, so that symmetrising merged
+    /// the two into one edge (self-loops excluded): half of the arcs the reverses
+    /// duplicated.
+    reciprocal_arcs: u64,
+}
+
+/// Write the out-edge files and, if planned, the in-edge files.
 fn write_graph<R: SortRecord>(
+    sorter: ExternalSorter<R>,
+    plan: GraphPlan<'_>,
+) -> Result<Written, StoreError> {
+    if plan.adds_reverses {
+        return write_symmetrized(sorter, plan);
+    }
+    let (entries, arcs) = write_directed(sorter, plan)?;
+    Ok(Written {
+        entries,
+        arcs,
+        distinct_input_arcs: arcs,
+        reciprocal_arcs: 0,
+    })
+}
+
+/// Write the out-edge files and, if planned, the in-edge files; returns their entries and m.
+fn write_directed<R: SortRecord>(
     sorter: ExternalSorter<R>,
     plan: GraphPlan<'_>,
 ) -> Result<(Vec<FileEntry>, u64), StoreError> {
@@ -513,7 +572,7 @@ fn write_graph<R: SortRecord>(
     };
     let start_phase = |name: &str| {
         written.store(0, std::sync::atomic::Ordering::Relaxed);
-        progress.phase(name, Some(plan.arcs_pushed));
+        progress.phase(name, Some(plan.arcs_bound));
     };
     start_phase("writing the lists");
     match sorted {
@@ -588,6 +647,125 @@ fn write_graph<R: SortRecord>(
             Ok((entries, arcs))
         }
     }
+}
+
+/// Write a symmetrised graph's lists: the union of D, the input's distinct arcs, and D's
+/// reverses. D is sorted and freed of duplicates first, so that the arcs its reverses
+/// duplicate (the input's reciprocal pairs, and kept self-loops) are counted apart from
+/// the input's own repeats.
+///
+/// In memory, D fills the lower half of the sorter's vector (`reserving_half`); the
+/// reverses go into the upper half and are sorted there, and the halves are merged into the
+/// writer. Out of core, D streams out of the merge of its runs into one run file while its
+/// reverses fill a second sorter; that file and the second sorter's runs are then merged.
+/// The budget is shared as in `write_directed`'s transpose.
+fn write_symmetrized<R: SortRecord>(
+    sorter: ExternalSorter<R>,
+    plan: GraphPlan<'_>,
+) -> Result<Written, StoreError> {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    let progress = plan.progress;
+    let mut lists = CsrWriter::create(plan.dir, &OUT_EDGES, plan.vertices, plan.weight_type)?;
+    progress.phase("sorting", None);
+    let sorted = sorter.finish()?;
+    let done = AtomicU64::new(0);
+    let count = |chunk_len: usize| {
+        let before = done.fetch_add(chunk_len as u64, Relaxed);
+        progress.advance(before + chunk_len as u64);
+    };
+    let start_phase = |name: &str, total: u64| {
+        done.store(0, Relaxed);
+        progress.phase(name, Some(total));
+    };
+    let loops_in = |chunk: &[R]| {
+        let is_loop = |key: u64| source_of(key) == target_of(key);
+        chunk.iter().filter(|r| is_loop(r.arc_key())).count() as u64
+    };
+    let (distinct, loops) = match sorted {
+        Sorted::InMemory(mut records) => {
+            let distinct = records.len();
+            let loops = loops_in(&records);
+            check_cancel()?;
+            progress.phase("sorting the reverses", None);
+            // Within the vector's capacity: D has at most half of it.
+            records.extend_from_within(..);
+            let (forward, reverse) = records.split_at_mut(distinct);
+            reverse.iter_mut().for_each(|r| *r = r.transposed());
+            sort_records(reverse);
+            start_phase("writing the lists", plan.arcs_bound);
+            pipelined(
+                |emit| merge_sorted_pair(forward, reverse, emit),
+                |chunk| {
+                    count(chunk.len());
+                    lists.push(chunk)
+                },
+            )?;
+            (distinct as u64, loops)
+        }
+        sorted @ Sorted::Runs(..) => {
+            let mut forward_space = RunSpace::new(plan.runs_parent, plan.name, "forward-run");
+            let mut forward = RunWriter::<R>::create(&mut forward_space)?;
+            let reverse_buffer_bytes = plan
+                .run_bytes
+                .map_or(plan.memory_bytes / 3, |cap| cap.min(plan.memory_bytes / 3));
+            let reverse_space = RunSpace::new(plan.runs_parent, plan.name, "reverse-runs");
+            let mut reverses = ExternalSorter::<R>::new(reverse_buffer_bytes, reverse_space);
+            let (mut distinct, mut loops) = (0u64, 0u64);
+            start_phase("merging the sorted arcs", plan.arcs_bound / 2);
+            pipelined(
+                |emit| sorted.for_each_chunk(plan.memory_bytes / 3, emit),
+                |chunk| {
+                    count(chunk.len());
+                    distinct += chunk.len() as u64;
+                    loops += loops_in(chunk);
+                    forward.append(chunk)?;
+                    chunk.iter().try_for_each(|r| reverses.push(r.transposed()))
+                },
+            )?;
+            let forward = forward.finish()?;
+            progress.phase("sorting the reverses", None);
+            let (mut runs, mut space) = match reverses.finish()? {
+                Sorted::Runs(runs, space) => (runs, space),
+                Sorted::InMemory(records) => {
+                    let mut run = RunWriter::<R>::create(&mut forward_space)?;
+                    run.append(&records)?;
+                    let run = run.finish()?;
+                    (
+                        vec![run],
+                        RunSpace::new(plan.runs_parent, plan.name, "merge-runs"),
+                    )
+                }
+            };
+            runs.push(forward);
+            start_phase("writing the lists", 2 * distinct);
+            pipelined(
+                |emit| merge_runs::<R>(runs, &mut space, plan.memory_bytes / 2, emit),
+                |chunk| {
+                    count(chunk.len());
+                    lists.push(chunk)
+                },
+            )?;
+            // The forward run's directory goes only now, after the merge read it.
+            drop(forward_space);
+            (distinct, loops)
+        }
+    };
+    let (entries, arcs) = lists.finish()?;
+    // arcs = 2 distinct - loops - 2 reciprocal (see `Written::reciprocal_arcs`).
+    let merged = (2 * distinct)
+        .checked_sub(arcs + loops)
+        .filter(|merged| merged % 2 == 0)
+        .ok_or_else(|| {
+            StoreError::invalid_input(format!(
+                "symmetrising {distinct} distinct arcs ({loops} self-loops) gave {arcs} arcs"
+            ))
+        })?;
+    Ok(Written {
+        entries,
+        arcs,
+        distinct_input_arcs: distinct,
+        reciprocal_arcs: merged / 2,
+    })
 }
 
 fn write_labels(dir: &Path, labels: &Labels, vertices: u64) -> Result<FileEntry, StoreError> {

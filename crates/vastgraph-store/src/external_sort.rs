@@ -38,7 +38,9 @@ pub(crate) struct ExternalSorter<R: SortRecord> {
     /// accessed through `base`, because the run writer reads part of it concurrently.
     buffer: Vec<R>,
     base: *mut R,
-    capacity: usize,
+    /// Records collected before a run is spilled: the whole allocation, or its lower half
+    /// for a sorter that keeps the upper half free (`reserving_half`).
+    limit: usize,
     filled: usize,
     /// Records may be stored below this index: the whole buffer, or while a run is being
     /// written, the part the writer has finished with.
@@ -83,16 +85,28 @@ pub(crate) enum Sorted<R: SortRecord> {
 impl<R: SortRecord> ExternalSorter<R> {
     /// A sorter whose buffer holds `buffer_bytes` of records.
     pub(crate) fn new(buffer_bytes: u64, space: RunSpace) -> ExternalSorter<R> {
-        let capacity = (buffer_bytes / std::mem::size_of::<R>() as u64).max(1) as usize;
+        Self::with_limit(buffer_bytes, space, 1)
+    }
+
+    /// A sorter of `buffer_bytes` that spills at half of it, so that a sort ending in memory
+    /// leaves room in its vector for as many records again (a symmetrising build adds each
+    /// arc's reverse there). The upper half is never touched before `finish`.
+    pub(crate) fn reserving_half(buffer_bytes: u64, space: RunSpace) -> ExternalSorter<R> {
+        Self::with_limit(buffer_bytes, space, 2)
+    }
+
+    fn with_limit(buffer_bytes: u64, space: RunSpace, divisor: usize) -> ExternalSorter<R> {
+        let capacity = (buffer_bytes / std::mem::size_of::<R>() as u64).max(2) as usize;
+        let limit = (capacity / divisor).max(1);
         // Reserved, not touched: memory becomes resident only as records arrive.
         let mut buffer = Vec::with_capacity(capacity);
         let base = buffer.as_mut_ptr();
         ExternalSorter {
             buffer,
             base,
-            capacity,
+            limit,
             filled: 0,
-            writable: capacity,
+            writable: limit,
             writing: None,
             space,
             runs: Vec::new(),
@@ -104,7 +118,7 @@ impl<R: SortRecord> ExternalSorter<R> {
         if self.filled >= self.writable {
             self.make_room()?;
         }
-        // SAFETY: filled < writable <= capacity, and the run writer no longer reads
+        // SAFETY: filled < writable <= limit <= capacity, and the run writer no longer reads
         // anything below `writable`.
         unsafe { self.base.add(self.filled).write(record) };
         self.filled += 1;
@@ -121,7 +135,7 @@ impl<R: SortRecord> ExternalSorter<R> {
                     let written = run.progress.written.load(Ordering::Acquire);
                     if written == run.records {
                         // The writer has read everything: the whole buffer is free again.
-                        self.writable = self.capacity;
+                        self.writable = self.limit;
                     } else if written > self.filled {
                         self.writable = written;
                     } else if run.progress.done.load(Ordering::Acquire) {
@@ -199,7 +213,7 @@ impl<R: SortRecord> ExternalSorter<R> {
                 Ok(result) => result,
                 Err(panic) => std::panic::resume_unwind(panic),
             };
-            self.writable = self.capacity;
+            self.writable = self.limit;
             self.runs.push(result?);
         }
         Ok(())

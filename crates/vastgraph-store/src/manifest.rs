@@ -171,7 +171,13 @@ impl FileEntry {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dropped {
     pub self_loops: u64,
+    /// Input arcs that repeated an earlier one (for weighted repeats the smallest weight
+    /// is kept).
     pub duplicate_arcs: u64,
+    /// Symmetrised builds: input arcs whose reverse was also in the input, so that the
+    /// pair became one undirected edge (its two arcs take the smaller weight). Not a loss.
+    #[serde(default)]
+    pub reciprocal_arcs: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -80,6 +80,45 @@ fn merge_group<R: SortRecord>(
     Ok(())
 }
 
+/// Merge two sorted, duplicate-free slices into `consume`, a chunk at a time; a key found in
+/// both becomes one record (`absorb_duplicate`).
+pub(crate) fn merge_sorted_pair<R: SortRecord>(
+    a: &[R],
+    b: &[R],
+    mut consume: impl FnMut(&[R]) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
+    let mut out: Vec<R> = Vec::with_capacity(CHUNK_RECORDS);
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        let (x_key, y_key) = (x.arc_key(), y.arc_key());
+        // Selects, not branches: which side comes next is a coin flip on most graphs.
+        let mut record = if x_key <= y_key { x } else { y };
+        if x_key == y_key {
+            record.absorb_duplicate(&y);
+        }
+        i += (x_key <= y_key) as usize;
+        j += (y_key <= x_key) as usize;
+        out.push(record);
+        if out.len() == CHUNK_RECORDS {
+            check_cancel()?;
+            consume(&out)?;
+            out.clear();
+        }
+    }
+    if !out.is_empty() {
+        consume(&out)?;
+    }
+    // One side is used up; the other's rest follows as it is.
+    for rest in [&a[i..], &b[j..]] {
+        for chunk in rest.chunks(CHUNK_RECORDS) {
+            check_cancel()?;
+            consume(chunk)?;
+        }
+    }
+    Ok(())
+}
+
 /// A tournament tree over the current keys of k sources: the winner (smallest key) is
 /// known at once and replaced in log2(k) comparisons. Nodes hold (key, source) pairs so
 /// that replaying a path touches only the path.
@@ -163,6 +202,40 @@ mod tests {
             merged.push(key);
             positions[source] += 1;
             tree.replace_winner(head(&lists[source], positions[source]));
+        }
+    }
+
+    #[test]
+    fn a_pair_of_sorted_slices_merges_into_their_union() {
+        let mut rng = SplitMix64::new(7);
+        for (len_a, len_b) in [
+            (0, 0),
+            (0, 5),
+            (9, 0),
+            (200, 150),
+            (3 * CHUNK_RECORDS / 2, 40),
+        ] {
+            let mut sorted_set = |len: usize| {
+                let mut list: Vec<u64> = (0..len)
+                    .map(|_| rng.below(4 * len as u64 + 1) as u64)
+                    .collect();
+                list.sort_unstable();
+                list.dedup();
+                list
+            };
+            let (a, b) = (sorted_set(len_a), sorted_set(len_b));
+            let mut merged = Vec::new();
+            merge_sorted_pair(&a, &b, |chunk: &[u64]| {
+                merged.extend_from_slice(chunk);
+                Ok(())
+            })
+            .unwrap();
+            let union: std::collections::BTreeSet<u64> = a.iter().chain(&b).copied().collect();
+            assert_eq!(
+                merged,
+                union.into_iter().collect::<Vec<_>>(),
+                "{len_a} and {len_b}"
+            );
         }
     }
 

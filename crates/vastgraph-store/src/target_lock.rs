@@ -17,7 +17,15 @@ use crate::StoreError;
 /// The kinds of temporary sibling a writer of a target makes; stale ones are removed. (The
 /// `old` sibling, a replaced store moved aside, is never removed here: if a writer died
 /// between moving it aside and renaming the new store in, it is the only copy.)
-pub const STAGE_KINDS: &[&str] = &["tmp", "runs", "in-runs", "input-order"];
+pub const STAGE_KINDS: &[&str] = &[
+    "tmp",
+    "runs",
+    "in-runs",
+    "forward-run",
+    "reverse-runs",
+    "merge-runs",
+    "input-order",
+];
 
 /// An exclusive lock on writing `target`, released (and its file removed) on drop.
 #[derive(Debug)]

@@ -73,11 +73,19 @@ fn many_runs_merge_in_several_passes() {
             )
         })
         .collect();
-    for (weighted, transpose) in [(false, false), (true, true)] {
-        let target = dir.path().join(format!("store-{weighted}-{transpose}"));
+    for (weighted, transpose, symmetrize) in [
+        (false, false, false),
+        (true, true, false),
+        (false, false, true),
+        (true, false, true),
+    ] {
+        let target = dir
+            .path()
+            .join(format!("store-{weighted}-{transpose}-{symmetrize}"));
         let opts = BuildOptions {
             weighted,
             transpose,
+            symmetrize,
             run_bytes: Some(8 * if weighted { 16 } else { 8 }),
             ..opts(16 * MIB)
         };
@@ -155,8 +163,9 @@ fn duplicate_weighted_arcs_keep_the_smallest_weight() {
     assert_eq!(store.neighbors(), &[1, 0]);
     let w = store.weights().unwrap();
     assert_eq!((w.get(0), w.get(1)), (2.0, 2.0));
-    // 8 arcs after symmetrising, 2 kept.
-    assert_eq!(manifest.dropped.duplicate_arcs, 6);
+    // Three arcs 0 -> 1 (two repeats) and one 1 -> 0, its reverse.
+    assert_eq!(manifest.dropped.duplicate_arcs, 2);
+    assert_eq!(manifest.dropped.reciprocal_arcs, 1);
 }
 
 #[test]

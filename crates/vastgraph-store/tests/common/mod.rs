@@ -22,12 +22,15 @@ pub struct Expected {
     pub in_edges: Vec<Vec<(u32, f64)>>,
     pub self_loops: u64,
     pub duplicate_arcs: u64,
+    pub reciprocal_arcs: u64,
     pub weight_type: Option<WeightType>,
 }
 
 pub fn expected(edges: &[Edge], opts: &BuildOptions, declared_vertices: u64) -> Expected {
     let mut arcs: BTreeMap<(u32, u32), f64> = BTreeMap::new();
     let mut self_loops = 0;
+    // The input's arcs as given, before any reverse is added.
+    let mut given = std::collections::BTreeSet::new();
     let mut pushed = 0u64;
     let mut fits_i32 = true;
     let mut vertices = declared_vertices;
@@ -39,8 +42,9 @@ pub fn expected(edges: &[Edge], opts: &BuildOptions, declared_vertices: u64) -> 
         }
         fits_i32 &=
             e.weight == e.weight.trunc() && (i32::MIN as f64..=i32::MAX as f64).contains(&e.weight);
+        pushed += 1;
+        given.insert((e.src, e.dst));
         let mut add = |s: u32, d: u32| {
-            pushed += 1;
             let w = arcs.entry((s, d)).or_insert(e.weight);
             *w = w.min(e.weight);
         };
@@ -60,7 +64,15 @@ pub fn expected(edges: &[Edge], opts: &BuildOptions, declared_vertices: u64) -> 
         out_edges,
         in_edges,
         self_loops,
-        duplicate_arcs: pushed - arcs.len() as u64,
+        duplicate_arcs: pushed - given.len() as u64,
+        // Each pair given both ways counts once.
+        reciprocal_arcs: match opts.symmetrize {
+            true => given
+                .iter()
+                .filter(|&&(s, d)| s < d && given.contains(&(d, s)))
+                .count() as u64,
+            false => 0,
+        },
         weight_type: opts.weighted.then_some(if fits_i32 {
             WeightType::I32
         } else {
@@ -139,6 +151,10 @@ pub fn assert_store_matches(dir: &Path, want: &Expected, opts: &BuildOptions) {
     assert_eq!(
         m.dropped.duplicate_arcs, want.duplicate_arcs,
         "duplicates dropped"
+    );
+    assert_eq!(
+        m.dropped.reciprocal_arcs, want.reciprocal_arcs,
+        "reciprocal arcs merged"
     );
     assert_eq!(m.weight_type, want.weight_type, "weight type");
     assert_eq!(m.directed, !opts.symmetrize);
