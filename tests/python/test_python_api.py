@@ -83,6 +83,11 @@ def test_from_edges_equals_cli_convert(vastgraph, tmp_path, random_edges, contai
     assert_same_store(g, vg.open(cli_store))
     assert g.manifest["provenance"]["command"] == "from_edges"
     assert g.manifest["dropped"]["self_loops"] == np.count_nonzero(src == dst)
+    arcs = {(int(s), int(d)) for s, d in zip(src, dst) if s != d}
+    assert g.manifest["dropped"]["duplicate_arcs"] == np.count_nonzero(src != dst) - len(arcs)
+    reciprocal = sum(1 for s, d in arcs if s < d and (d, s) in arcs) if symmetrize else 0
+    assert reciprocal > 0 or not symmetrize, "the fixture gives some edges both ways"
+    assert g.manifest["dropped"]["reciprocal_arcs"] == reciprocal
 
 
 def test_from_edges_unweighted_and_isolated_vertices(tmp_path):
@@ -604,7 +609,11 @@ def test_convert_in_degree_order_is_convert_then_reorder(tmp_path):
     np.testing.assert_array_equal(one.neighbors, two.neighbors)
     assert one.labels() == two.labels()
     built = vg.open(tmp_path / "a").manifest
-    assert one.manifest["dropped"] == built["dropped"] == {"self_loops": 1, "duplicate_arcs": 2}
+    assert one.manifest["dropped"] == built["dropped"] == {
+        "self_loops": 1,
+        "duplicate_arcs": 1,
+        "reciprocal_arcs": 0,
+    }
     assert one.manifest["provenance"]["inputs"] == built["provenance"]["inputs"]
     assert one.manifest["provenance"]["options"]["order"] == "degree"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "c", "e.tsv"]

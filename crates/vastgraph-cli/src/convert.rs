@@ -91,6 +91,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
             };
             let build_opts = vastgraph_store::BuildOptions {
                 progress: vastgraph_store::progress::Progress::new(phases.clone()),
+                expected_size: plan.expected_size(),
                 ..build.options(target, plan.weighted, "convert", options)
             };
             let mut builder = StoreBuilder::create(&target.output, build_opts)

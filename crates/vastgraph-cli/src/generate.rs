@@ -187,6 +187,10 @@ fn build_store(
     let phases = crate::progress::Phases::new(quiet);
     let opts = vastgraph_store::BuildOptions {
         progress: vastgraph_store::progress::Progress::new(phases.clone()),
+        expected_size: Some(vastgraph_store::ExpectedSize {
+            edges: generator.num_edges(),
+            vertices: generator.num_vertices(),
+        }),
         ..target
             .build
             .options(store_target, generator.weighted(), command, options)

@@ -65,6 +65,21 @@ impl IngestPlan {
         self.inputs.iter().map(|i| i.bytes).sum()
     }
 
+    /// The edges and vertices of the inputs when their sizes say so before any is read:
+    /// uncompressed binary edge lists only. Other formats leave the disk check to the build.
+    pub fn expected_size(&self) -> Option<vastgraph_store::ExpectedSize> {
+        let edges_of = |input: &PlannedInput| match (input.format, Compression::of(&input.path)) {
+            (InputFormat::Bin32, Compression::None) => Some(input.bytes / 8),
+            (InputFormat::Bin64, Compression::None) => Some(input.bytes / 16),
+            _ => None,
+        };
+        let edges = self.inputs.iter().map(edges_of).sum::<Option<u64>>()?;
+        Some(vastgraph_store::ExpectedSize {
+            edges,
+            vertices: self.declared_vertices.unwrap_or(0),
+        })
+    }
+
     /// The inputs as recorded in the store manifest.
     pub fn input_records(&self) -> Vec<InputRecord> {
         self.inputs

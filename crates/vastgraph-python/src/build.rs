@@ -138,6 +138,7 @@ pub fn convert(
                             vastgraph_store::Codec::Raw
                         },
                         overwrite,
+                        expected_size: plan.expected_size(),
                         ..settings.build_options(plan.weighted, "convert", options)
                     },
                 )?;
@@ -243,7 +244,13 @@ pub fn build_from_edges(
     run_cancellable(py, threads, &|| state.report(progress.as_ref()), || {
         let mut builder = StoreBuilder::create(
             &output,
-            settings.build_options(weight_values.is_some(), command, options),
+            BuildOptions {
+                expected_size: Some(vastgraph_store::ExpectedSize {
+                    edges: src_values.len() as u64,
+                    vertices: num_vertices.unwrap_or(0),
+                }),
+                ..settings.build_options(weight_values.is_some(), command, options)
+            },
         )
         .map_err(store_error)?;
         builder.add_input(InputRecord {

@@ -31,7 +31,7 @@ pub fn store_error(e: StoreError) -> PyErr {
 fn store_error_as(e: &StoreError, message: String) -> PyErr {
     match e {
         StoreError::Io { source, .. } => io_error(source.kind(), message),
-        StoreError::DiskFull { .. } => PyOSError::new_err(message),
+        StoreError::DiskFull { .. } | StoreError::NoSpace { .. } => PyOSError::new_err(message),
         StoreError::MissingFile { .. } | StoreError::NotAStore { .. } => {
             PyFileNotFoundError::new_err(message)
         }

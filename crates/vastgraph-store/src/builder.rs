@@ -9,10 +9,11 @@ use crate::cancel::check_cancel;
 use crate::compress::compress_staged;
 use crate::csr_writer::{CsrFileNames, CsrWriter, IN_EDGES, OUT_EDGES};
 use crate::external_sort::{for_each_chunk_of, sort_buffer_bytes, ExternalSorter, Sorted};
+use crate::fsutil::{available_bytes, device_of};
 use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{
     files, Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType, FORMAT_NAME,
-    FORMAT_VERSION, MANIFEST_FILE,
+    FORMAT_VERSION, LIST_HEAD_IDS, MANIFEST_FILE,
 };
 use crate::merge::{merge_runs, merge_sorted_pair};
 use crate::pipeline::pipelined;
@@ -55,6 +56,37 @@ pub struct BuildOptions {
     pub codec: Codec,
     /// Where the phases after the input (sorting, writing, compressing) are reported.
     pub progress: crate::progress::Progress,
+    /// The input edges the caller expects, when it knows them (a generated graph, a binary
+    /// edge list, arrays, a store being rebuilt), and the vertices if known: the build then
+    /// checks the disk before it starts, and refuses with the numbers when it will not fit.
+    pub expected_size: Option<ExpectedSize>,
+}
+
+/// What the caller knows of the build's size in advance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExpectedSize {
+    pub edges: u64,
+    /// 0 when unknown.
+    pub vertices: u64,
+}
+
+/// The disk a build needs at its peak (`BuildOptions::disk_needed`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiskNeed {
+    /// Sorted runs, in the temporary directory (`tmp_dir`, or beside the target).
+    pub runs: u64,
+    /// The store's files, staged beside the target.
+    pub store: u64,
+}
+
+impl DiskNeed {
+    fn describe(&self) -> String {
+        format!(
+            "{} for sorted runs, {} for the store",
+            crate::error::gb(self.runs),
+            crate::error::gb(self.store)
+        )
+    }
 }
 
 impl Default for BuildOptions {
@@ -73,8 +105,41 @@ impl Default for BuildOptions {
             run_bytes: None,
             codec: Codec::Raw,
             progress: Default::default(),
+            expected_size: None,
         }
     }
+}
+
+/// Refuse a build whose expected size (`BuildOptions::expected_size`) will not fit on the
+/// disk; returns the bytes free where the store is staged.
+fn check_disk(parent: &Path, runs_parent: &Path, opts: &BuildOptions) -> Result<u64, StoreError> {
+    let free = available_bytes(parent)?;
+    let Some(size) = opts.expected_size else {
+        return Ok(free);
+    };
+    let need = opts.disk_needed(size);
+    let refuse = |path: &Path, needed: u64, available: u64| {
+        Err(StoreError::NoSpace {
+            path: path.to_path_buf(),
+            needed,
+            available,
+            detail: need.describe(),
+        })
+    };
+    if device_of(parent)? == device_of(runs_parent)? {
+        if need.runs + need.store > free {
+            return refuse(parent, need.runs + need.store, free);
+        }
+    } else {
+        if need.store > free {
+            return refuse(parent, need.store, free);
+        }
+        let runs_free = available_bytes(runs_parent)?;
+        if need.runs > runs_free {
+            return refuse(runs_parent, need.runs, runs_free);
+        }
+    }
+    Ok(free)
 }
 
 /// Vertices per arc past which a large store is taken for sparse ids rather than a graph.
@@ -107,6 +172,57 @@ impl BuildOptions {
     /// A transpose is stored only for directed stores that asked for it.
     fn stores_transpose(&self) -> bool {
         self.transpose && !self.symmetrize
+    }
+
+    /// An upper estimate of the disk a build of `size` needs at its peak, assuming no
+    /// input edge repeats. Runs: none when the edges sort in memory. A merge releases its
+    /// input runs as it reads them (`fsutil::release_range`), so the runs alive at once
+    /// are about the larger of the first sort's and the second's (the transpose's, or a
+    /// symmetrising build's arcs and reverses). Store: offsets, lists, weights, the side
+    /// files, and while a codec runs, the compressed lists beside the raw ones.
+    pub fn disk_needed(&self, size: ExpectedSize) -> DiskNeed {
+        let record = if self.weighted { 16 } else { 8 };
+        let (edges, n) = (size.edges, size.vertices);
+        let input_runs = record * edges;
+        let first_sort_limit = match self.adds_reverses() {
+            true => self.input_buffer_bytes() / 2,
+            false => self.input_buffer_bytes(),
+        };
+        let second_runs = match (self.stores_transpose(), self.adds_reverses()) {
+            (true, _) => record * edges,
+            (false, true) => 2 * record * edges,
+            (false, false) => 0,
+        };
+        let runs = match input_runs <= first_sort_limit {
+            true => 0,
+            false => input_runs.max(second_runs),
+        };
+        let arcs = if self.adds_reverses() {
+            2 * edges
+        } else {
+            edges
+        };
+        let weights = if self.weighted { 4 * arcs } else { 0 };
+        let direction = 8 * (n + 1) + 4 * arcs + weights;
+        let heads = match n {
+            0 => arcs,
+            n => arcs.min(LIST_HEAD_IDS * n),
+        };
+        let side_files = 4 * n + 4 * heads + arcs / 1024;
+        let transpose = if self.stores_transpose() {
+            direction
+        } else {
+            0
+        };
+        let compressed = if self.codec == Codec::Raw {
+            0
+        } else {
+            4 * arcs
+        };
+        DiskNeed {
+            runs,
+            store: direction + side_files + transpose + compressed,
+        }
     }
 
     /// The build adds each arc's reverse: after the input's arcs are sorted and their
@@ -151,6 +267,9 @@ pub struct StoreBuilder {
     /// What an earlier build of the same graph dropped and read, recorded instead of this
     /// build's own counts (a reorder of a store just built from the input).
     inherited: Option<(Dropped, u64)>,
+    /// Bytes free where the store is staged when the build started, for the message of a
+    /// disk that fills.
+    free_at_start: u64,
 }
 
 /// The original label of each dense id, written to labels.txt.
@@ -213,6 +332,7 @@ impl StoreBuilder {
                 ),
             ));
         }
+        let free_at_start = check_disk(&parent, &runs_parent, &opts)?;
         let staging = TempDir::create_in(&parent, &name, "tmp")?;
         let space = RunSpace::new(&runs_parent, &name, "runs");
         let buffer_bytes = opts.input_buffer_bytes();
@@ -243,6 +363,7 @@ impl StoreBuilder {
             inputs: Vec::new(),
             labels: None,
             inherited: None,
+            free_at_start,
         })
     }
 
@@ -300,15 +421,16 @@ impl StoreBuilder {
         }
         self.input_edges += src.len() as u64;
         let mut counts = PushCounts::default();
-        match &mut self.sorter {
+        let pushed = match &mut self.sorter {
             ArcSorter::Plain(sorter) => {
-                push_arcs(sorter, &self.opts, src, dst, |_| 0.0, &mut counts)?
+                push_arcs(sorter, &self.opts, src, dst, |_| 0.0, &mut counts)
             }
             ArcSorter::Weighted(sorter) => {
                 let w = weights.unwrap_or(&[]);
-                push_arcs(sorter, &self.opts, src, dst, |i| w[i], &mut counts)?
+                push_arcs(sorter, &self.opts, src, dst, |i| w[i], &mut counts)
             }
-        }
+        };
+        pushed.map_err(|e| self.explain_disk_full(e))?;
         self.self_loops += counts.self_loops;
         self.arcs_pushed += counts.arcs;
         self.weights_fit_i32 &= counts.weights_fit_i32;
@@ -348,6 +470,47 @@ impl StoreBuilder {
 
     /// Sort, merge, write and fsync everything, then move the store into place.
     pub fn finish(self) -> Result<Manifest, StoreError> {
+        let context = self.disk_full_context(true);
+        self.write_store().map_err(|e| match e {
+            StoreError::DiskFull { path, .. } => StoreError::DiskFull { path, context },
+            other => other,
+        })
+    }
+
+    /// A full disk's error, with what the build needs (`disk_full_context`).
+    fn explain_disk_full(&self, error: StoreError) -> StoreError {
+        match error {
+            StoreError::DiskFull { path, .. } => StoreError::DiskFull {
+                path,
+                context: self.disk_full_context(false),
+            },
+            other => other,
+        }
+    }
+
+    /// What a build that filled the disk needed: from the expected size when the caller
+    /// gave it, else from the edges pushed so far (`all_pushed`: all of them).
+    fn disk_full_context(&self, all_pushed: bool) -> String {
+        let pushed = ExpectedSize {
+            edges: self.input_edges,
+            vertices: self.vertices,
+        };
+        let (size, bound) = match self.opts.expected_size {
+            Some(size) => (size, "up to"),
+            None if all_pushed => (pushed, "up to"),
+            None => (pushed, "more than"),
+        };
+        let need = self.opts.disk_needed(size);
+        format!(
+            ": this build needs {bound} {} of disk ({}), and {} were free when it started; \
+             its partial files are removed",
+            crate::error::gb(need.runs + need.store),
+            need.describe(),
+            crate::error::gb(self.free_at_start)
+        )
+    }
+
+    fn write_store(self) -> Result<Manifest, StoreError> {
         check_cancel()?;
         let StoreBuilder {
             // Released when this function returns, after the store is in place.
@@ -367,6 +530,7 @@ impl StoreBuilder {
             inputs,
             labels,
             inherited,
+            free_at_start: _,
         } = self;
         if vertices > MAX_VERTICES {
             return Err(StoreError::invalid_input(format!(

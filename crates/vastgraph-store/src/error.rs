@@ -13,8 +13,22 @@ pub enum StoreError {
         source: io::Error,
     },
 
-    #[error("disk full while writing {}", path.display())]
-    DiskFull { path: PathBuf },
+    /// `context` says what the build needed, when a build was writing.
+    #[error("disk full while writing {}{context}", path.display())]
+    DiskFull { path: PathBuf, context: String },
+
+    /// Refused before any work: the build would not fit on the disk.
+    #[error(
+        "{}: not enough disk space: this build needs up to {} ({}), but {} are free; free \
+         some space, or put the sorted runs on another disk (--tmp-dir)",
+        path.display(), gb(*needed), detail, gb(*available)
+    )]
+    NoSpace {
+        path: PathBuf,
+        needed: u64,
+        available: u64,
+        detail: String,
+    },
 
     #[error("{}: invalid manifest: {reason}", path.display())]
     Manifest { path: PathBuf, reason: String },
@@ -103,9 +117,10 @@ impl StoreError {
     /// message, because it is the one a user can act on.
     pub(crate) fn write(path: impl Into<PathBuf>, source: io::Error) -> StoreError {
         match source.raw_os_error() {
-            Some(code) if code == libc::ENOSPC || code == libc::EDQUOT => {
-                StoreError::DiskFull { path: path.into() }
-            }
+            Some(code) if code == libc::ENOSPC || code == libc::EDQUOT => StoreError::DiskFull {
+                path: path.into(),
+                context: String::new(),
+            },
             _ => StoreError::Io {
                 path: path.into(),
                 source,
@@ -117,5 +132,14 @@ impl StoreError {
         StoreError::InvalidInput {
             reason: reason.into(),
         }
+    }
+}
+
+/// Bytes as a user reads them in an error message.
+pub(crate) fn gb(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.2} GB", bytes as f64 / 1e9)
+    } else {
+        format!("{:.1} MB", bytes as f64 / 1e6)
     }
 }

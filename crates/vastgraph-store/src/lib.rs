@@ -32,7 +32,7 @@ mod structure;
 pub mod synthetic;
 pub mod target_lock;
 
-pub use builder::{BuildOptions, StoreBuilder, MIN_MEMORY_BYTES};
+pub use builder::{BuildOptions, DiskNeed, ExpectedSize, StoreBuilder, MIN_MEMORY_BYTES};
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
 pub use compress::{compress_store, CompressOptions};
 pub use error::StoreError;

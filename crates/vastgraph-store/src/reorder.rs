@@ -197,6 +197,10 @@ fn reorder_store_with(
         },
         codec: manifest.codec,
         progress: opts.progress.clone(),
+        expected_size: Some(crate::ExpectedSize {
+            edges: manifest.arcs,
+            vertices: manifest.vertices,
+        }),
         ..Default::default()
     };
     let mut builder = StoreBuilder::create_with(target, build, lock)?;

@@ -6,7 +6,7 @@ use std::io::{BufWriter, Read, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
-use crate::fsutil::{drop_cached, start_writeback};
+use crate::fsutil::{drop_cached, release_range, start_writeback};
 use crate::pod::{as_bytes, as_bytes_mut, Pod};
 use crate::record::{SortRecord, EXHAUSTED};
 use crate::staging::TempDir;
@@ -116,7 +116,12 @@ pub(crate) struct RunReader<R: SortRecord> {
 
 impl<R: SortRecord> RunReader<R> {
     pub(crate) fn open(run: &RunFile, buffer_records: usize) -> Result<RunReader<R>, StoreError> {
-        let file = File::open(&run.path).map_err(|e| StoreError::io(&run.path, e))?;
+        // Writable, to punch out what has been read (`release_range`).
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&run.path)
+            .map_err(|e| StoreError::io(&run.path, e))?;
         let capacity = buffer_records.max(1).min(run.records.max(1) as usize);
         let mut reader = RunReader {
             path: run.path.clone(),
@@ -160,6 +165,7 @@ impl<R: SortRecord> RunReader<R> {
             // The pages just consumed will not be read again.
             let len = self.loaded as u64 * record_bytes;
             drop_cached(&self.file, self.bytes_consumed, len);
+            release_range(&self.file, self.bytes_consumed, len);
             self.bytes_consumed += len;
         }
         let count = (self.buffer.len() as u64).min(self.unread_records) as usize;

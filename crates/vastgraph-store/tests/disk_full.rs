@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::*;
-use vastgraph_store::{BuildOptions, StoreBuilder, StoreError};
+use vastgraph_store::{BuildOptions, ExpectedSize, StoreBuilder, StoreError};
 
 /// A 2 MiB tmpfs, unmounted when dropped.
 struct SmallTmpfs(PathBuf);
@@ -64,15 +64,19 @@ fn disk_full_names_the_file_and_leaves_nothing() {
     builder.push_batch(&src, &dst, None).unwrap();
     let err = builder.finish().unwrap_err();
     match &err {
-        StoreError::DiskFull { path } => {
+        StoreError::DiskFull { path, .. } => {
             assert!(
                 path.ends_with("neighbors.u32") || path.ends_with("offsets.u64"),
                 "{}",
                 path.display()
             );
+            let message = err.to_string();
+            assert!(message.starts_with("disk full while writing"), "{message}");
+            // 1M arcs need 4 MB of lists and 4 MB of list heads, whatever the file system.
             assert!(
-                err.to_string().starts_with("disk full while writing"),
-                "{err}"
+                message.contains("this build needs up to ")
+                    && message.contains("free when it started"),
+                "{message}"
             );
         }
         other => panic!("expected DiskFull, got {other}"),
@@ -82,4 +86,60 @@ fn disk_full_names_the_file_and_leaves_nothing() {
         Vec::<String>::new(),
         "the staging directory is removed"
     );
+}
+
+#[test]
+fn a_build_that_cannot_fit_is_refused_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    // A petabyte of edges fits on no test machine's disk.
+    let opts = BuildOptions {
+        expected_size: Some(ExpectedSize {
+            edges: 1 << 50,
+            vertices: 1 << 31,
+        }),
+        ..opts(16 * MIB)
+    };
+    let need = opts.disk_needed(opts.expected_size.unwrap());
+    assert!(need.runs >= 8 << 50, "the runs hold every edge: {need:?}");
+    assert!(need.store >= 4 << 50, "the lists hold every arc: {need:?}");
+    let err = StoreBuilder::create(&target, opts).err().expect("refused");
+    match &err {
+        StoreError::NoSpace {
+            needed, available, ..
+        } => assert!(needed > available),
+        other => panic!("expected NoSpace, got {other}"),
+    }
+    let message = err.to_string();
+    assert!(
+        message.contains("not enough disk space") && message.contains("for sorted runs"),
+        "{message}"
+    );
+    assert_eq!(
+        leftovers(dir.path(), ""),
+        Vec::<String>::new(),
+        "nothing was created"
+    );
+}
+
+#[test]
+fn the_disk_estimate_follows_the_build_plan() {
+    let size = ExpectedSize {
+        edges: 2_000_000,
+        vertices: 1000,
+    };
+    let small = opts(16 * MIB);
+    let large = opts(1 << 30);
+    // 16 MB of records spill under a 16 MiB budget and sort in memory under 1 GiB.
+    assert_eq!(small.disk_needed(size).runs, 16_000_000);
+    assert_eq!(large.disk_needed(size).runs, 0);
+    assert_eq!(small.disk_needed(size).store, large.disk_needed(size).store);
+    // Symmetrising doubles the arcs; its second sort holds arcs and reverses.
+    let symmetric = BuildOptions {
+        symmetrize: true,
+        ..opts(16 * MIB)
+    };
+    assert_eq!(symmetric.disk_needed(size).runs, 32_000_000);
+    assert!(symmetric.disk_needed(size).store >= 16_000_000);
+    assert!(small.disk_needed(size).store >= 8_000_000);
 }

@@ -313,3 +313,32 @@ fn existing_output_files_need_force() {
         "--overwrite",
     ]);
 }
+
+#[test]
+fn a_build_larger_than_the_disk_is_refused_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let started = Instant::now();
+    // 10^15 edges: petabytes of sorted runs, on no test machine's disk.
+    let o = vastgraph(&[
+        "generate",
+        "uniform",
+        "--vertices",
+        "1000000",
+        "--edges",
+        "1000000000000000",
+        "-o",
+        s(&store),
+    ]);
+    let e = assert_clean_failure(&o, "generate past the disk");
+    assert!(
+        e.contains("not enough disk space") && e.contains("for sorted runs"),
+        "{e}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "refused at once"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "nothing is created: {left:?}");
+}
