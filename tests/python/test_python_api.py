@@ -661,3 +661,16 @@ def test_a_run_killed_mid_way_resumes_from_its_checkpoint(store_above_the_budget
         vg.run(g, "cc", checkpoint=tmp_path / "other")
     with pytest.raises(ValueError, match="give checkpoint= too"):
         vg.run(g, "pagerank", resume=True)
+
+
+def test_convert_of_an_edge_list_larger_than_the_disk_is_refused_before_reading(tmp_path):
+    big = tmp_path / "huge.bin32"
+    with open(big, "wb") as f:
+        try:
+            # A sparse file: 8 TB of edges on paper, none on disk.
+            f.truncate(8 * 10**12)
+        except OSError as e:
+            pytest.skip(f"the file system cannot hold an 8 TB sparse file: {e}")
+    with pytest.raises(OSError, match="not enough disk space.*for sorted runs"):
+        vg.convert(big, tmp_path / "s")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.bin32"]
