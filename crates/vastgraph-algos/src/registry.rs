@@ -121,6 +121,14 @@ pub fn descriptor(name: &str) -> Result<&'static Descriptor, RunError> {
         .ok_or_else(|| RunError::Unknown(name.to_string()))
 }
 
+/// The most iterations a run of `name` with `params` takes, when its kernel has a bound
+/// (`Descriptor::iteration_bound`); unknown algorithms have none.
+pub fn iteration_bound(name: &str, params: &Params) -> Option<u64> {
+    descriptor(name)
+        .ok()
+        .and_then(|d| d.iteration_bound(params))
+}
+
 /// The registry as `vastgraph algorithms --json` prints it and `vg.algorithms()` returns it.
 pub fn describe() -> serde_json::Value {
     ALGORITHMS.iter().map(Descriptor::describe).collect()

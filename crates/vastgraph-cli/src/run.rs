@@ -188,9 +188,7 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     let mut params = args.params()?;
     params.checkpoint = checkpoint.clone();
     let stop_at_once = StopAtOnce::unless(checkpoint.is_some());
-    let bound = registry::descriptor(&args.algorithm)
-        .ok()
-        .and_then(|d| d.iteration_bound(&params));
+    let bound = registry::iteration_bound(&args.algorithm, &params);
     let status = crate::progress::RunStatus::start(&args.algorithm, bound, quiet);
     let report = harness::run(Request {
         store: &args.store,

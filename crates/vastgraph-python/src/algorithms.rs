@@ -134,9 +134,7 @@ pub fn run_algorithm<'py>(
         params.checkpoint = Some(Arc::new(opened));
     }
     let checkpoint = params.checkpoint.clone();
-    let bound = vastgraph_algos::registry::descriptor(name)
-        .ok()
-        .and_then(|d| d.iteration_bound(&params));
+    let bound = vastgraph_algos::registry::iteration_bound(name, &params);
     let started = std::time::Instant::now();
     let report = || match &progress {
         Some(callback) => report_run(callback, bound, started.elapsed().as_secs_f64()),
