@@ -293,7 +293,7 @@ def from_edges(
     Self-loops (unless ``keep_self_loops``) and duplicate arcs are dropped, as in
     ``vastgraph convert``; of duplicates with different weights the smallest is kept. The
     graph's ``manifest["dropped"]`` counts them, and with ``symmetrize`` the edges given in
-    both directions (``reciprocal_arcs``).
+    both directions (``reciprocal_pairs``).
     """
     named = _named_ends(src, dst)
     if named is not None:

@@ -87,7 +87,7 @@ def test_from_edges_equals_cli_convert(vastgraph, tmp_path, random_edges, contai
     assert g.manifest["dropped"]["duplicate_arcs"] == np.count_nonzero(src != dst) - len(arcs)
     reciprocal = sum(1 for s, d in arcs if s < d and (d, s) in arcs) if symmetrize else 0
     assert reciprocal > 0 or not symmetrize, "the fixture gives some edges both ways"
-    assert g.manifest["dropped"]["reciprocal_arcs"] == reciprocal
+    assert g.manifest["dropped"]["reciprocal_pairs"] == reciprocal
 
 
 def test_from_edges_unweighted_and_isolated_vertices(tmp_path):
@@ -612,7 +612,7 @@ def test_convert_in_degree_order_is_convert_then_reorder(tmp_path):
     assert one.manifest["dropped"] == built["dropped"] == {
         "self_loops": 1,
         "duplicate_arcs": 1,
-        "reciprocal_arcs": 0,
+        "reciprocal_pairs": 0,
     }
     assert one.manifest["provenance"]["inputs"] == built["provenance"]["inputs"]
     assert one.manifest["provenance"]["options"]["order"] == "degree"

@@ -177,10 +177,10 @@ pub(crate) fn dropped_line(dropped: &vastgraph_store::Dropped) -> Option<String>
             dropped.self_loops, dropped.duplicate_arcs
         ));
     }
-    if dropped.reciprocal_arcs > 0 {
+    if dropped.reciprocal_pairs > 0 {
         parts.push(format!(
-            "merged {} reciprocal arcs (edges given in both directions)",
-            dropped.reciprocal_arcs
+            "merged {} reciprocal pairs (edges given in both directions)",
+            dropped.reciprocal_pairs
         ));
     }
     (!parts.is_empty()).then(|| parts.join("; "))

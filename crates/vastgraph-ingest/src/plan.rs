@@ -66,12 +66,17 @@ impl IngestPlan {
     }
 
     /// The edges and vertices of the inputs when their sizes say so before any is read:
-    /// uncompressed binary edge lists only. Other formats leave the disk check to the build.
+    /// uncompressed binary edge lists in regular files only. Other inputs leave the disk
+    /// check to the build.
     pub fn expected_size(&self) -> Option<vastgraph_store::ExpectedSize> {
-        let edges_of = |input: &PlannedInput| match (input.format, Compression::of(&input.path)) {
-            (InputFormat::Bin32, Compression::None) => Some(input.bytes / 8),
-            (InputFormat::Bin64, Compression::None) => Some(input.bytes / 16),
-            _ => None,
+        let edges_of = |input: &PlannedInput| {
+            // A pipe or a device has no length to go by.
+            let regular = std::fs::metadata(&input.path).is_ok_and(|m| m.is_file());
+            match (input.format, Compression::of(&input.path), regular) {
+                (InputFormat::Bin32, Compression::None, true) => Some(input.bytes / 8),
+                (InputFormat::Bin64, Compression::None, true) => Some(input.bytes / 16),
+                _ => None,
+            }
         };
         let edges = self.inputs.iter().map(edges_of).sum::<Option<u64>>()?;
         Some(vastgraph_store::ExpectedSize {

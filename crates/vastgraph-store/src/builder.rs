@@ -111,11 +111,20 @@ impl Default for BuildOptions {
 }
 
 /// Refuse a build whose expected size (`BuildOptions::expected_size`) will not fit on the
-/// disk; returns the bytes free where the store is staged.
-fn check_disk(parent: &Path, runs_parent: &Path, opts: &BuildOptions) -> Result<u64, StoreError> {
+/// disk; returns the bytes free for the store and for the runs.
+fn check_disk(
+    parent: &Path,
+    runs_parent: &Path,
+    opts: &BuildOptions,
+) -> Result<FreeSpace, StoreError> {
     let free = available_bytes(parent)?;
+    let space = FreeSpace {
+        store: free,
+        runs: available_bytes(runs_parent)?,
+        runs_parent: runs_parent.to_path_buf(),
+    };
     let Some(size) = opts.expected_size else {
-        return Ok(free);
+        return Ok(space);
     };
     let need = opts.disk_needed(size);
     let refuse = |path: &Path, needed: u64, available: u64| {
@@ -134,12 +143,26 @@ fn check_disk(parent: &Path, runs_parent: &Path, opts: &BuildOptions) -> Result<
         if need.store > free {
             return refuse(parent, need.store, free);
         }
-        let runs_free = available_bytes(runs_parent)?;
-        if need.runs > runs_free {
-            return refuse(runs_parent, need.runs, runs_free);
+        if need.runs > space.runs {
+            return refuse(runs_parent, need.runs, space.runs);
         }
     }
-    Ok(free)
+    Ok(space)
+}
+
+/// Free bytes on the disks of a build, when it started.
+#[derive(Clone)]
+struct FreeSpace {
+    store: u64,
+    runs: u64,
+    runs_parent: PathBuf,
+}
+
+impl FreeSpace {
+    /// `path` is a sorted run's (in the runs' folder, outside the store's stage).
+    fn holds_runs(&self, path: &Path, staging: &Path) -> bool {
+        path.starts_with(&self.runs_parent) && !path.starts_with(staging)
+    }
 }
 
 /// Vertices per arc past which a large store is taken for sparse ids rather than a graph.
@@ -182,7 +205,8 @@ impl BuildOptions {
     /// files, and while a codec runs, the compressed lists beside the raw ones.
     pub fn disk_needed(&self, size: ExpectedSize) -> DiskNeed {
         let record = if self.weighted { 16 } else { 8 };
-        let (edges, n) = (size.edges, size.vertices);
+        // Clamped so that no product below overflows: 2^50 edges are past any disk already.
+        let (edges, n) = (size.edges.min(1 << 50), size.vertices.min(MAX_VERTICES));
         let input_runs = record * edges;
         let first_sort_limit = match self.adds_reverses() {
             true => self.input_buffer_bytes() / 2,
@@ -267,9 +291,9 @@ pub struct StoreBuilder {
     /// What an earlier build of the same graph dropped and read, recorded instead of this
     /// build's own counts (a reorder of a store just built from the input).
     inherited: Option<(Dropped, u64)>,
-    /// Bytes free where the store is staged when the build started, for the message of a
-    /// disk that fills.
-    free_at_start: u64,
+    /// Bytes free where the store is staged and where the runs go when the build started,
+    /// for the message of a disk that fills.
+    free_at_start: FreeSpace,
 }
 
 /// The original label of each dense id, written to labels.txt.
@@ -470,9 +494,19 @@ impl StoreBuilder {
 
     /// Sort, merge, write and fsync everything, then move the store into place.
     pub fn finish(self) -> Result<Manifest, StoreError> {
-        let context = self.disk_full_context(true);
+        // Computed before the build consumes `self`, for either disk.
+        let store_context = self.disk_full_context(self.staging.path(), true);
+        let runs_context = self.disk_full_context(&self.free_at_start.runs_parent, true);
+        let free = self.free_at_start.clone();
+        let staging = self.staging.path().to_path_buf();
         self.write_store().map_err(|e| match e {
-            StoreError::DiskFull { path, .. } => StoreError::DiskFull { path, context },
+            StoreError::DiskFull { path, .. } => {
+                let context = match free.holds_runs(&path, &staging) {
+                    true => runs_context,
+                    false => store_context,
+                };
+                StoreError::DiskFull { path, context }
+            }
             other => other,
         })
     }
@@ -480,17 +514,18 @@ impl StoreBuilder {
     /// A full disk's error, with what the build needs (`disk_full_context`).
     fn explain_disk_full(&self, error: StoreError) -> StoreError {
         match error {
-            StoreError::DiskFull { path, .. } => StoreError::DiskFull {
-                path,
-                context: self.disk_full_context(false),
-            },
+            StoreError::DiskFull { path, .. } => {
+                let context = self.disk_full_context(&path, false);
+                StoreError::DiskFull { path, context }
+            }
             other => other,
         }
     }
 
-    /// What a build that filled the disk needed: from the expected size when the caller
-    /// gave it, else from the edges pushed so far (`all_pushed`: all of them).
-    fn disk_full_context(&self, all_pushed: bool) -> String {
+    /// What a build that filled the disk while writing `path` needed: from the expected
+    /// size when the caller gave it, else from the edges pushed so far (`all_pushed`: all
+    /// of them), and what that disk had free.
+    fn disk_full_context(&self, path: &Path, all_pushed: bool) -> String {
         let pushed = ExpectedSize {
             edges: self.input_edges,
             vertices: self.vertices,
@@ -498,15 +533,20 @@ impl StoreBuilder {
         let (size, bound) = match self.opts.expected_size {
             Some(size) => (size, "up to"),
             None if all_pushed => (pushed, "up to"),
-            None => (pushed, "more than"),
+            None => (pushed, "for the edges read so far up to"),
         };
         let need = self.opts.disk_needed(size);
+        let free = &self.free_at_start;
+        let free_there = match free.holds_runs(path, self.staging.path()) {
+            true => free.runs,
+            false => free.store,
+        };
         format!(
-            ": this build needs {bound} {} of disk ({}), and {} were free when it started; \
-             its partial files are removed",
+            ": this build needs {bound} {} of disk ({}), and that disk had {} free when it \
+             started; its partial files are removed",
             crate::error::gb(need.runs + need.store),
             need.describe(),
-            crate::error::gb(self.free_at_start)
+            crate::error::gb(free_there)
         )
     }
 
@@ -572,7 +612,7 @@ impl StoreBuilder {
             mut entries,
             arcs,
             distinct_input_arcs,
-            reciprocal_arcs,
+            reciprocal_pairs,
         } = written;
         if opts.codec != Codec::Raw {
             compress_staged(
@@ -604,7 +644,7 @@ impl StoreBuilder {
                 Dropped {
                     self_loops,
                     duplicate_arcs: arcs_pushed - distinct_input_arcs,
-                    reciprocal_arcs,
+                    reciprocal_pairs,
                 },
                 |(dropped, _)| dropped.clone(),
             ),
@@ -693,10 +733,9 @@ struct Written {
     arcs: u64,
     /// The pushed arcs left once duplicates are dropped.
     distinct_input_arcs: u64,
-    /// Arcs of the input whose reverse the input also held, so that symmetrising merged
-    /// the two into one edge (self-loops excluded): half of the arcs the reverses
-    /// duplicated.
-    reciprocal_arcs: u64,
+    /// Pairs of input arcs u -> v and v -> u (u != v), each counted once, which
+    /// symmetrising merged into one edge: half of the arcs the reverses duplicated.
+    reciprocal_pairs: u64,
 }
 
 /// Write the out-edge files and, if planned, the in-edge files.
@@ -712,7 +751,7 @@ fn write_graph<R: SortRecord>(
         entries,
         arcs,
         distinct_input_arcs: arcs,
-        reciprocal_arcs: 0,
+        reciprocal_pairs: 0,
     })
 }
 
@@ -856,7 +895,7 @@ fn write_symmetrized<R: SortRecord>(
             let (forward, reverse) = records.split_at_mut(distinct);
             reverse.iter_mut().for_each(|r| *r = r.transposed());
             sort_records(reverse);
-            start_phase("writing the lists", plan.arcs_bound);
+            start_phase("writing the lists", 2 * distinct as u64);
             pipelined(
                 |emit| merge_sorted_pair(forward, reverse, emit),
                 |chunk| {
@@ -915,7 +954,7 @@ fn write_symmetrized<R: SortRecord>(
         }
     };
     let (entries, arcs) = lists.finish()?;
-    // arcs = 2 distinct - loops - 2 reciprocal (see `Written::reciprocal_arcs`).
+    // arcs = 2 distinct - loops - 2 reciprocal (see `Written::reciprocal_pairs`).
     let merged = (2 * distinct)
         .checked_sub(arcs + loops)
         .filter(|merged| merged % 2 == 0)
@@ -928,7 +967,7 @@ fn write_symmetrized<R: SortRecord>(
         entries,
         arcs,
         distinct_input_arcs: distinct,
-        reciprocal_arcs: merged / 2,
+        reciprocal_pairs: merged / 2,
     })
 }
 

@@ -20,7 +20,7 @@ pub enum StoreError {
     /// Refused before any work: the build would not fit on the disk.
     #[error(
         "{}: not enough disk space: this build needs up to {} ({}), but {} are free; free \
-         some space, or put the sorted runs on another disk (--tmp-dir)",
+         some space, or put the sorted runs on another disk (--tmp-dir; tmp_dir= in Python)",
         path.display(), gb(*needed), detail, gb(*available)
     )]
     NoSpace {

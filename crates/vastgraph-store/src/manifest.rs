@@ -174,10 +174,10 @@ pub struct Dropped {
     /// Input arcs that repeated an earlier one (for weighted repeats the smallest weight
     /// is kept).
     pub duplicate_arcs: u64,
-    /// Symmetrised builds: input arcs whose reverse was also in the input, so that the
-    /// pair became one undirected edge (its two arcs take the smaller weight). Not a loss.
+    /// Symmetrised builds: pairs of input arcs u -> v and v -> u (each pair counted once),
+    /// which became one undirected edge (its two arcs take the smaller weight). Not a loss.
     #[serde(default)]
-    pub reciprocal_arcs: u64,
+    pub reciprocal_pairs: u64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -13,6 +13,8 @@ use crate::staging::TempDir;
 use crate::StoreError;
 
 const RUN_WRITE_BUFFER_BYTES: usize = 4 << 20;
+/// Runs are released in whole file-system blocks (a multiple of common block sizes).
+const RELEASE_ALIGN: u64 = 64 << 10;
 
 /// A finished run on disk.
 pub(crate) struct RunFile {
@@ -112,6 +114,8 @@ pub(crate) struct RunReader<R: SortRecord> {
     pos: usize,
     unread_records: u64,
     bytes_consumed: u64,
+    /// Bytes before this offset have been given back to the file system.
+    bytes_released: u64,
 }
 
 impl<R: SortRecord> RunReader<R> {
@@ -131,6 +135,7 @@ impl<R: SortRecord> RunReader<R> {
             pos: 0,
             unread_records: run.records,
             bytes_consumed: 0,
+            bytes_released: 0,
         };
         reader.refill()?;
         Ok(reader)
@@ -165,7 +170,12 @@ impl<R: SortRecord> RunReader<R> {
             // The pages just consumed will not be read again.
             let len = self.loaded as u64 * record_bytes;
             drop_cached(&self.file, self.bytes_consumed, len);
-            release_range(&self.file, self.bytes_consumed, len);
+            // Whole blocks only: a partial one would be zeroed, not freed.
+            let end = (self.bytes_consumed + len) / RELEASE_ALIGN * RELEASE_ALIGN;
+            if end > self.bytes_released {
+                release_range(&self.file, self.bytes_released, end - self.bytes_released);
+                self.bytes_released = end;
+            }
             self.bytes_consumed += len;
         }
         let count = (self.buffer.len() as u64).min(self.unread_records) as usize;

@@ -165,7 +165,7 @@ fn duplicate_weighted_arcs_keep_the_smallest_weight() {
     assert_eq!((w.get(0), w.get(1)), (2.0, 2.0));
     // Three arcs 0 -> 1 (two repeats) and one 1 -> 0, its reverse.
     assert_eq!(manifest.dropped.duplicate_arcs, 2);
-    assert_eq!(manifest.dropped.reciprocal_arcs, 1);
+    assert_eq!(manifest.dropped.reciprocal_pairs, 1);
 }
 
 #[test]

@@ -107,10 +107,10 @@ fn existing_target_needs_force() {
 }
 
 #[test]
-fn symmetrising_reports_reciprocal_arcs_apart_from_duplicates() {
+fn symmetrising_reports_reciprocal_pairs_apart_from_duplicates() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.txt");
-    // 0-1 given both ways (one reciprocal arc), 1 2 twice (one duplicate), 2-3 once.
+    // 0-1 given both ways (one reciprocal pair), 1 2 twice (one duplicate), 2-3 once.
     std::fs::write(&input, "0 1\n1 0\n1 2\n1 2\n2 3\n").unwrap();
     let store = dir.path().join("s");
     let s = store.to_str().unwrap();
@@ -118,7 +118,7 @@ fn symmetrising_reports_reciprocal_arcs_apart_from_duplicates() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains(
-            "dropped 0 self-loops and 1 duplicate arcs; merged 1 reciprocal arcs (edges given in both directions)"
+            "dropped 0 self-loops and 1 duplicate arcs; merged 1 reciprocal pairs (edges given in both directions)"
         ),
         "{}",
         stderr(&o)
@@ -127,7 +127,7 @@ fn symmetrising_reports_reciprocal_arcs_apart_from_duplicates() {
     let j: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
     assert_eq!(j["arcs"], 6);
     assert_eq!(j["dropped"]["duplicate_arcs"], 1);
-    assert_eq!(j["dropped"]["reciprocal_arcs"], 1);
+    assert_eq!(j["dropped"]["reciprocal_pairs"], 1);
 }
 
 #[test]

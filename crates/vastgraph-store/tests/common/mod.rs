@@ -22,7 +22,7 @@ pub struct Expected {
     pub in_edges: Vec<Vec<(u32, f64)>>,
     pub self_loops: u64,
     pub duplicate_arcs: u64,
-    pub reciprocal_arcs: u64,
+    pub reciprocal_pairs: u64,
     pub weight_type: Option<WeightType>,
 }
 
@@ -66,7 +66,7 @@ pub fn expected(edges: &[Edge], opts: &BuildOptions, declared_vertices: u64) -> 
         self_loops,
         duplicate_arcs: pushed - given.len() as u64,
         // Each pair given both ways counts once.
-        reciprocal_arcs: match opts.symmetrize {
+        reciprocal_pairs: match opts.symmetrize {
             true => given
                 .iter()
                 .filter(|&&(s, d)| s < d && given.contains(&(d, s)))
@@ -153,7 +153,7 @@ pub fn assert_store_matches(dir: &Path, want: &Expected, opts: &BuildOptions) {
         "duplicates dropped"
     );
     assert_eq!(
-        m.dropped.reciprocal_arcs, want.reciprocal_arcs,
+        m.dropped.reciprocal_pairs, want.reciprocal_pairs,
         "reciprocal arcs merged"
     );
     assert_eq!(m.weight_type, want.weight_type, "weight type");
