@@ -117,9 +117,8 @@ fn check_disk(
     runs_parent: &Path,
     opts: &BuildOptions,
 ) -> Result<FreeSpace, StoreError> {
-    let free = available_bytes(parent)?;
     let space = FreeSpace {
-        store: free,
+        store: available_bytes(parent)?,
         runs: available_bytes(runs_parent)?,
         runs_parent: runs_parent.to_path_buf(),
     };
@@ -136,12 +135,12 @@ fn check_disk(
         })
     };
     if device_of(parent)? == device_of(runs_parent)? {
-        if need.runs + need.store > free {
-            return refuse(parent, need.runs + need.store, free);
+        if need.runs + need.store > space.store {
+            return refuse(parent, need.runs + need.store, space.store);
         }
     } else {
-        if need.store > free {
-            return refuse(parent, need.store, free);
+        if need.store > space.store {
+            return refuse(parent, need.store, space.store);
         }
         if need.runs > space.runs {
             return refuse(runs_parent, need.runs, space.runs);
@@ -158,10 +157,36 @@ struct FreeSpace {
     runs_parent: PathBuf,
 }
 
-impl FreeSpace {
-    /// `path` is a sorted run's (in the runs' folder, outside the store's stage).
-    fn holds_runs(&self, path: &Path, staging: &Path) -> bool {
-        path.starts_with(&self.runs_parent) && !path.starts_with(staging)
+/// A full disk's message: what the build needs, and what the disk that filled had free.
+struct DiskFullReport {
+    need: DiskNeed,
+    /// How `need` bounds the build ("up to", or only for the edges read so far).
+    bound: &'static str,
+    free: FreeSpace,
+    staging: PathBuf,
+}
+
+impl DiskFullReport {
+    fn explain(&self, error: StoreError) -> StoreError {
+        let StoreError::DiskFull { path, .. } = error else {
+            return error;
+        };
+        // A sorted run's path lies in the runs' folder, outside the store's stage.
+        let in_runs = path.starts_with(&self.free.runs_parent) && !path.starts_with(&self.staging);
+        let free_there = if in_runs {
+            self.free.runs
+        } else {
+            self.free.store
+        };
+        let context = format!(
+            ": this build needs {} {} of disk ({}), and that disk had {} free when it \
+             started; its partial files are removed",
+            self.bound,
+            crate::error::gb(self.need.runs + self.need.store),
+            self.need.describe(),
+            crate::error::gb(free_there)
+        );
+        StoreError::DiskFull { path, context }
     }
 }
 
@@ -362,13 +387,10 @@ impl StoreBuilder {
         let buffer_bytes = opts.input_buffer_bytes();
         // A symmetrising build's reverses go into the upper half of the buffer when the
         // input's arcs fit in the lower half (see `write_symmetrized`).
-        let sorter = match (opts.weighted, opts.adds_reverses()) {
-            (false, false) => ArcSorter::Plain(ExternalSorter::new(buffer_bytes, space)),
-            (false, true) => ArcSorter::Plain(ExternalSorter::reserving_half(buffer_bytes, space)),
-            (true, false) => ArcSorter::Weighted(ExternalSorter::new(buffer_bytes, space)),
-            (true, true) => {
-                ArcSorter::Weighted(ExternalSorter::reserving_half(buffer_bytes, space))
-            }
+        let half = opts.adds_reverses();
+        let sorter = match opts.weighted {
+            false => ArcSorter::Plain(ExternalSorter::with_half_free(buffer_bytes, space, half)),
+            true => ArcSorter::Weighted(ExternalSorter::with_half_free(buffer_bytes, space, half)),
         };
         Ok(StoreBuilder {
             lock,
@@ -454,7 +476,7 @@ impl StoreBuilder {
                 push_arcs(sorter, &self.opts, src, dst, |i| w[i], &mut counts)
             }
         };
-        pushed.map_err(|e| self.explain_disk_full(e))?;
+        pushed.map_err(|e| self.disk_full_report(false).explain(e))?;
         self.self_loops += counts.self_loops;
         self.arcs_pushed += counts.arcs;
         self.weights_fit_i32 &= counts.weights_fit_i32;
@@ -494,38 +516,15 @@ impl StoreBuilder {
 
     /// Sort, merge, write and fsync everything, then move the store into place.
     pub fn finish(self) -> Result<Manifest, StoreError> {
-        // Computed before the build consumes `self`, for either disk.
-        let store_context = self.disk_full_context(self.staging.path(), true);
-        let runs_context = self.disk_full_context(&self.free_at_start.runs_parent, true);
-        let free = self.free_at_start.clone();
-        let staging = self.staging.path().to_path_buf();
-        self.write_store().map_err(|e| match e {
-            StoreError::DiskFull { path, .. } => {
-                let context = match free.holds_runs(&path, &staging) {
-                    true => runs_context,
-                    false => store_context,
-                };
-                StoreError::DiskFull { path, context }
-            }
-            other => other,
-        })
+        // Taken before the build consumes `self`.
+        let report = self.disk_full_report(true);
+        self.write_store().map_err(|e| report.explain(e))
     }
 
-    /// A full disk's error, with what the build needs (`disk_full_context`).
-    fn explain_disk_full(&self, error: StoreError) -> StoreError {
-        match error {
-            StoreError::DiskFull { path, .. } => {
-                let context = self.disk_full_context(&path, false);
-                StoreError::DiskFull { path, context }
-            }
-            other => other,
-        }
-    }
-
-    /// What a build that filled the disk while writing `path` needed: from the expected
+    /// What to tell a user whose disk fills now: what the build needs, from the expected
     /// size when the caller gave it, else from the edges pushed so far (`all_pushed`: all
-    /// of them), and what that disk had free.
-    fn disk_full_context(&self, path: &Path, all_pushed: bool) -> String {
+    /// of them).
+    fn disk_full_report(&self, all_pushed: bool) -> DiskFullReport {
         let pushed = ExpectedSize {
             edges: self.input_edges,
             vertices: self.vertices,
@@ -535,19 +534,12 @@ impl StoreBuilder {
             None if all_pushed => (pushed, "up to"),
             None => (pushed, "for the edges read so far up to"),
         };
-        let need = self.opts.disk_needed(size);
-        let free = &self.free_at_start;
-        let free_there = match free.holds_runs(path, self.staging.path()) {
-            true => free.runs,
-            false => free.store,
-        };
-        format!(
-            ": this build needs {bound} {} of disk ({}), and that disk had {} free when it \
-             started; its partial files are removed",
-            crate::error::gb(need.runs + need.store),
-            need.describe(),
-            crate::error::gb(free_there)
-        )
+        DiskFullReport {
+            need: self.opts.disk_needed(size),
+            bound,
+            free: self.free_at_start.clone(),
+            staging: self.staging.path().to_path_buf(),
+        }
     }
 
     fn write_store(self) -> Result<Manifest, StoreError> {
@@ -726,6 +718,43 @@ struct GraphPlan<'a> {
     transpose_space: Option<RunSpace>,
 }
 
+/// Progress through the phases that stream arcs: each counts its arcs from zero, from
+/// whichever thread handles them.
+struct WritePhases<'a> {
+    progress: &'a crate::progress::Progress,
+    done: std::sync::atomic::AtomicU64,
+}
+
+impl<'a> WritePhases<'a> {
+    fn new(progress: &'a crate::progress::Progress) -> WritePhases<'a> {
+        WritePhases {
+            progress,
+            done: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn start(&self, name: &str, total: u64) {
+        self.done.store(0, std::sync::atomic::Ordering::Relaxed);
+        self.progress.phase(name, Some(total));
+    }
+
+    fn count(&self, arcs: usize) {
+        let before = self
+            .done
+            .fetch_add(arcs as u64, std::sync::atomic::Ordering::Relaxed);
+        self.progress.advance(before + arcs as u64);
+    }
+}
+
+impl GraphPlan<'_> {
+    /// The buffer of a second sort (the transpose's, or the reverses'), which shares the
+    /// budget with the merge feeding it.
+    fn second_sort_buffer_bytes(&self) -> u64 {
+        let third = self.memory_bytes / 3;
+        self.run_bytes.map_or(third, |cap| cap.min(third))
+    }
+}
+
 /// What writing the lists produced.
 struct Written {
     entries: Vec<FileEntry>,
@@ -768,15 +797,9 @@ fn write_directed<R: SortRecord>(
     let sorted = sorter.finish()?;
     // The arcs handed to a writer so far in the current phase (the writer may run on a thread
     // of its own).
-    let written = std::sync::atomic::AtomicU64::new(0);
-    let count = |chunk_len: usize| {
-        let done = written.fetch_add(chunk_len as u64, std::sync::atomic::Ordering::Relaxed);
-        progress.advance(done + chunk_len as u64);
-    };
-    let start_phase = |name: &str| {
-        written.store(0, std::sync::atomic::Ordering::Relaxed);
-        progress.phase(name, Some(plan.arcs_bound));
-    };
+    let phases = WritePhases::new(progress);
+    let count = |chunk_len: usize| phases.count(chunk_len);
+    let start_phase = |name: &str| phases.start(name, plan.arcs_bound);
     start_phase("writing the lists");
     match sorted {
         Sorted::InMemory(mut records) => {
@@ -809,6 +832,7 @@ fn write_directed<R: SortRecord>(
             // fills a second sorter. The budget is shared: a third for the merge's read
             // buffers, the rest for the second sorter (whose sort may need 1.5x its buffer).
             // Merging and writing run on two threads.
+            let second_sort_bytes = plan.second_sort_buffer_bytes();
             let Some(space) = plan.transpose_space else {
                 let merge_budget = plan.memory_bytes / 2;
                 pipelined(
@@ -820,10 +844,7 @@ fn write_directed<R: SortRecord>(
                 )?;
                 return out_edges.finish();
             };
-            let in_buffer_bytes = plan
-                .run_bytes
-                .map_or(plan.memory_bytes / 3, |cap| cap.min(plan.memory_bytes / 3));
-            let mut in_sorter = ExternalSorter::<R>::new(in_buffer_bytes, space);
+            let mut in_sorter = ExternalSorter::<R>::new(second_sort_bytes, space);
             pipelined(
                 |emit| sorted.for_each_chunk(plan.memory_bytes / 3, emit),
                 |chunk| {
@@ -857,7 +878,7 @@ fn write_directed<R: SortRecord>(
 /// duplicate (the input's reciprocal pairs, and kept self-loops) are counted apart from
 /// the input's own repeats.
 ///
-/// In memory, D fills the lower half of the sorter's vector (`reserving_half`); the
+/// In memory, D fills the lower half of the sorter's vector (`ExternalSorter::with_half_free`); the
 /// reverses go into the upper half and are sorted there, and the halves are merged into the
 /// writer. Out of core, D streams out of the merge of its runs into one run file while its
 /// reverses fill a second sorter; that file and the second sorter's runs are then merged.
@@ -866,20 +887,13 @@ fn write_symmetrized<R: SortRecord>(
     sorter: ExternalSorter<R>,
     plan: GraphPlan<'_>,
 ) -> Result<Written, StoreError> {
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     let progress = plan.progress;
     let mut lists = CsrWriter::create(plan.dir, &OUT_EDGES, plan.vertices, plan.weight_type)?;
     progress.phase("sorting", None);
     let sorted = sorter.finish()?;
-    let done = AtomicU64::new(0);
-    let count = |chunk_len: usize| {
-        let before = done.fetch_add(chunk_len as u64, Relaxed);
-        progress.advance(before + chunk_len as u64);
-    };
-    let start_phase = |name: &str, total: u64| {
-        done.store(0, Relaxed);
-        progress.phase(name, Some(total));
-    };
+    let phases = WritePhases::new(progress);
+    let count = |chunk_len: usize| phases.count(chunk_len);
+    let start_phase = |name: &str, total: u64| phases.start(name, total);
     let loops_in = |chunk: &[R]| {
         let is_loop = |key: u64| source_of(key) == target_of(key);
         chunk.iter().filter(|r| is_loop(r.arc_key())).count() as u64
@@ -908,11 +922,9 @@ fn write_symmetrized<R: SortRecord>(
         sorted @ Sorted::Runs(..) => {
             let mut forward_space = RunSpace::new(plan.runs_parent, plan.name, "forward-run");
             let mut forward = RunWriter::<R>::create(&mut forward_space)?;
-            let reverse_buffer_bytes = plan
-                .run_bytes
-                .map_or(plan.memory_bytes / 3, |cap| cap.min(plan.memory_bytes / 3));
             let reverse_space = RunSpace::new(plan.runs_parent, plan.name, "reverse-runs");
-            let mut reverses = ExternalSorter::<R>::new(reverse_buffer_bytes, reverse_space);
+            let mut reverses =
+                ExternalSorter::<R>::new(plan.second_sort_buffer_bytes(), reverse_space);
             let (mut distinct, mut loops) = (0u64, 0u64);
             start_phase("merging the sorted arcs", plan.arcs_bound / 2);
             pipelined(
@@ -927,29 +939,26 @@ fn write_symmetrized<R: SortRecord>(
             )?;
             let forward = forward.finish()?;
             progress.phase("sorting the reverses", None);
-            let (mut runs, mut space) = match reverses.finish()? {
-                Sorted::Runs(runs, space) => (runs, space),
+            let (mut runs, mut reverse_space) = match reverses.finish()? {
+                Sorted::Runs(runs, space) => (runs, Some(space)),
                 Sorted::InMemory(records) => {
                     let mut run = RunWriter::<R>::create(&mut forward_space)?;
                     run.append(&records)?;
-                    let run = run.finish()?;
-                    (
-                        vec![run],
-                        RunSpace::new(plan.runs_parent, plan.name, "merge-runs"),
-                    )
+                    (vec![run.finish()?], None)
                 }
             };
             runs.push(forward);
+            // Merges of many runs stage longer ones beside the reverses' runs, or beside
+            // the forward run; either folder outlives the merge.
+            let space = reverse_space.as_mut().unwrap_or(&mut forward_space);
             start_phase("writing the lists", 2 * distinct);
             pipelined(
-                |emit| merge_runs::<R>(runs, &mut space, plan.memory_bytes / 2, emit),
+                |emit| merge_runs::<R>(runs, space, plan.memory_bytes / 2, emit),
                 |chunk| {
                     count(chunk.len());
                     lists.push(chunk)
                 },
             )?;
-            // The forward run's directory goes only now, after the merge read it.
-            drop(forward_space);
             (distinct, loops)
         }
     };

@@ -39,7 +39,7 @@ pub(crate) struct ExternalSorter<R: SortRecord> {
     buffer: Vec<R>,
     base: *mut R,
     /// Records collected before a run is spilled: the whole allocation, or its lower half
-    /// for a sorter that keeps the upper half free (`reserving_half`).
+    /// for a sorter that keeps the upper half free (`with_half_free`).
     limit: usize,
     filled: usize,
     /// Records may be stored below this index: the whole buffer, or while a run is being
@@ -85,19 +85,20 @@ pub(crate) enum Sorted<R: SortRecord> {
 impl<R: SortRecord> ExternalSorter<R> {
     /// A sorter whose buffer holds `buffer_bytes` of records.
     pub(crate) fn new(buffer_bytes: u64, space: RunSpace) -> ExternalSorter<R> {
-        Self::with_limit(buffer_bytes, space, 1)
+        Self::with_half_free(buffer_bytes, space, false)
     }
 
-    /// A sorter of `buffer_bytes` that spills at half of it, so that a sort ending in memory
-    /// leaves room in its vector for as many records again (a symmetrising build adds each
-    /// arc's reverse there). The upper half is never touched before `finish`.
-    pub(crate) fn reserving_half(buffer_bytes: u64, space: RunSpace) -> ExternalSorter<R> {
-        Self::with_limit(buffer_bytes, space, 2)
-    }
-
-    fn with_limit(buffer_bytes: u64, space: RunSpace, divisor: usize) -> ExternalSorter<R> {
+    /// A sorter of `buffer_bytes` that, with `half_free`, spills at half of it, so that a
+    /// sort ending in memory leaves room in its vector for as many records again (a
+    /// symmetrising build adds each arc's reverse there). The upper half is never touched
+    /// before `finish`.
+    pub(crate) fn with_half_free(
+        buffer_bytes: u64,
+        space: RunSpace,
+        half_free: bool,
+    ) -> ExternalSorter<R> {
         let capacity = (buffer_bytes / std::mem::size_of::<R>() as u64).max(2) as usize;
-        let limit = (capacity / divisor).max(1);
+        let limit = if half_free { capacity / 2 } else { capacity };
         // Reserved, not touched: memory becomes resident only as records arrive.
         let mut buffer = Vec::with_capacity(capacity);
         let base = buffer.as_mut_ptr();

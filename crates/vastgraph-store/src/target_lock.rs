@@ -23,7 +23,6 @@ pub const STAGE_KINDS: &[&str] = &[
     "in-runs",
     "forward-run",
     "reverse-runs",
-    "merge-runs",
     "input-order",
 ];
 
