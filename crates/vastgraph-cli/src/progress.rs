@@ -258,6 +258,13 @@ impl vastgraph_store::progress::Observer for Phases {
         *current = Some(Progress::new(name, total, unit, self.quiet));
     }
 
+    fn note(&self, line: &str) {
+        // Sent before the first phase's bar, so it cannot break one.
+        if !self.quiet {
+            eprintln!("{line}");
+        }
+    }
+
     fn advance(&self, done: u64) {
         let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(p) = current.as_mut() {

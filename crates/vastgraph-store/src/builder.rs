@@ -126,6 +126,12 @@ fn check_disk(
         return Ok(space);
     };
     let need = opts.disk_needed(size);
+    opts.progress.note(&format!(
+        "the build holds at most {} of disk ({}); {} free",
+        crate::error::gb(need.runs + need.store),
+        need.describe(),
+        crate::error::gb(space.store.min(space.runs)),
+    ));
     let refuse = |path: &Path, needed: u64, available: u64| {
         Err(StoreError::NoSpace {
             path: path.to_path_buf(),

@@ -10,6 +10,8 @@ pub trait Observer: Send + Sync {
     fn phase(&self, name: &str, total: Option<u64>);
     /// `done` units of the current phase are done.
     fn advance(&self, done: u64);
+    /// A line worth showing once, such as the disk a build will hold (none by default).
+    fn note(&self, _line: &str) {}
 }
 
 /// An optional [`Observer`].
@@ -30,6 +32,12 @@ impl Progress {
     pub fn advance(&self, done: u64) {
         if let Some(o) = &self.0 {
             o.advance(done);
+        }
+    }
+
+    pub fn note(&self, line: &str) {
+        if let Some(o) = &self.0 {
+            o.note(line);
         }
     }
 }
