@@ -81,10 +81,11 @@ pub fn maximal_matching<A: Adjacency>(
 ) -> Result<MatchingResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
+    // A batch's edges are numbered in u32, below NO_EDGE.
     let per_phase = if params.edges_per_phase == 0 {
         n.div_ceil(DEFAULT_PHASE_DIVISOR).max(1)
     } else {
-        params.edges_per_phase
+        params.edges_per_phase.min(NO_EDGE as usize - 1)
     } as u128;
     let seed = params.seed;
     let mut filter = GraphFilter::new(g.out(), true);

@@ -103,6 +103,8 @@ impl IoEngine {
             config.buffer_bytes >= 4 * ALIGN && config.buffer_bytes.is_multiple_of(ALIGN),
             "buffers are whole pages, at least 4"
         );
+        // A read request's length is 32 bits in io_uring, and Linux reads at most 2 GiB at once.
+        assert!(config.buffer_bytes <= 1 << 30, "buffers of at most 1 GiB");
         let backend = open_backend(config.backend, config.depth)?;
         let buffers = (0..config.depth * parts)
             .map(|_| AlignedBuf::new(config.buffer_bytes))

@@ -7,6 +7,9 @@
 // Stores are little-endian and mapped without conversion; a big-endian host would misread them.
 #[cfg(not(target_endian = "little"))]
 compile_error!("vastgraph-store supports little-endian hosts only");
+// Edge offsets and file positions (u64) are used as slice indices: a 32-bit usize would cut them.
+#[cfg(not(target_pointer_width = "64"))]
+compile_error!("vastgraph-store supports 64-bit hosts only");
 
 mod builder;
 mod byte_code_writer;

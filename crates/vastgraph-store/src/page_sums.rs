@@ -57,7 +57,8 @@ impl PageSums {
         };
         let path = dir.join(&side.name);
         let pages = entry.bytes.div_ceil(side.page_bytes.max(1));
-        if side.page_bytes == 0 || side.page_bytes % PAGE_BYTES != 0 || side.bytes != 4 * pages {
+        // Readers check what they read from a 4 KiB boundary: only pages of that size line up.
+        if side.page_bytes != PAGE_BYTES || side.bytes != 4 * pages {
             return Err(StoreError::Manifest {
                 path: dir.join(MANIFEST_FILE),
                 reason: format!(

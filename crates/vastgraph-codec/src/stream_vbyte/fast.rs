@@ -116,7 +116,7 @@ pub(crate) unsafe fn sum_lists_x86<E: FnMut(u32, f64)>(
             pos = data;
         }
         // Every id below n: the largest met is at most n − 1 in every lane.
-        let largest_lanes = _mm_set1_epi32(n as i32 - 1);
+        let largest_lanes = _mm_set1_epi32((n - 1).min(u32::MAX as usize) as u32 as i32);
         if lanes_at_most(largest_met, largest_lanes) != 0xffff
             || largest_first as usize >= n
             || pos != list_end
