@@ -1,9 +1,19 @@
 //! Sorted runs: temporary files of sorted, duplicate-free records in host byte order,
 //! written with large sequential writes and read back through fixed-size buffers.
+//!
+//! Runs are written past the page cache (`O_DIRECT`) where the file system allows it: a run
+//! is written once and read once, and copying it into fresh page-cache pages cost more CPU than
+//! the disk took time (2 GB written by dd: 1.9 s of system time buffered, 0.23 s direct). Direct
+//! writes need page-aligned buffers, offsets and lengths: the buffer is aligned inside its
+//! vector, and a run's last page is padded with zeros, then cut off. Where `O_DIRECT` is
+//! refused (tmpfs), the same writes go through the page cache. Runs are read back through the
+//! page cache, whose readahead overlaps the merge: direct reads of one buffer at a time left the
+//! merge waiting (Kronecker 24 converted within 512 MiB: wall 1.05× the buffered runs' time
+//! instead of 0.93×).
 
 use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Read, Write};
-use std::marker::PhantomData;
+use std::io::Read;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::fsutil::{drop_cached, release_range, start_writeback};
@@ -13,6 +23,8 @@ use crate::staging::TempDir;
 use crate::StoreError;
 
 const RUN_WRITE_BUFFER_BYTES: usize = 4 << 20;
+/// The alignment of direct writes: buffers, file offsets and lengths.
+const DIRECT_ALIGN: usize = 4096;
 /// Runs are released in whole file-system blocks (a multiple of common block sizes).
 const RELEASE_ALIGN: u64 = 64 << 10;
 
@@ -56,26 +68,56 @@ impl RunSpace {
     }
 }
 
+/// Creates the run file `path` for direct writes when the file system takes them, else for
+/// writes through the page cache.
+fn create_run(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    match options.clone().custom_flags(libc::O_DIRECT).open(path) {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => options.open(path),
+        result => result,
+    }
+}
+
+/// A vector of `capacity` records whose window `base..base + capacity` starts on a
+/// `DIRECT_ALIGN` boundary (record sizes divide it, so the window holds whole records).
+fn aligned_records<R: Pod>(capacity: usize) -> (Vec<R>, usize) {
+    let size = std::mem::size_of::<R>();
+    debug_assert_eq!(DIRECT_ALIGN % size, 0);
+    let slack = DIRECT_ALIGN / size;
+    let buffer = vec![R::zeroed(); capacity + slack];
+    let misalignment = buffer.as_ptr() as usize % DIRECT_ALIGN;
+    let base = match misalignment {
+        0 => 0,
+        m => (DIRECT_ALIGN - m) / size,
+    };
+    (buffer, base)
+}
+
 pub(crate) struct RunWriter<R: Pod> {
     path: PathBuf,
-    out: BufWriter<File>,
+    file: File,
+    /// Records wait in `buffer[base..base + filled]` for a whole buffer's write.
+    buffer: Vec<R>,
+    base: usize,
+    filled: usize,
+    /// Records in the file. Only the last write may end inside a page: a whole buffer is a
+    /// whole number of pages.
     records: u64,
-    _record: PhantomData<R>,
 }
 
 impl<R: Pod> RunWriter<R> {
     pub(crate) fn create(space: &mut RunSpace) -> Result<RunWriter<R>, StoreError> {
         let path = space.next_path()?;
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| StoreError::write(&path, e))?;
+        let file = create_run(&path).map_err(|e| StoreError::write(&path, e))?;
+        let (buffer, base) = aligned_records(RUN_WRITE_BUFFER_BYTES / std::mem::size_of::<R>());
         Ok(RunWriter {
             path,
-            out: BufWriter::with_capacity(RUN_WRITE_BUFFER_BYTES, file),
+            file,
+            buffer,
+            base,
+            filled: 0,
             records: 0,
-            _record: PhantomData,
         })
     }
 
@@ -83,25 +125,55 @@ impl<R: Pod> RunWriter<R> {
         &self.path
     }
 
-    pub(crate) fn append(&mut self, records: &[R]) -> Result<(), StoreError> {
-        self.out
-            .write_all(as_bytes(records))
-            .map_err(|e| StoreError::write(&self.path, e))?;
-        self.records += records.len() as u64;
+    fn capacity(&self) -> usize {
+        self.buffer.len() - DIRECT_ALIGN / std::mem::size_of::<R>()
+    }
+
+    pub(crate) fn append(&mut self, mut records: &[R]) -> Result<(), StoreError> {
+        while !records.is_empty() {
+            let take = records.len().min(self.capacity() - self.filled);
+            let at = self.base + self.filled;
+            self.buffer[at..at + take].copy_from_slice(&records[..take]);
+            self.filled += take;
+            records = &records[take..];
+            if self.filled == self.capacity() {
+                self.write_buffer()?;
+            }
+        }
         Ok(())
     }
 
-    /// Flush and start writeback (no fsync: a run only has to outlive this build, and
-    /// writeback keeps the dirty page cache charged to the build small).
-    pub(crate) fn finish(self) -> Result<RunFile, StoreError> {
-        let RunWriter {
-            path, out, records, ..
-        } = self;
-        let file = out
-            .into_inner()
-            .map_err(|e| StoreError::write(&path, e.into_error()))?;
-        start_writeback(&file, 0, 0);
-        Ok(RunFile { path, records })
+    /// Writes the buffered records at the end of the file, padded with zeros to a whole page
+    /// (the next write starts there and overwrites the padding, or `finish` cuts it).
+    fn write_buffer(&mut self) -> Result<(), StoreError> {
+        let size = std::mem::size_of::<R>();
+        let padded = (self.filled * size).next_multiple_of(DIRECT_ALIGN) / size;
+        let window = &mut self.buffer[self.base..self.base + padded];
+        window[self.filled..].fill(R::zeroed());
+        self.file
+            .write_all_at(as_bytes(window), self.records * size as u64)
+            .map_err(|e| StoreError::write(&self.path, e))?;
+        self.records += self.filled as u64;
+        self.filled = 0;
+        Ok(())
+    }
+
+    /// Writes what is left, cuts the padding off, and starts writeback (no fsync: a run only
+    /// has to outlive this build, and writeback keeps the dirty page cache charged to the build
+    /// small when the run is not direct).
+    pub(crate) fn finish(mut self) -> Result<RunFile, StoreError> {
+        if self.filled > 0 {
+            self.write_buffer()?;
+        }
+        let bytes = self.records * std::mem::size_of::<R>() as u64;
+        self.file
+            .set_len(bytes)
+            .map_err(|e| StoreError::write(&self.path, e))?;
+        start_writeback(&self.file, 0, 0);
+        Ok(RunFile {
+            path: self.path,
+            records: self.records,
+        })
     }
 }
 
@@ -186,5 +258,34 @@ impl<R: SortRecord> RunReader<R> {
         self.loaded = count;
         self.pos = 0;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run longer than the write buffer, appended in uneven pieces, reads back whole, and its
+    /// file holds exactly its records (the last page's padding cut off).
+    #[test]
+    fn a_run_written_in_pages_reads_back_exactly() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut space = RunSpace::new(tmp.path(), "g", "runs");
+        let count = RUN_WRITE_BUFFER_BYTES / 8 + 1001;
+        let records: Vec<u64> = (0..count as u64).map(|i| i * 3 + 1).collect();
+        let mut writer = RunWriter::<u64>::create(&mut space).unwrap();
+        for piece in records.chunks(7777) {
+            writer.append(piece).unwrap();
+        }
+        let run = writer.finish().unwrap();
+        assert_eq!(run.records, count as u64);
+        let len = std::fs::metadata(&run.path).unwrap().len();
+        assert_eq!(len, 8 * count as u64);
+        let mut reader = RunReader::<u64>::open(&run, 1000).unwrap();
+        let mut back = Vec::new();
+        while reader.head_key() != EXHAUSTED {
+            back.push(reader.pop().unwrap().0);
+        }
+        assert_eq!(back, records);
     }
 }
