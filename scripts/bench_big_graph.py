@@ -47,25 +47,37 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class DiskPeak:
-    """The most disk the file system of `path` had in use beyond its use at start, sampled."""
+    """Sampled while a build of `store` runs: the most disk its file system had in use beyond
+    its use at start, and the most its sorted runs held (the temporary directories beside the
+    store, `.NAME.*runs*`; the staged store `.NAME.tmp-*` is not counted)."""
 
-    def __init__(self, path: Path, interval: float = 0.5):
-        self.path, self.interval = path, interval
-        self.start = shutil.disk_usage(path).used
-        self.peak = 0
+    def __init__(self, store: Path, interval: float = 0.5):
+        self.store, self.interval = store, interval
+        self.start = shutil.disk_usage(store.parent).used
+        self.peak = self.runs_peak = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
+    def _runs_bytes(self) -> int:
+        total = 0
+        for d in self.store.parent.glob(f".{self.store.name}.*runs*"):
+            try:
+                total += sum(f.stat().st_blocks * 512 for f in d.iterdir())
+            except OSError:  # a run removed while counted
+                pass
+        return total
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, shutil.disk_usage(self.path).used - self.start)
+            self.peak = max(self.peak, shutil.disk_usage(self.store.parent).used - self.start)
+            self.runs_peak = max(self.runs_peak, self._runs_bytes())
             self._stop.wait(self.interval)
 
-    def stop(self) -> int:
+    def stop(self) -> tuple[int, int]:
         self._stop.set()
         self._thread.join()
-        return self.peak
+        return self.peak, self.runs_peak
 
 
 def du_bytes(path: Path) -> int:
@@ -80,28 +92,27 @@ def build(args, cgroup: Cgroup) -> dict:
         shutil.rmtree(args.store)
     dropped = drop_caches()
     cgroup.reset_peak()
-    disk = DiskPeak(args.store.parent)
+    disk = DiskPeak(args.store)
     log(" ".join(argv))
     started = time.monotonic()
     # The progress bar is off when stderr is not a terminal; the periodic lines stay.
     r = subprocess.run(cgroup.wrap(argv), capture_output=True, text=True)
     elapsed = time.monotonic() - started
-    peak_disk = disk.stop()
+    peak_disk, runs_peak = disk.stop()
     (args.out / "build.stderr").write_text(r.stderr)
     row = {"command": " ".join(argv), "cold_cache": dropped, "seconds": elapsed, "exit": r.returncode,
            "cgroup_peak_bytes": cgroup.peak(), "oom_kills": cgroup.oom_kills(),
-           "peak_disk_bytes": peak_disk}
+           "peak_disk_bytes": peak_disk, "runs_peak_bytes": runs_peak}
     if r.returncode != 0:
         row["error"] = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
         log(f"build failed: {row['error']}")
         return row
     manifest = json.loads((args.store / "manifest.json").read_text())
     row["store_bytes"] = du_bytes(args.store)
-    row["temporary_peak_bytes"] = max(0, peak_disk - row["store_bytes"])
     row["arcs"] = manifest.get("num_edges") or manifest.get("arcs")
     row["vertices"] = manifest.get("num_vertices") or manifest.get("vertices")
     row["edges_per_second"] = args.edges / elapsed
-    estimate = re.search(r"disk[^\n]*", r.stderr)
+    estimate = re.search(r"the build holds[^\n]*", r.stderr)
     row["builder_disk_line"] = estimate.group(0) if estimate else None
     log(f"built in {elapsed:.0f} s: {row['arcs']} arcs, cgroup peak {row['cgroup_peak_bytes']}, "
         f"disk peak {peak_disk / 1e9:.1f} GB")
@@ -222,7 +233,7 @@ def kernels(args, cgroup: Cgroup, results: dict) -> None:
     plan = [("bfs", "bfs", []), ("cc", "cc", []),
             ("pagerank", "pagerank", ["--max-iters", "5", "--tolerance", "0"]),
             ("kcore", "kcore", [])]
-    for name, algorithm, extra in plan:
+    for name, algorithm, extra in [k for k in plan if k[0] in args.kernels.split(",")]:
         row = run_kernel(args, cgroup, name, algorithm, extra)
         rows.append(row)
         if row["exit"] != 0:
@@ -262,11 +273,14 @@ def table(results: dict) -> str:
     lines = []
     b = results.get("build")
     if b:
-        lines += ["| build | seconds | edges/s | cgroup peak GiB | disk peak GB | store GB | arcs |",
-                  "|---|---|---|---|---|---|---|",
+        lines += ["| build | seconds | edges/s | cgroup peak GiB | disk peak GB | runs peak GB | store GB | arcs |",
+                  "|---|---|---|---|---|---|---|---|",
                   f"| generate | {b['seconds']:.0f} | {b.get('edges_per_second', 0) / 1e6:.1f}M | "
                   f"{(b['cgroup_peak_bytes'] or 0) / 2**30:.2f} | {b['peak_disk_bytes'] / 1e9:.1f} | "
+                  f"{b.get('runs_peak_bytes', 0) / 1e9:.1f} | "
                   f"{b.get('store_bytes', 0) / 1e9:.1f} | {b.get('arcs')} |", ""]
+        if b.get("builder_disk_line"):
+            lines += [f"The builder's estimate: {b['builder_disk_line']}", ""]
     rows = results.get("kernels", [])
     if rows:
         lines += ["| kernel | wall s | iterations | GB read | MB/s | floor s | × floor | cgroup peak GiB | checked |",
@@ -297,6 +311,7 @@ def main() -> int:
     ap.add_argument("--cgroup-slack", default="256MiB",
                     help="the cgroup limit is the budget plus this (the process itself: code, threads)")
     ap.add_argument("--sample", type=int, default=10_000)
+    ap.add_argument("--kernels", default="bfs,cc,pagerank,kcore", help="which kernels the step runs")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     results_path = args.out / "results.json"
