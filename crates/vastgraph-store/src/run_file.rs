@@ -150,9 +150,23 @@ impl<R: Pod> RunWriter<R> {
         let padded = (self.filled * size).next_multiple_of(DIRECT_ALIGN) / size;
         let window = &mut self.buffer[self.base..self.base + padded];
         window[self.filled..].fill(R::zeroed());
-        self.file
-            .write_all_at(as_bytes(window), self.records * size as u64)
-            .map_err(|e| StoreError::write(&self.path, e))?;
+        let offset = self.records * size as u64;
+        let mut written = self.file.write_all_at(as_bytes(window), offset);
+        if written
+            .as_ref()
+            .is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL))
+        {
+            // A file system that opened the file for direct writes but refuses them (a device
+            // whose blocks are larger than DIRECT_ALIGN): the page cache takes them instead.
+            written = OpenOptions::new()
+                .write(true)
+                .open(&self.path)
+                .and_then(|file| {
+                    self.file = file;
+                    self.file.write_all_at(as_bytes(window), offset)
+                });
+        }
+        written.map_err(|e| StoreError::write(&self.path, e))?;
         self.records += self.filled as u64;
         self.filled = 0;
         Ok(())

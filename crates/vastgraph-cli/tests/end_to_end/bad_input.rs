@@ -319,22 +319,19 @@ fn a_build_larger_than_the_disk_is_refused_before_it_starts() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
     let started = Instant::now();
-    // 10^15 edges: petabytes of sorted runs, on no test machine's disk.
-    let o = vastgraph(&[
-        "generate",
-        "uniform",
-        "--vertices",
-        "1000000",
-        "--edges",
-        "1000000000000000",
-        "-o",
-        s(&store),
-    ]);
+    // 10^15 edges: petabytes of sorted runs, on no test machine's disk. Not quiet, so that
+    // the estimate a build states before it starts is printed.
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_vastgraph"))
+        .args(["generate", "uniform", "--vertices", "1000000"])
+        .args(["--edges", "1000000000000000", "-o", s(&store)])
+        .output()
+        .unwrap();
     let e = assert_clean_failure(&o, "generate past the disk");
     assert!(
         e.contains("not enough disk space") && e.contains("for sorted runs"),
         "{e}"
     );
+    assert!(e.contains("the build holds at most"), "{e}");
     assert!(
         started.elapsed() < Duration::from_secs(30),
         "refused at once"
