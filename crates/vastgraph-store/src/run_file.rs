@@ -144,7 +144,7 @@ impl<R: Pod> RunWriter<R> {
     }
 
     /// Writes the buffered records at the end of the file, padded with zeros to a whole page
-    /// (the next write starts there and overwrites the padding, or `finish` cuts it).
+    /// (only the last write, from `finish`, is short, and `finish` cuts the padding off).
     fn write_buffer(&mut self) -> Result<(), StoreError> {
         let size = std::mem::size_of::<R>();
         let padded = (self.filled * size).next_multiple_of(DIRECT_ALIGN) / size;
