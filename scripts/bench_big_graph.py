@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench_out_of_core import Cgroup, drop_caches, fio, log, parse_size
+from bench_out_of_core import Cgroup, drop_caches, fio, log, parse_size, run_vastgraph
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -200,27 +200,10 @@ def check_kcore(store: Store, core: np.ndarray, sample: np.ndarray) -> list[str]
 
 
 def run_kernel(args, cgroup: Cgroup, name: str, algorithm: str, extra: list[str]) -> dict:
-    stats = args.out / f"{name}.json"
-    output = args.out / f"{name}.npy"
-    argv = [str(args.binary), "run", algorithm, str(args.store), "--memory", args.memory,
-            "--stats", str(stats), "--output", str(output), "--force", *extra]
-    dropped = drop_caches()
-    cgroup.reset_peak()
-    log(" ".join(argv))
-    started = time.monotonic()
-    r = subprocess.run(cgroup.wrap(argv), capture_output=True, text=True)
-    elapsed = time.monotonic() - started
-    (args.out / f"{name}.stderr").write_text(r.stderr)
-    row = {"kernel": name, "command": " ".join(argv), "cold_cache": dropped, "process_seconds": elapsed,
-           "exit": r.returncode, "cgroup_peak_bytes": cgroup.peak(), "oom_kills": cgroup.oom_kills()}
-    if r.returncode != 0:
-        row["error"] = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
-        log(f"{name} failed: {row['error']}")
-        return row
-    s = json.loads(stats.read_text())
-    for key in ["wall_seconds", "load_seconds", "iterations", "bytes_read", "read_mb_per_s",
-                "io_wait_seconds", "compute_seconds", "peak_rss_bytes", "iteration_modes", "source"]:
-        row[key] = s.get(key)
+    """One kernel, adaptive, cold, in the cgroup, its result written to OUT/NAME.npy."""
+    row = run_vastgraph(args.binary, algorithm, args.store, "adaptive", parse_size(args.memory),
+                        ["--output", str(args.out / f"{name}.npy"), *extra], cgroup, True, args.out, name)
+    row["kernel"] = name
     return row
 
 
