@@ -50,6 +50,10 @@ pub enum BudgetFit {
     InMemory { need: u64 },
 }
 
+/// The kernels whose passes over every arc read the store's tiles when it has them
+/// ([`vastgraph_engine::Traversal::sum_in_arcs`]).
+const READS_TILES: &[&str] = &["pagerank"];
+
 /// Plans a run of `name` within `budget` bytes, for the CLI's `--memory` and Python's `memory=`
 /// alike. Fails before anything runs when the state alone does not fit (the message gives the
 /// minimum).
@@ -62,6 +66,10 @@ pub fn open_within_budget(
 ) -> anyhow::Result<BudgetFit> {
     let manifest = OocGraph::manifest_of(dir)?;
     let (n, m) = (manifest.vertices, manifest.arcs);
+    let options = OocOptions {
+        tiles: options.tiles && READS_TILES.contains(&name),
+        ..options
+    };
     let threads = rayon::current_num_threads() as u64;
     let (state, weight_files, options) = match state_bytes(name, n, p) {
         Some(state) => (

@@ -39,6 +39,9 @@ pub struct Request<'a> {
     /// The store, when the caller holds it open (a Python graph): a run in memory uses it
     /// instead of opening the directory again.
     pub opened: Option<&'a Store>,
+    /// Read the store's tiles when it has them; false runs on the lists alone (as when the
+    /// tiles are damaged: opening them is then an error).
+    pub tiles: bool,
 }
 
 impl<'a> Request<'a> {
@@ -53,6 +56,7 @@ impl<'a> Request<'a> {
             out_of_core: OocOptions::default(),
             top: DEFAULT_TOP,
             opened: None,
+            tiles: true,
         }
     }
 }
@@ -147,7 +151,10 @@ pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
             request.algorithm,
             request.params,
             budget,
-            request.out_of_core.clone(),
+            OocOptions {
+                tiles: request.tiles,
+                ..request.out_of_core.clone()
+            },
         )?;
         match fit {
             BudgetFit::OutOfCore(graph) => {
@@ -197,7 +204,11 @@ pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
     let store = match request.opened {
         Some(store) => store,
         None => {
-            owned = Store::open(request.store)?;
+            owned = if request.tiles {
+                Store::open(request.store)?
+            } else {
+                Store::open_without_tiles(request.store)?
+            };
             owned.advise(Advice::HugePage);
             &owned
         }

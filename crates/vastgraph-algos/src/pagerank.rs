@@ -133,13 +133,22 @@ pub fn pagerank_resumable<A: Adjacency>(
     // contributions, and on some views zeros after that (`Adjacency::sum_values_len`).
     let mut work: Vec<f64> = vec![0.0; g.incoming().unwrap_or(g.out()).sum_values_len()];
     advise_huge_pages(&mut work);
+    // Over tiles: the dangling mass of the scores, computed with their contributions.
+    let mut next_dangling = None;
     while iterations < params.max_iters && n > 0 {
         iterations += 1;
-        delta = match g.incoming() {
-            Some(incoming) => {
+        delta = match (g.has_tiles(), g.incoming()) {
+            (true, _) => tiled_iteration(
+                g,
+                params.damping,
+                &mut scores,
+                &mut work[..n],
+                &mut next_dangling,
+            )?,
+            (false, Some(incoming)) => {
                 pull_iteration(g.out(), incoming, params.damping, &mut scores, &mut work)
             }
-            None => push_iteration(
+            (false, None) => push_iteration(
                 g.out(),
                 params.damping,
                 &mut scores,
@@ -153,12 +162,13 @@ pub fn pagerank_resumable<A: Adjacency>(
             State::new(vec![Column::of("scores", &scores)]).with("delta", delta)
         })?;
     }
-    let direction = if g.incoming().is_some() {
+    let direction = if g.incoming().is_some() || g.has_tiles() {
         "pull"
     } else {
         "push"
     };
-    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction);
+    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction)
+        .with("layout", layout_name(g.has_tiles()));
     Ok(PageRankResult {
         scores,
         delta,
@@ -179,6 +189,9 @@ pub fn in_passes<G: Traversal>(
     params: &PageRankParams,
 ) -> Result<PageRankResult, AlgoError> {
     check_params(params)?;
+    if g.has_tiles() {
+        return tiled_in_passes(g, params);
+    }
     let n = g.num_vertices();
     let d = params.damping;
     let degree = |v: usize| g.degree(v as Vertex);
@@ -244,7 +257,41 @@ pub fn in_passes<G: Traversal>(
         }
     }
     let direction = if symmetric { "pull" } else { "push" };
-    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction);
+    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction)
+        .with("layout", layout_name(false));
+    Ok(PageRankResult {
+        scores,
+        delta,
+        stats,
+    })
+}
+
+/// [`in_passes`] over the tiles: each iteration one streamed pass over them
+/// ([`Traversal::sum_in_arcs`]) and one over the vertices ([`tiled_iteration`]).
+fn tiled_in_passes<G: Traversal>(
+    g: &G,
+    params: &PageRankParams,
+) -> Result<PageRankResult, AlgoError> {
+    let n = g.num_vertices();
+    let mut scores: Vec<f64> = huge_page_vec(n, |_| 1.0 / n as f64);
+    let mut contrib: Vec<f64> = huge_page_vec(n, |_| 0.0);
+    let (mut iterations, mut delta, mut next_dangling) = (0u64, f64::INFINITY, None);
+    while iterations < params.max_iters && n > 0 {
+        iterations += 1;
+        delta = tiled_iteration(
+            g,
+            params.damping,
+            &mut scores,
+            &mut contrib,
+            &mut next_dangling,
+        )?;
+        vastgraph_engine::progress::iteration(iterations);
+        if delta < params.tolerance {
+            break;
+        }
+    }
+    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, "pull")
+        .with("layout", layout_name(true));
     Ok(PageRankResult {
         scores,
         delta,
@@ -325,6 +372,80 @@ fn pull_iteration<A: Adjacency>(
                 delta
             }),
     )
+}
+
+/// What a run read its arcs from, for the stats: the tiles, or the lists.
+pub(crate) fn layout_name(tiles: bool) -> &'static str {
+    if tiles {
+        "tiles"
+    } else {
+        "lists"
+    }
+}
+
+/// [`pull_iteration`] over the tiles ([`vastgraph_engine::tiles`]), with one pass over the
+/// vertices instead of two: the pass that applies an iteration's sums also writes the next
+/// iteration's contributions, and its dangling mass into `*next_dangling`. When that is None
+/// (the first iteration), a pass computes them first. `contrib` holds p[u]/deg(u), or p[u]
+/// itself for a vertex without out-arcs (no tile reads it), so the old score is recovered from
+/// it for δ; the sums go to `scores`, then the new scores.
+fn tiled_iteration<G: Traversal>(
+    g: &G,
+    d: f64,
+    scores: &mut [f64],
+    contrib: &mut [f64],
+    next_dangling: &mut Option<f64>,
+) -> Result<f64, AlgoError> {
+    let n = scores.len();
+    let contribution = |v: usize, p: f64| match g.degree(v as Vertex) {
+        0 => p,
+        degree => p / degree as f64,
+    };
+    let dangling = match next_dangling.take() {
+        Some(dangling) => dangling,
+        None => ordered_sum(
+            contrib
+                .par_chunks_mut(BLOCK)
+                .zip(scores.par_chunks(BLOCK))
+                .enumerate()
+                .map(|(block, (contrib, scores))| {
+                    let mut dangling = 0.0;
+                    for (i, (c, &p)) in contrib.iter_mut().zip(scores).enumerate() {
+                        let v = block * BLOCK + i;
+                        *c = contribution(v, p);
+                        if g.degree(v as Vertex) == 0 {
+                            dangling += p;
+                        }
+                    }
+                    dangling
+                }),
+        ),
+    };
+    let base = (1.0 - d) / n as f64 + d * dangling / n as f64;
+    g.sum_in_arcs(contrib, scores)
+        .map_err(read_error(ALGORITHM))?;
+    let (delta, dangling): (Vec<f64>, Vec<f64>) = scores
+        .par_chunks_mut(BLOCK)
+        .zip(contrib.par_chunks_mut(BLOCK))
+        .enumerate()
+        .map(|(block, (sums, contrib))| {
+            let (mut delta, mut dangling) = (0.0, 0.0);
+            for (i, (p, c)) in sums.iter_mut().zip(contrib).enumerate() {
+                let v = block * BLOCK + i;
+                let degree = g.degree(v as Vertex);
+                let (old, new) = (*c * degree.max(1) as f64, base + d * *p);
+                delta += (new - old).abs();
+                *p = new;
+                *c = contribution(v, new);
+                if degree == 0 {
+                    dangling += new;
+                }
+            }
+            (delta, dangling)
+        })
+        .unzip();
+    *next_dangling = Some(dangling.iter().sum());
+    Ok(delta.iter().sum())
 }
 
 /// The same iteration over out-edges only: `incoming_sum[v]` (zero on entry, zero again on

@@ -57,6 +57,14 @@ fn degree_stats(offsets: &[u64]) -> serde_json::Value {
     })
 }
 
+/// A file of the tiles, or its page checksums.
+fn tile_file(name: &str) -> bool {
+    vastgraph_store::manifest::files::TILES.iter().any(|t| {
+        name.strip_prefix(t)
+            .is_some_and(|rest| rest.is_empty() || rest == ".pagesums")
+    })
+}
+
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let store = Store::open(&args.store)?;
     if args.verify {
@@ -88,6 +96,20 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     });
     if let Some(inc) = store.in_offsets() {
         info["in_degree"] = degree_stats(inc);
+    }
+    if let Some(t) = &m.tiles {
+        let bytes: u64 = files
+            .iter()
+            .filter(|(name, _)| tile_file(name))
+            .map(|f| f.1)
+            .sum();
+        info["tiles"] = serde_json::json!({
+            "side_log2": t.side_log2,
+            "tiles": t.tiles,
+            "arcs_per_tile": m.arcs as f64 / t.tiles.max(1) as f64,
+            "bytes": bytes,
+            "bytes_per_arc": bytes as f64 / m.arcs.max(1) as f64,
+        });
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&info)?);
@@ -151,6 +173,17 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     let width = files.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     for (name, bytes) in &files {
         println!("  {name:<width$} {:>12}", crate::size::human(*bytes));
+    }
+    if let Some(t) = info.get("tiles") {
+        println!(
+            "tiles        {} of 2^{} × 2^{} vertices, {:.0} arcs a tile, {} ({:.2} bytes an arc)",
+            t["tiles"],
+            t["side_log2"],
+            t["side_log2"],
+            t["arcs_per_tile"].as_f64().unwrap_or(0.0),
+            crate::size::human(t["bytes"].as_u64().unwrap_or(0)),
+            t["bytes_per_arc"].as_f64().unwrap_or(0.0)
+        );
     }
     if m.has_labels {
         println!("labels       yes (labels.txt maps dense ids to the input's labels)");

@@ -20,6 +20,7 @@ mod report;
 mod run;
 mod signals;
 mod size;
+mod tile;
 mod top;
 
 use std::path::PathBuf;
@@ -53,6 +54,9 @@ enum Command {
     /// Write a copy of a store with its vertices renumbered by decreasing degree (faster
     /// traversals on power-law graphs, in memory and out of core; labels keep the old ids).
     Reorder(reorder::ReorderArgs),
+    /// Add tiles to a store: its arcs cut into blocks of sources by blocks of targets, which
+    /// PageRank's iterations read at cache speed (in memory) or as one stream (out of core).
+    Tile(tile::TileArgs),
     /// Generate a graph (Kronecker or uniform) straight into a store or a binary edge list.
     Generate(generate::GenerateArgs),
     /// Describe a store: sizes, degrees, what the build dropped.
@@ -137,6 +141,7 @@ where
         Command::Convert(a) => convert::run(a, cli.quiet),
         Command::Compress(a) => compress::run(a, cli.quiet),
         Command::Reorder(a) => reorder::run(a, cli.quiet),
+        Command::Tile(a) => tile::run(a, cli.quiet),
         Command::Generate(a) => generate::run(a, cli.quiet),
         Command::Info(a) => info::run(a),
         Command::Export(a) => export::run(a, cli.quiet),

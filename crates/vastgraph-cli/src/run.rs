@@ -61,6 +61,10 @@ pub struct RunArgs {
     /// the page cache is used freely.
     #[arg(long, value_parser = crate::size::parse_size)]
     pub memory: Option<u64>,
+    /// Run on the lists even when the store has tiles (`vastgraph tile`); the tiles are then
+    /// not opened, so damaged tiles do not stop the run.
+    #[arg(long)]
+    pub no_tiles: bool,
     /// Out of core: how each iteration reads the graph: adaptive (by the device's measured
     /// bandwidth and IOPS, the active lists with every gap cheaper to read than to skip, or the
     /// sequential chunks, whichever costs less), selective (only the active vertices' pages) or
@@ -206,6 +210,7 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
         },
         top: args.top.unwrap_or(DEFAULT_TOP),
         opened: None,
+        tiles: !args.no_tiles,
     })?;
     drop(status);
     drop(stop_at_once);

@@ -4,7 +4,7 @@
 //! intersections iterate instead.
 
 use vastgraph_codec::{ByteCodeLists, ListCodec};
-use vastgraph_store::{Vertex, WeightsRef};
+use vastgraph_store::{TilesRef, Vertex, WeightsRef};
 
 use crate::bitmap::Bitmap;
 use crate::graph::{first_from_side, first_then_rest, Adjacency, ListVisitor};
@@ -15,6 +15,7 @@ pub struct CompressedAdjacency<'a> {
     lists: ByteCodeLists<'a>,
     weights: Option<WeightsRef<'a>>,
     first_neighbors: Option<&'a [Vertex]>,
+    tiles: Option<TilesRef<'a>>,
 }
 
 impl<'a> CompressedAdjacency<'a> {
@@ -27,6 +28,20 @@ impl<'a> CompressedAdjacency<'a> {
             lists,
             weights,
             first_neighbors: None,
+            tiles: None,
+        }
+    }
+
+    /// The same lists, with the tiles of their arcs (validated by the store).
+    pub fn with_tiles(self, tiles: TilesRef<'a>) -> Self {
+        assert_eq!(
+            tiles.num_edges(),
+            self.lists.num_arcs(),
+            "tiles of these arcs"
+        );
+        CompressedAdjacency {
+            tiles: Some(tiles),
+            ..self
         }
     }
 
@@ -108,6 +123,9 @@ impl Adjacency for CompressedAdjacency<'_> {
     }
     fn is_weighted(&self) -> bool {
         self.weights.is_some()
+    }
+    fn tiles(&self) -> Option<TilesRef<'_>> {
+        self.tiles
     }
     #[inline]
     fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, mut f: F) {

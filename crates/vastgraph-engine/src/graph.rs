@@ -5,7 +5,7 @@ use crate::bitmap::{for_each_in_word, Bitmap};
 use crate::lane_sum::LaneSum;
 pub use vastgraph_codec::ListVisitor;
 use vastgraph_store::manifest::NO_NEIGHBOR;
-use vastgraph_store::{Vertex, WeightsRef};
+use vastgraph_store::{TilesRef, Vertex, WeightsRef};
 
 /// The length of the blocks [`Adjacency::try_for_each_neighbor_block`] hands over when a list
 /// is not one slice (the codec's block): a multiple of 4 and 8, so that loops unrolled by
@@ -29,6 +29,11 @@ pub trait Adjacency: Sync {
     /// ([`crate::ooc::OocLists`]): the [`crate::Traversal`] of a graph over them runs its passes
     /// there. None for lists in memory.
     fn on_disk(&self) -> Option<&crate::ooc::OocGraph> {
+        None
+    }
+
+    /// The tiles of these arcs ([`crate::tiles`]), for lists in memory whose store has them.
+    fn tiles(&self) -> Option<vastgraph_store::TilesRef<'_>> {
         None
     }
 
@@ -223,6 +228,7 @@ pub struct CsrAdjacency<'a> {
     neighbors: &'a [Vertex],
     weights: Option<WeightsRef<'a>>,
     first_neighbors: Option<&'a [Vertex]>,
+    tiles: Option<TilesRef<'a>>,
 }
 
 impl<'a> CsrAdjacency<'a> {
@@ -242,6 +248,16 @@ impl<'a> CsrAdjacency<'a> {
             neighbors,
             weights,
             first_neighbors: None,
+            tiles: None,
+        }
+    }
+
+    /// The same lists, with the tiles of their arcs (validated by the store).
+    pub fn with_tiles(self, tiles: TilesRef<'a>) -> Self {
+        assert_eq!(tiles.num_edges(), self.num_arcs(), "tiles of these arcs");
+        CsrAdjacency {
+            tiles: Some(tiles),
+            ..self
         }
     }
 
@@ -293,6 +309,9 @@ impl Adjacency for CsrAdjacency<'_> {
     }
     fn is_weighted(&self) -> bool {
         self.weights.is_some()
+    }
+    fn tiles(&self) -> Option<TilesRef<'_>> {
+        self.tiles
     }
     #[inline]
     fn for_each_neighbor<F: FnMut(Vertex)>(&self, v: Vertex, mut f: F) {

@@ -19,6 +19,7 @@ pub mod ooc;
 pub mod progress;
 pub mod store_view;
 pub mod subset;
+pub mod tiles;
 pub mod traverse;
 pub mod vertex_map;
 

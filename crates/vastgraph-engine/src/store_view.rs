@@ -26,6 +26,9 @@ impl<'a> CsrGraph<'a> {
         if let Some(firsts) = store.first_neighbors() {
             out = out.with_first_neighbors(firsts);
         }
+        if let Some(tiles) = store.tiles() {
+            out = out.with_tiles(tiles);
+        }
         Graph::new(out, if symmetric { None } else { incoming }, symmetric)
     }
 }
@@ -37,6 +40,9 @@ impl<'a> CompressedGraph<'a> {
         let mut out = CompressedAdjacency::new(store.byte_code()?, store.weights());
         if let Some(firsts) = store.first_neighbors() {
             out = out.with_first_neighbors(firsts);
+        }
+        if let Some(tiles) = store.tiles() {
+            out = out.with_tiles(tiles);
         }
         let symmetric = !store.manifest().directed;
         let incoming = if symmetric {

@@ -114,6 +114,20 @@ pub trait Traversal: Sync {
     where
         W: Fn(Vertex, &[Vertex]) -> bool + Sync;
 
+    /// Whether [`Self::sum_in_arcs`] can run: the store has tiles (`vastgraph tile`), opened.
+    fn has_tiles(&self) -> bool {
+        false
+    }
+
+    /// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles ([`crate::tiles`]):
+    /// each sum takes v's in-arcs in ascending source order, whatever the thread count.
+    /// Returns the arcs read; an error when [`Self::has_tiles`] is false.
+    fn sum_in_arcs(&self, _values: &[f64], _out: &mut [f64]) -> Result<u64, EngineError> {
+        Err(EngineError::read(anyhow::anyhow!(
+            "the graph has no tiles open"
+        )))
+    }
+
     /// The out-degree sum of `set` (GAPBS's scout count).
     fn degree_sum(&self, set: &Bitmap) -> u64 {
         set.words()
@@ -168,6 +182,15 @@ impl Traversal for OocGraph {
 
     fn end_lists_apart(&self) {
         self.keep_block_record();
+    }
+
+    fn has_tiles(&self) -> bool {
+        OocGraph::has_tiles(self)
+    }
+
+    fn sum_in_arcs(&self, values: &[f64], out: &mut [f64]) -> Result<u64, EngineError> {
+        crate::interrupt::check();
+        OocGraph::sum_in_arcs(self, values, out).map_err(EngineError::read)
     }
 
     fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>
@@ -405,6 +428,24 @@ impl<A: Adjacency> Traversal for Graph<A> {
         self.out()
             .on_disk()
             .is_none_or(|g| g.first_neighbors_cheap())
+    }
+
+    fn has_tiles(&self) -> bool {
+        self.out().tiles().is_some() || self.out().on_disk().is_some_and(|g| g.has_tiles())
+    }
+
+    fn sum_in_arcs(&self, values: &[f64], out: &mut [f64]) -> Result<u64, EngineError> {
+        crate::progress::operation(None);
+        match (self.out().tiles(), self.out().on_disk()) {
+            (Some(tiles), _) => {
+                crate::tiles::sum_in_arcs(&tiles, values, out);
+                Ok(tiles.num_edges())
+            }
+            (None, Some(g)) => Traversal::sum_in_arcs(g, values, out),
+            (None, None) => Err(EngineError::read(anyhow::anyhow!(
+                "the graph has no tiles open"
+            ))),
+        }
     }
 
     fn pass<V>(&self, spec: &ScanSpec<'_>, visit: V) -> Result<u64, EngineError>

@@ -646,6 +646,7 @@ impl StoreBuilder {
                 },
                 |(dropped, _)| dropped.clone(),
             ),
+            tiles: None,
             files: entries,
             provenance: Provenance {
                 vastgraph_version: env!("CARGO_PKG_VERSION").to_string(),

@@ -58,6 +58,13 @@ pub enum StoreError {
         reason: String,
     },
 
+    #[error(
+        "{}: invalid tiles: {reason} (`vastgraph tile` rebuilds them; --no-tiles runs on the \
+         lists without them)",
+        path.display()
+    )]
+    BadTiles { path: PathBuf, reason: String },
+
     #[error("{}: invalid labels: {reason}", path.display())]
     BadLabels { path: PathBuf, reason: String },
 

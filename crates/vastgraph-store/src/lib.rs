@@ -34,6 +34,7 @@ mod staging;
 mod structure;
 pub mod synthetic;
 pub mod target_lock;
+pub mod tiles;
 
 pub use builder::{BuildOptions, DiskNeed, ExpectedSize, StoreBuilder, MIN_MEMORY_BYTES};
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
@@ -41,7 +42,8 @@ pub use compress::{compress_store, CompressOptions};
 pub use error::StoreError;
 pub use hashed_file::format_xxh3;
 pub use manifest::{
-    Codec, Dropped, FileEntry, InputRecord, Manifest, PageSumsEntry, Provenance, WeightType,
+    Codec, Dropped, FileEntry, InputRecord, Manifest, PageSumsEntry, Provenance, TileInfo,
+    WeightType,
 };
 pub use page_sums::{page_sum, PageSums, PAGE_BYTES};
 pub use reader::{
@@ -50,6 +52,7 @@ pub use reader::{
 };
 pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
 pub use target_lock::{stage_path, TargetLock};
+pub use tiles::{build_tiles, TileOptions, TilesRef};
 pub use vastgraph_codec::ByteCodeLists;
 
 /// Vertex ids are u32: a store holds at most `MAX_VERTICES` vertices.

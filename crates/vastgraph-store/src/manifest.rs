@@ -41,6 +41,24 @@ pub mod files {
     /// must look past a vertex's first neighbour reads these few hundred megabytes instead of
     /// pages of lists scattered over the whole file. Optional, as the first neighbours are.
     pub const LIST_HEADS: &str = "list_heads.u32";
+    /// The tiles (`crate::tiles`, present when [`super::Manifest::tiles`] is): the first tile
+    /// of each column (columns + 1, LE u64), the row of each tile (LE u32), the first edge of
+    /// each tile (tiles + 1, LE u64), and the edges (m, LE u32).
+    pub const TILE_COLUMNS: &str = "tile_columns.u64";
+    pub const TILE_ROWS: &str = "tile_rows.u32";
+    pub const TILE_OFFSETS: &str = "tile_offsets.u64";
+    pub const TILE_EDGES: &str = "tile_edges.u32";
+    /// The four files of the tiles, in the order above.
+    pub const TILES: [&str; 4] = [TILE_COLUMNS, TILE_ROWS, TILE_OFFSETS, TILE_EDGES];
+}
+
+/// The tiles of a store (`vastgraph tile`): its arcs cut into blocks of 2^`side_log2`
+/// sources by 2^`side_log2` targets (`crate::tiles`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TileInfo {
+    pub side_log2: u32,
+    /// Tiles holding at least one arc (the others are not stored).
+    pub tiles: u64,
 }
 
 /// The ids of a list's head in `files::LIST_HEADS`. On Kronecker 25 in its original order, the
@@ -224,6 +242,9 @@ pub struct Manifest {
     /// Self-loops were kept (`--keep-self-loops`).
     pub self_loops_kept: bool,
     pub dropped: Dropped,
+    /// Present once `vastgraph tile` has added tiles; their files are then in `files`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tiles: Option<TileInfo>,
     pub files: Vec<FileEntry>,
     pub provenance: Provenance,
 }

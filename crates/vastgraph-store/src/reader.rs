@@ -13,11 +13,12 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::hashed_file::{expect_checksum, format_xxh3};
 use crate::manifest::{
-    files, list_head_len, Codec, FileEntry, Manifest, WeightType, FORMAT_NAME, FORMAT_VERSION,
-    MANIFEST_FILE, NO_NEIGHBOR,
+    files, list_head_len, Codec, FileEntry, Manifest, TileInfo, WeightType, FORMAT_NAME,
+    FORMAT_VERSION, MANIFEST_FILE, NO_NEIGHBOR,
 };
 use crate::page_sums::PageSums;
 use crate::pod::{try_cast, Pod};
+use crate::tiles::TilesRef;
 use crate::{StoreError, WeightsRef, MAX_VERTICES};
 use vastgraph_codec::{ByteCodeLists, CodecError, ListCodec};
 
@@ -166,15 +167,37 @@ pub struct Store {
     first_neighbors: Option<MappedArray<u32>>,
     /// The side file of the heads of the out-lists, when the store has one.
     list_heads: Option<MappedArray<u32>>,
+    /// The tiles, when the store has them and they were opened.
+    tiles: Option<MappedTiles>,
+}
+
+/// The four files of a store's tiles (`crate::tiles`).
+struct MappedTiles {
+    info: TileInfo,
+    columns: MappedArray<u64>,
+    rows: MappedArray<u32>,
+    offsets: MappedArray<u64>,
+    edges: MappedArray<u32>,
 }
 
 impl Store {
-    /// Open and validate the store in `dir`.
+    /// Open and validate the store in `dir`, its tiles included when it has them.
     pub fn open(dir: &Path) -> Result<Store, StoreError> {
+        Self::open_with(dir, true)
+    }
+
+    /// [`Store::open`] without the tiles: they are neither read nor checked, and
+    /// [`Store::tiles`] is None. For running on the lists when the tiles are damaged, and for
+    /// rebuilding them.
+    pub fn open_without_tiles(dir: &Path) -> Result<Store, StoreError> {
+        Self::open_with(dir, false)
+    }
+
+    fn open_with(dir: &Path, with_tiles: bool) -> Result<Store, StoreError> {
         let identity = store_identity(dir);
         let manifest = read_manifest(dir)?;
         check_manifest(dir, &manifest)?;
-        check_pages(dir, &manifest)?;
+        check_pages(dir, &manifest, with_tiles)?;
         let out_edges = open_adjacency(dir, &manifest, false)?;
         let in_edges = if manifest.has_transpose {
             Some(open_adjacency(dir, &manifest, true)?)
@@ -189,6 +212,24 @@ impl Store {
         };
         let first_neighbors = side_file(files::FIRST_NEIGHBORS)?;
         let list_heads = side_file(files::LIST_HEADS)?;
+        fn tile_file<T: Pod>(
+            dir: &Path,
+            manifest: &Manifest,
+            name: &str,
+        ) -> Result<MappedArray<T>, StoreError> {
+            // check_manifest made sure every tile file is listed.
+            MappedArray::open(&dir.join(name), manifest.file(name).map_or(0, |f| f.bytes))
+        }
+        let tiles = match manifest.tiles {
+            Some(info) if with_tiles => Some(MappedTiles {
+                info,
+                columns: tile_file(dir, &manifest, files::TILE_COLUMNS)?,
+                rows: tile_file(dir, &manifest, files::TILE_ROWS)?,
+                offsets: tile_file(dir, &manifest, files::TILE_OFFSETS)?,
+                edges: tile_file(dir, &manifest, files::TILE_EDGES)?,
+            }),
+            _ => None,
+        };
         let store = Store {
             dir: dir.to_path_buf(),
             manifest,
@@ -196,6 +237,7 @@ impl Store {
             in_edges,
             first_neighbors,
             list_heads,
+            tiles,
         };
         check_not_replaced(dir, identity)?;
         store.validate()?;
@@ -253,6 +295,21 @@ impl Store {
         self.first_neighbors.as_ref().map(MappedArray::values)
     }
 
+    /// The tiles of the out-arcs (`crate::tiles`), when the store has them and they were
+    /// opened; validated when the store was.
+    pub fn tiles(&self) -> Option<TilesRef<'_>> {
+        self.tiles.as_ref().map(|t| {
+            TilesRef::new(
+                t.info.side_log2,
+                self.manifest.vertices,
+                t.columns.values(),
+                t.rows.values(),
+                t.offsets.values(),
+                t.edges.values(),
+            )
+        })
+    }
+
     pub fn weights(&self) -> Option<WeightsRef<'_>> {
         self.out_edges.weights.as_ref().map(MappedWeights::get)
     }
@@ -302,7 +359,11 @@ impl Store {
     /// ([`Store::verify_structure`]). `vastgraph info --verify`.
     pub fn verify(&self) -> Result<(), StoreError> {
         self.verify_checksums()?;
-        self.verify_structure()
+        self.verify_structure()?;
+        match self.tiles() {
+            Some(tiles) => crate::tiles::verify_against_lists(self, &tiles),
+            None => Ok(()),
+        }
     }
 
     /// The size of every file of the store, manifest included.
@@ -384,7 +445,11 @@ impl Store {
             }
         }
         self.validate_first_neighbors()?;
-        self.validate_list_heads()
+        self.validate_list_heads()?;
+        match (&self.manifest.tiles, self.tiles()) {
+            (Some(info), Some(tiles)) => crate::tiles::validate(&self.dir, info, n, m, &tiles),
+            _ => Ok(()),
+        }
     }
 
     /// The side file of first neighbours, when the store has one, must agree with the lists:
@@ -728,7 +793,14 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
     let mut seen = HashSet::new();
     for entry in &manifest.files {
         let name = entry.name.as_str();
-        if !required.contains(&name) && !OPTIONAL_FILES.contains(&name) {
+        let tile_file = files::TILES.contains(&name);
+        if tile_file && manifest.tiles.is_none() {
+            return Err(fail(format!(
+                "file {:?} is listed without a `tiles` entry",
+                entry.name
+            )));
+        }
+        if !required.contains(&name) && !OPTIONAL_FILES.contains(&name) && !tile_file {
             return Err(fail(format!("unexpected file {:?}", entry.name)));
         }
         if !seen.insert(entry.name.as_str()) {
@@ -737,6 +809,13 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
     }
     if let Some(missing) = required.iter().find(|name| !seen.contains(*name)) {
         return Err(fail(format!("{missing} is not listed")));
+    }
+    if manifest.tiles.is_some() {
+        if let Some(missing) = files::TILES.iter().find(|name| !seen.contains(*name)) {
+            return Err(fail(format!(
+                "the store has tiles, but {missing} is not listed"
+            )));
+        }
     }
     let entry_bytes = |name: &str| manifest.file(name).map_or(0, |f| f.bytes);
     // Array lengths follow from n and m; the recorded byte counts must match them.
@@ -783,8 +862,11 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
 /// Checks every page of every file that has page checksums: the arrays are about to be
 /// validated, which reads them whole, and a damaged page must be an error before any of its
 /// values is trusted (a flipped bit can leave a list valid, and the answer wrong).
-fn check_pages(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+fn check_pages(dir: &Path, manifest: &Manifest, with_tiles: bool) -> Result<(), StoreError> {
     for entry in &manifest.files {
+        if !with_tiles && files::TILES.contains(&entry.name.as_str()) {
+            continue;
+        }
         if let Some(sums) = PageSums::load(dir, entry)? {
             let mapped = Mapped::open(&dir.join(&entry.name), entry.bytes)?;
             sums.check_all(mapped.bytes())?;

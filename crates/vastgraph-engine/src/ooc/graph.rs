@@ -22,6 +22,7 @@ use super::offsets::ByteOffsets;
 use super::plan::{Layout, ARC_BYTES};
 use super::scan::{IterationRecord, CHECKED_PAGE};
 use super::side_files::{HeadIndex, ListHeads};
+use super::tiles::{self, OocTiles};
 use super::IoMode;
 use crate::bitmap::Bitmap;
 use crate::memory::human_bytes;
@@ -43,6 +44,10 @@ pub struct OocOptions {
     /// passes: the room the plan leaves is shared between the cache of blocks and the cache of
     /// short lists.
     pub random_access: bool,
+    /// Open the store's tiles, when it has them, for passes that read every arc
+    /// ([`crate::Traversal::sum_in_arcs`]); their index and two chunk buffers come from the
+    /// room of the cache.
+    pub tiles: bool,
 }
 
 impl Default for OocOptions {
@@ -55,6 +60,7 @@ impl Default for OocOptions {
             profile: None,
             recalibrate: false,
             random_access: false,
+            tiles: false,
         }
     }
 }
@@ -99,6 +105,8 @@ pub struct OocGraph {
     pub(crate) options: OocOptions,
     pub(crate) plan: MemoryPlan,
     pub(crate) records: Mutex<Vec<IterationRecord>>,
+    /// The tiles, when the store has them and the options asked for them.
+    pub(crate) tiles: Option<OocTiles>,
     pub(crate) cache: ListCache,
     /// The cache of blocks behind [`OocGraph::lists`], and the first error a read there met.
     pub(crate) blocks: BlockCache,
@@ -134,7 +142,7 @@ impl OocGraph {
             }
         };
         let offsets_path = dir.join(files::OFFSETS);
-        let offsets = read_u64_file(&offsets_path, n + 1, sums_of(files::OFFSETS)?)?;
+        let offsets = read_le_file(&offsets_path, n + 1, sums_of(files::OFFSETS)?)?;
         vastgraph_store::validate_offsets(&offsets_path, &offsets, manifest.arcs)?;
         let codes = match manifest.codec.list_codec() {
             None => None,
@@ -217,6 +225,10 @@ impl OocGraph {
             }
             _ => None,
         };
+        let tile_edges = match (&manifest.tiles, options.tiles) {
+            (Some(_), true) => Some(open_checked(files::TILE_EDGES)?),
+            _ => None,
+        };
         // As for long lists: a plan made without the reserve takes it from the cache's room.
         match sums_bytes.checked_sub(plan.page_sums_bytes) {
             None => plan.cache_bytes += plan.page_sums_bytes - sums_bytes,
@@ -234,6 +246,31 @@ impl OocGraph {
             }
             fits
         });
+        // The tiles' index and two chunks come from the cache's room beyond its floor; a budget
+        // without room for chunks of at least MIN_CHUNK_BYTES reads the lists.
+        let tiles = match tile_edges {
+            None => None,
+            Some(edges) => {
+                let index = OocTiles::index_bytes(&manifest);
+                let room = plan.cache_bytes.saturating_sub(MIN_CACHE + index);
+                let chunk = (room / 2).min(tiles::MAX_CHUNK_BYTES) / 4096 * 4096;
+                if chunk < tiles::MIN_CHUNK_BYTES {
+                    log::warn!(
+                        "the budget leaves no room to stream the tiles ({} for their index and \
+                         chunks); reading the lists",
+                        human_bytes(index + OocTiles::buffers_bytes(tiles::MIN_CHUNK_BYTES))
+                    );
+                    None
+                } else {
+                    take_from_cache_room(
+                        &mut plan,
+                        index + OocTiles::buffers_bytes(chunk),
+                        "the tiles' index and chunks",
+                    )?;
+                    Some(OocTiles::open(dir, &manifest, edges, chunk)?)
+                }
+            }
+        };
         let mut engine = IoEngine::new(
             IoConfig {
                 buffer_bytes: plan.buffer_bytes,
@@ -323,6 +360,7 @@ impl OocGraph {
             options,
             plan,
             records: Mutex::new(Vec::new()),
+            tiles,
         })
     }
 
@@ -395,6 +433,22 @@ impl OocGraph {
             crate::progress::pass(record.bytes_read, record.mode);
             self.records.lock().unwrap().push(record);
         }
+    }
+
+    /// Whether passes over every arc can stream the store's tiles.
+    pub fn has_tiles(&self) -> bool {
+        self.tiles.is_some()
+    }
+
+    /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one streamed pass over the tiles,
+    /// recorded as an iteration. Errors when the store has no tiles open.
+    pub fn sum_in_arcs(&self, values: &[f64], out: &mut [f64]) -> anyhow::Result<u64> {
+        let tiles = self.tiles.as_ref().context("the graph has no tiles open")?;
+        let record = tiles.sum_in_arcs(values, out)?;
+        crate::progress::pass(record.bytes_read, record.mode);
+        let arcs = record.arcs_processed;
+        self.records.lock().unwrap().push(record);
+        Ok(arcs)
     }
 
     /// The records of the iterations run so far, removing them.
@@ -564,16 +618,35 @@ fn long_list_spans(layout: Layout<'_>, chunk: u64) -> (usize, usize) {
         .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)))
 }
 
-/// Reads a file of exactly `count` little-endian u64 into a vector (the host is little-endian),
-/// then drops it from the page cache: it is in DRAM now, the cache copy would only use the budget.
-fn read_u64_file(path: &Path, count: usize, sums: Option<PageSums>) -> anyhow::Result<Vec<u64>> {
+/// Integers any byte pattern is a value of, read from files as they are stored.
+pub(crate) trait LeInteger: Copy + Default {}
+impl LeInteger for u32 {}
+impl LeInteger for u64 {}
+
+/// Reads a file of exactly `count` little-endian integers into a vector (the host is
+/// little-endian), then drops it from the page cache: it is in DRAM now, the cache copy would
+/// only use the budget.
+pub(crate) fn read_le_file<T: LeInteger>(
+    path: &Path,
+    count: usize,
+    sums: Option<PageSums>,
+) -> anyhow::Result<Vec<T>> {
     let mut file = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
-    let mut values = vec![0u64; count];
-    // SAFETY: any byte pattern is a valid u64; the slice covers exactly the vector's values.
+    let mut values = vec![T::default(); count];
+    let size = std::mem::size_of::<T>();
+    // SAFETY: any byte pattern is a valid u32 or u64 (the only `LeInteger`s); the slice covers
+    // exactly the vector's values.
     let bytes =
-        unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, count * 8) };
+        unsafe { std::slice::from_raw_parts_mut(values.as_mut_ptr() as *mut u8, count * size) };
     file.read_exact(bytes)
-        .with_context(|| format!("{}: reading {} offsets", path.display(), count))?;
+        .with_context(|| format!("{}: reading {count} values", path.display()))?;
+    let length = file.metadata().map(|m| m.len()).unwrap_or(0);
+    anyhow::ensure!(
+        length == (count * size) as u64,
+        "{}: {length} bytes, expected {} (truncated or altered)",
+        path.display(),
+        count * size
+    );
     if let Some(sums) = sums {
         sums.check_all(bytes)?;
     }

@@ -25,6 +25,7 @@ mod offsets;
 mod plan;
 mod scan;
 mod side_files;
+mod tiles;
 
 pub use bits::{any_in_range, take_range};
 pub use cache::MAX_CACHED_ARCS;

@@ -1,0 +1,57 @@
+//! `vastgraph tile STORE`: add tiles to a store (`vastgraph_store::tiles`), the layout that
+//! PageRank's iterations read when a store has it.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use vastgraph_store::manifest::files;
+use vastgraph_store::tiles::{default_side_log2, MAX_SIDE_LOG2, MIN_SIDE_LOG2};
+use vastgraph_store::{build_tiles, TileOptions};
+
+#[derive(clap::Args)]
+pub struct TileArgs {
+    /// The store to add tiles to (raw or compressed); tiles it already has are replaced.
+    pub store: PathBuf,
+    /// log2 of a tile's side: its sources and its targets are blocks of 2^K vertices, K from 6
+    /// to 16 (default: the largest whose block of f64 state fits this machine's L2 cache).
+    #[arg(long, value_name = "K")]
+    pub side_log2: Option<u32>,
+    /// Memory budget of the build, e.g. 1GiB (default: half of RAM).
+    #[arg(long, value_parser = crate::size::parse_size)]
+    pub memory: Option<u64>,
+}
+
+pub fn run(args: TileArgs, quiet: bool) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let side_log2 = args.side_log2.unwrap_or_else(default_side_log2);
+    if !(MIN_SIDE_LOG2..=MAX_SIDE_LOG2).contains(&side_log2) {
+        anyhow::bail!("--side-log2 {side_log2}: choose from {MIN_SIDE_LOG2} to {MAX_SIDE_LOG2}");
+    }
+    let phases = crate::progress::Phases::new(quiet);
+    let opts = TileOptions {
+        side_log2,
+        memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
+        progress: vastgraph_store::progress::Progress::new(phases.clone()),
+    };
+    let manifest = build_tiles(&args.store, &opts);
+    phases.finish();
+    let manifest = manifest.with_context(|| format!("tiling {}", args.store.display()))?;
+    let bytes: u64 = manifest
+        .files
+        .iter()
+        .filter(|f| files::TILES.contains(&f.name.as_str()))
+        .map(|f| f.bytes)
+        .sum();
+    let tiles = manifest.tiles.map_or(0, |t| t.tiles);
+    eprintln!(
+        "tiled {}: {tiles} tiles of 2^{side_log2} × 2^{side_log2}, {:.0} arcs a tile, {} \
+         ({:.2} bytes an arc) in {:.2} s",
+        args.store.display(),
+        manifest.arcs as f64 / tiles.max(1) as f64,
+        crate::size::human(bytes),
+        bytes as f64 / manifest.arcs.max(1) as f64,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

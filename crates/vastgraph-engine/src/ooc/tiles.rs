@@ -1,0 +1,258 @@
+//! The tiles of a store on disk ([`vastgraph_store::tiles`]): the index in DRAM, the arcs
+//! streamed from `tile_edges.u32` in file order, one chunk while the next is read.
+//!
+//! A pass reads the file once, sequentially, in chunks of a fixed number of arcs; a chunk may
+//! end inside a tile, whose rest then comes with the next chunk. Within a chunk the columns
+//! are folded in parallel, each by one task, so each target's sum still takes its in-arcs in
+//! ascending source order, as in memory. Each chunk is checked as it arrives: its pages
+//! against their checksums (by the read), then every arc as [`validate_edges`] checks the
+//! arcs of an opened store, so that a damaged file is an error naming it, never a wrong sum.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::sync_channel;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context;
+use rayon::prelude::*;
+use vastgraph_io::{AlignedBuf, DataFile, ALIGN};
+use vastgraph_store::manifest::{files, Manifest, TileInfo};
+use vastgraph_store::tiles::{block_len, validate_edges, validate_index, Tile};
+
+use super::graph::read_le_file;
+use super::scan::IterationRecord;
+use crate::tiles::sum_tile;
+
+/// The largest chunk a pass reads at once: large enough for the device's full sequential
+/// bandwidth with direct I/O.
+pub(crate) const MAX_CHUNK_BYTES: u64 = 32 << 20;
+/// The smallest chunk worth streaming; a budget that leaves less room reads the lists instead.
+pub(crate) const MIN_CHUNK_BYTES: u64 = 1 << 20;
+
+pub(crate) struct OocTiles {
+    dir: PathBuf,
+    info: TileInfo,
+    vertices: u64,
+    columns: Vec<u64>,
+    rows: Vec<u32>,
+    offsets: Vec<u64>,
+    edges: DataFile,
+    chunk_arcs: u64,
+    /// The two chunk buffers, allocated by the first pass and kept for the next ones.
+    buffers: Mutex<Vec<AlignedBuf>>,
+}
+
+impl OocTiles {
+    /// The DRAM the index takes (the edges are streamed).
+    pub(crate) fn index_bytes(manifest: &Manifest) -> u64 {
+        let file = |name| manifest.file(name).map_or(0, |f| f.bytes);
+        file(files::TILE_COLUMNS) + file(files::TILE_ROWS) + file(files::TILE_OFFSETS)
+    }
+
+    /// The DRAM a pass's two chunk buffers take, for chunks of `chunk_bytes`.
+    pub(crate) fn buffers_bytes(chunk_bytes: u64) -> u64 {
+        2 * (chunk_bytes + 2 * ALIGN as u64)
+    }
+
+    /// Opens the tiles of the store in `dir` for passes reading chunks of `chunk_bytes`; the
+    /// index is read (its pages checked) and validated.
+    pub(crate) fn open(
+        dir: &Path,
+        manifest: &Manifest,
+        edges: DataFile,
+        chunk_bytes: u64,
+    ) -> anyhow::Result<OocTiles> {
+        let info = manifest.tiles.context("the store has no tiles")?;
+        let columns_count = manifest.vertices.div_ceil(1 << info.side_log2) as usize;
+        let sums = |name: &str| -> anyhow::Result<_> {
+            let entry = manifest
+                .file(name)
+                .with_context(|| format!("{name} is not listed"))?;
+            Ok(vastgraph_store::PageSums::load(dir, entry)?)
+        };
+        let path = |name: &str| dir.join(name);
+        let tiles = info.tiles as usize;
+        let columns: Vec<u64> = read_le_file(
+            &path(files::TILE_COLUMNS),
+            columns_count + 1,
+            sums(files::TILE_COLUMNS)?,
+        )?;
+        let rows: Vec<u32> = read_le_file(&path(files::TILE_ROWS), tiles, sums(files::TILE_ROWS)?)?;
+        let offsets: Vec<u64> = read_le_file(
+            &path(files::TILE_OFFSETS),
+            tiles + 1,
+            sums(files::TILE_OFFSETS)?,
+        )?;
+        validate_index(
+            dir,
+            &info,
+            manifest.vertices,
+            manifest.arcs,
+            &columns,
+            &rows,
+            &offsets,
+        )?;
+        anyhow::ensure!(
+            edges.len() == manifest.arcs * 4,
+            "{}: {} bytes, expected {} (truncated or altered)",
+            edges.path().display(),
+            edges.len(),
+            manifest.arcs * 4
+        );
+        Ok(OocTiles {
+            dir: dir.to_path_buf(),
+            info,
+            vertices: manifest.vertices,
+            columns,
+            rows,
+            offsets,
+            chunk_arcs: (chunk_bytes / 4).min(edges.len() / 4).max(1),
+            edges,
+            buffers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one sequential pass over the file.
+    pub(crate) fn sum_in_arcs(
+        &self,
+        values: &[f64],
+        out: &mut [f64],
+    ) -> anyhow::Result<IterationRecord> {
+        let started = Instant::now();
+        out.fill(0.0);
+        let arcs = *self.offsets.last().unwrap_or(&0);
+        let chunks: Vec<(u64, u64)> = (0..arcs)
+            .step_by(self.chunk_arcs as usize)
+            .map(|first| (first, (first + self.chunk_arcs).min(arcs)))
+            .collect();
+        let buffer_bytes = (self.chunk_arcs * 4) as usize + 2 * ALIGN;
+        let mut buffers = std::mem::take(&mut *self.buffers.lock().unwrap());
+        buffers.resize_with(2, || AlignedBuf::new(buffer_bytes));
+        let mut bytes_read = 0u64;
+        let mut io_wait = 0.0f64;
+        // The last arc of the tile a chunk ends inside, for the next chunk's order check.
+        let mut carried: Option<u32> = None;
+        std::thread::scope(|scope| -> anyhow::Result<()> {
+            let (full_tx, full_rx) = sync_channel::<anyhow::Result<(AlignedBuf, u64)>>(1);
+            let (empty_tx, empty_rx) = sync_channel::<AlignedBuf>(2);
+            for buf in buffers.drain(..) {
+                empty_tx.send(buf).ok();
+            }
+            let reader_chunks = chunks.clone();
+            let edges = &self.edges;
+            // Reads the chunks in order into the buffers handed back, then returns the buffers
+            // once the folding side is done with them.
+            let reader = scope.spawn(move || -> Vec<AlignedBuf> {
+                for (first, end) in reader_chunks {
+                    let Ok(mut buf) = empty_rx.recv() else {
+                        return Vec::new();
+                    };
+                    let len = ((end - first) * 4) as usize;
+                    match edges.read_span(first * 4, len, &mut buf) {
+                        Ok((_, got)) => {
+                            if full_tx.send(Ok((buf, got))).is_err() {
+                                return Vec::new();
+                            }
+                        }
+                        Err(e) => {
+                            full_tx.send(Err(e.into())).ok();
+                            return Vec::new();
+                        }
+                    }
+                }
+                drop(full_tx);
+                empty_rx.iter().collect()
+            });
+            let folded = (|| -> anyhow::Result<()> {
+                for &(first, end) in &chunks {
+                    let waited = Instant::now();
+                    let (buf, got) = full_rx
+                        .recv()
+                        .context("the reader of the tiles stopped")?
+                        .with_context(|| format!("reading {}", self.edges.path().display()))?;
+                    io_wait += waited.elapsed().as_secs_f64();
+                    bytes_read += got;
+                    let skip = (first * 4 % ALIGN as u64) as usize;
+                    let bytes = &buf.as_slice()[skip..skip + ((end - first) * 4) as usize];
+                    // SAFETY: the buffer is page-aligned and `skip` a multiple of 4, so the
+                    // bytes are aligned u32s; any bit pattern is a u32.
+                    let chunk: &[u32] = unsafe {
+                        std::slice::from_raw_parts(bytes.as_ptr() as *const u32, bytes.len() / 4)
+                    };
+                    carried = self.fold_chunk(first, chunk, carried, values, out)?;
+                    crate::interrupt::check();
+                    empty_tx.send(buf).ok();
+                }
+                Ok(())
+            })();
+            drop(empty_tx);
+            drop(full_rx);
+            if let Ok(returned) = reader.join() {
+                *self.buffers.lock().unwrap() = returned;
+            }
+            folded
+        })?;
+        let seconds = started.elapsed().as_secs_f64();
+        Ok(IterationRecord {
+            mode: "streaming",
+            active_vertices: self.vertices,
+            selective: None,
+            streaming: None,
+            bytes_read,
+            requests: chunks.len() as u64,
+            bytes_needed: arcs * 4,
+            arcs_processed: arcs,
+            reentries: 0,
+            cached_vertices: 0,
+            cached_bytes: 0,
+            seconds,
+            io_wait_seconds: io_wait,
+            compute_seconds: seconds - io_wait,
+        })
+    }
+
+    /// Checks and folds the arcs `first..first + chunk.len()` of the file; returns the last
+    /// arc when the chunk ends inside a tile.
+    fn fold_chunk(
+        &self,
+        first: u64,
+        chunk: &[u32],
+        carried: Option<u32>,
+        values: &[f64],
+        out: &mut [f64],
+    ) -> anyhow::Result<Option<u32>> {
+        let end = first + chunk.len() as u64;
+        let k = self.info.side_log2;
+        // Tiles overlapping the chunk: from the one holding `first` to the one holding end-1.
+        let t_first = self.offsets.partition_point(|&o| o <= first) - 1;
+        let t_last = self.offsets.partition_point(|&o| o < end) - 1;
+        let column_of = |t: usize| self.columns.partition_point(|&f| f as usize <= t) - 1;
+        let (c_first, c_last) = (column_of(t_first), column_of(t_last));
+        let side = 1usize << k;
+        let stop = ((c_last + 1) * side).min(out.len());
+        let targets = &mut out[c_first * side..stop];
+        targets
+            .par_chunks_mut(side)
+            .enumerate()
+            .with_max_len(1)
+            .try_for_each(|(i, sums)| {
+                let c = c_first + i;
+                let tiles = (self.columns[c] as usize).max(t_first)
+                    ..(self.columns[c + 1] as usize).min(t_last + 1);
+                for t in tiles {
+                    let (lo, hi) = (self.offsets[t].max(first), self.offsets[t + 1].min(end));
+                    let tile = Tile {
+                        row: self.rows[t],
+                        edges: &chunk[(lo - first) as usize..(hi - first) as usize],
+                        sources: block_len(self.vertices, k, self.rows[t] as usize),
+                        targets: sums.len(),
+                    };
+                    let previous = carried.filter(|_| t == t_first && self.offsets[t] < first);
+                    validate_edges(&self.dir, t, c, &tile, previous)?;
+                    sum_tile(&tile, k, values, sums);
+                }
+                Ok::<(), anyhow::Error>(())
+            })?;
+        Ok((self.offsets[t_last + 1] > end).then(|| chunk[chunk.len() - 1]))
+    }
+}
