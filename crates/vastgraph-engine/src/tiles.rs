@@ -1,44 +1,113 @@
-//! Passes over a store's tiles ([`vastgraph_store::tiles`]): Pull-Reduce-Apply, one column of
-//! tiles (one block of targets) per task.
+//! Passes over a store's tiles ([`vastgraph_store::tiles`]): Pull-Reduce-Apply, a *stripe* of
+//! columns (blocks of targets) per task.
 //!
-//! A task owns its targets' entries of the output for the whole column, so it folds every
-//! in-arc into them in place, with no atomics, while they stay in the L2 cache (the side is
-//! chosen so that a block of f64 fits there); the sources come in ascending order, tile after
-//! tile, so their values are read as a stream. Each target's in-arcs are folded in ascending
-//! source order, the order of its in-list: a sum here equals the sequential sum over that list
-//! bit for bit, whatever the thread count.
+//! A task owns its stripe's targets for the whole pass, so it folds every in-arc into them in
+//! place, with no atomics. It goes through the stripe row by row: the tiles of one row (one
+//! block of sources) across the stripe's columns, then the next row, so each block of source
+//! values is read once per stripe and reused by all its tiles. A stripe is one column (its
+//! 8·2^k bytes of sums stay in L2) while the source values fit the last-level cache; past that
+//! the values come from DRAM and a tile of a sparse graph reads about one line of them an arc,
+//! so a stripe spans [`STRIPE_BYTES`] of sums, which stay in the last-level cache, and the
+//! values are streamed once per stripe instead of once per column.
+//!
+//! Each target's in-arcs are folded in ascending source order (rows in order, a tile's arcs
+//! sorted by source), the order of its in-list: a sum here equals the sequential sum over that
+//! list bit for bit, whatever the thread count or the stripe width, so a pass may choose its
+//! stripes freely.
 
 use rayon::prelude::*;
 use vastgraph_store::tiles::{unpack, Tile, TilesRef};
+
+/// The sums a stripe of several columns spans: a share of the last-level cache per thread.
+pub const STRIPE_BYTES: usize = 4 << 20;
+
+/// Columns a stripe takes: 1 while the `values` (8 bytes a vertex) fit the last-level cache,
+/// else as many as [`STRIPE_BYTES`] of sums hold.
+pub fn stripe_columns(vertices: usize, side_log2: u32) -> usize {
+    if vertices * 8 <= last_level_cache_bytes() {
+        1
+    } else {
+        (STRIPE_BYTES >> (side_log2 + 3)).max(1)
+    }
+}
+
+/// The last-level cache, from sysfs (`index3`); 32 MiB when it cannot be read.
+fn last_level_cache_bytes() -> usize {
+    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size")
+        .ok()
+        .and_then(|s| vastgraph_store::tiles::parse_cache_size(s.trim()))
+        .map_or(32 << 20, |b| b as usize)
+}
 
 /// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles. `values` and `out` hold
 /// one entry a vertex.
 pub fn sum_in_arcs(tiles: &TilesRef<'_>, values: &[f64], out: &mut [f64]) {
     assert_eq!(values.len(), out.len(), "one value and one sum a vertex");
     let k = tiles.side_log2();
-    out.par_chunks_mut(tiles.side())
+    // A sum does not depend on the stripes: at least four of them a thread, for balance.
+    let tasks = 4 * rayon::current_num_threads();
+    let width = stripe_columns(values.len(), k).min(tiles.num_columns().div_ceil(tasks).max(1));
+    out.par_chunks_mut(tiles.side() * width)
         .enumerate()
         .with_max_len(1)
-        .for_each(|(c, sums)| {
+        .for_each(|(stripe, sums)| {
             sums.fill(0.0);
-            for tile in tiles.column(c) {
-                sum_tile(&tile, k, values, sums);
-            }
+            let first = stripe * width;
+            let columns: Vec<Vec<Tile<'_>>> = (first..(first + width).min(tiles.num_columns()))
+                .map(|c| tiles.column(c).collect())
+                .collect();
+            let result: Result<(), std::convert::Infallible> =
+                fold_stripe(k, &columns, values, sums, |_, _| Ok(()));
+            let Ok(()) = result;
         });
+}
+
+/// Folds the tiles of a stripe of consecutive columns (`columns[i]`: the tiles of its i-th
+/// column, by row) into `sums`, its targets' sums, row by row; `check(i, tile)` runs on each
+/// tile before its arcs are read, and must have checked them ([`sum_tile`]'s safety rests on
+/// it, or on the store having done so).
+pub(crate) fn fold_stripe<E>(
+    k: u32,
+    columns: &[Vec<Tile<'_>>],
+    values: &[f64],
+    sums: &mut [f64],
+    mut check: impl FnMut(usize, &Tile<'_>) -> Result<(), E>,
+) -> Result<(), E> {
+    let side = 1usize << k;
+    let mut next = vec![0usize; columns.len()];
+    loop {
+        // The lowest row any column still has.
+        let Some(row) = (0..columns.len())
+            .filter_map(|i| columns[i].get(next[i]).map(|t| t.row))
+            .min()
+        else {
+            return Ok(());
+        };
+        for (i, tiles) in columns.iter().enumerate() {
+            if let Some(tile) = tiles.get(next[i]).filter(|t| t.row == row) {
+                check(i, tile)?;
+                let start = i * side;
+                let end = (start + side).min(sums.len());
+                sum_tile(tile, k, values, &mut sums[start..end]);
+                next[i] += 1;
+            }
+        }
+    }
 }
 
 /// Folds one tile's arcs into its column's sums: `sums[t] += values[row·2^k + s]`.
 #[inline]
-pub(crate) fn sum_tile(tile: &Tile<'_>, k: u32, values: &[f64], sums: &mut [f64]) {
+fn sum_tile(tile: &Tile<'_>, k: u32, values: &[f64], sums: &mut [f64]) {
     let first = (tile.row as usize) << k;
     let sources = &values[first..(first + (1 << k)).min(values.len())];
     // The store validated every arc of an opened tile against its blocks (`TilesRef` comes
-    // only from there): s < the row's block length, t < the column's.
+    // only from there), and a reader from disk checks each tile before folding it: s < the
+    // row's block length, t < the column's.
     assert!(sources.len() >= tile.sources && sums.len() >= tile.targets);
     for &edge in tile.edges {
         let (s, t) = unpack(edge);
         // SAFETY: s < tile.sources ≤ sources.len() and t < tile.targets ≤ sums.len(), as
-        // checked by the store when it opened the tiles, and asserted above.
+        // checked by the store or the reader, and asserted above.
         unsafe { *sums.get_unchecked_mut(t) += *sources.get_unchecked(s) };
     }
 }

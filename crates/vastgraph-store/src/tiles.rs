@@ -61,7 +61,7 @@ pub fn default_side_log2() -> u32 {
 }
 
 /// sysfs's spelling of a cache size: `512K`, `1M`, or bytes.
-fn parse_cache_size(s: &str) -> Option<u64> {
+pub fn parse_cache_size(s: &str) -> Option<u64> {
     let (digits, unit) = match s.as_bytes().last()? {
         b'K' => (&s[..s.len() - 1], 1 << 10),
         b'M' => (&s[..s.len() - 1], 1 << 20),

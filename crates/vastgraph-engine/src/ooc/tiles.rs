@@ -21,7 +21,7 @@ use vastgraph_store::tiles::{block_len, validate_edges, validate_index, Tile};
 
 use super::graph::read_le_file;
 use super::scan::IterationRecord;
-use crate::tiles::sum_tile;
+use crate::tiles::{fold_stripe, stripe_columns};
 
 /// The largest chunk a pass reads at once: large enough for the device's full sequential
 /// bandwidth with direct I/O.
@@ -231,27 +231,46 @@ impl OocTiles {
         let side = 1usize << k;
         let stop = ((c_last + 1) * side).min(out.len());
         let targets = &mut out[c_first * side..stop];
+        let chunk_columns = c_last + 1 - c_first;
+        let threads = rayon::current_num_threads();
+        let width = stripe_columns(self.vertices as usize, k)
+            .min(chunk_columns.div_ceil(threads))
+            .max(1);
         targets
-            .par_chunks_mut(side)
+            .par_chunks_mut(side * width)
             .enumerate()
             .with_max_len(1)
-            .try_for_each(|(i, sums)| {
-                let c = c_first + i;
-                let tiles = (self.columns[c] as usize).max(t_first)
-                    ..(self.columns[c + 1] as usize).min(t_last + 1);
-                for t in tiles {
-                    let (lo, hi) = (self.offsets[t].max(first), self.offsets[t + 1].min(end));
-                    let tile = Tile {
-                        row: self.rows[t],
-                        edges: &chunk[(lo - first) as usize..(hi - first) as usize],
-                        sources: block_len(self.vertices, k, self.rows[t] as usize),
-                        targets: sums.len(),
-                    };
+            .try_for_each(|(stripe, sums)| {
+                let c0 = c_first + stripe * width;
+                let columns: Vec<Vec<Tile<'_>>> = (c0..(c0 + width).min(c_last + 1))
+                    .map(|c| {
+                        let tiles = (self.columns[c] as usize).max(t_first)
+                            ..(self.columns[c + 1] as usize).min(t_last + 1);
+                        tiles
+                            .map(|t| {
+                                let (lo, hi) =
+                                    (self.offsets[t].max(first), self.offsets[t + 1].min(end));
+                                Tile {
+                                    row: self.rows[t],
+                                    edges: &chunk[(lo - first) as usize..(hi - first) as usize],
+                                    sources: block_len(self.vertices, k, self.rows[t] as usize),
+                                    targets: block_len(self.vertices, k, c),
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect();
+                fold_stripe(k, &columns, values, sums, |i, tile| {
+                    let c = c0 + i;
+                    // The tile's index: its column's first in the chunk, plus its place.
+                    let t = (self.columns[c] as usize).max(t_first)
+                        + columns[i]
+                            .iter()
+                            .position(|x| x.row == tile.row)
+                            .unwrap_or(0);
                     let previous = carried.filter(|_| t == t_first && self.offsets[t] < first);
-                    validate_edges(&self.dir, t, c, &tile, previous)?;
-                    sum_tile(&tile, k, values, sums);
-                }
-                Ok::<(), anyhow::Error>(())
+                    validate_edges(&self.dir, t, c, tile, previous)
+                })
             })?;
         Ok((self.offsets[t_last + 1] > end).then(|| chunk[chunk.len() - 1]))
     }
