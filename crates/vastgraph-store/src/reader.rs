@@ -196,7 +196,7 @@ impl Store {
     fn open_with(dir: &Path, with_tiles: bool) -> Result<Store, StoreError> {
         let identity = store_identity(dir);
         let manifest = read_manifest(dir)?;
-        check_manifest(dir, &manifest)?;
+        check_manifest(dir, &manifest, with_tiles)?;
         check_pages(dir, &manifest, with_tiles)?;
         let out_edges = open_adjacency(dir, &manifest, false)?;
         let in_edges = if manifest.has_transpose {
@@ -675,10 +675,12 @@ pub fn labels_of_ids(
 /// Reads and checks the manifest of the store in `dir`, and that every file it lists exists
 /// with the recorded length, without mapping or validating the arrays: for readers that fetch
 /// the arrays themselves (the out-of-core engine reads the neighbour lists with direct I/O and
-/// must not pull them through the page cache just to open the store).
+/// must not pull them through the page cache just to open the store). The tile files are left
+/// to their reader, which checks them when it uses them, so that a run without them is not
+/// stopped by damaged tiles.
 pub fn open_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let manifest = read_manifest(dir)?;
-    check_manifest(dir, &manifest)?;
+    check_manifest(dir, &manifest, false)?;
     Ok(manifest)
 }
 
@@ -765,7 +767,9 @@ fn required_files(manifest: &Manifest) -> Vec<&'static str> {
 }
 
 /// The manifest agrees with itself, and each file it lists exists with the recorded length.
-fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
+/// `with_tiles`: whether the tile files are checked too (they are not when the store is
+/// opened without them).
+fn check_manifest(dir: &Path, manifest: &Manifest, with_tiles: bool) -> Result<(), StoreError> {
     let manifest_path = dir.join(MANIFEST_FILE);
     let fail = |reason: String| StoreError::Manifest {
         path: manifest_path.clone(),
@@ -842,7 +846,12 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
             )));
         }
     }
-    for (name, bytes, _) in manifest.files.iter().flat_map(FileEntry::with_side_files) {
+    for (name, bytes, _) in manifest
+        .files
+        .iter()
+        .filter(|f| with_tiles || !files::TILES.contains(&f.name.as_str()))
+        .flat_map(FileEntry::with_side_files)
+    {
         let path = dir.join(name);
         let meta = fs::metadata(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => StoreError::MissingFile { path: path.clone() },

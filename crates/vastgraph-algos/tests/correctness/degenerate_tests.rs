@@ -83,6 +83,7 @@ fn options() -> OocOptions {
         }),
         recalibrate: false,
         random_access: false,
+        tiles: false,
     }
 }
 

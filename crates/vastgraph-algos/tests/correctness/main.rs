@@ -20,3 +20,4 @@ mod real_graphs_tests;
 mod skewed_graphs_tests;
 mod sssp_tests;
 mod tc_tests;
+mod tiles_tests;

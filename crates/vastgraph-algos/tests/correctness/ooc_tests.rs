@@ -90,6 +90,7 @@ fn adaptive_options() -> OocOptions {
         profile: Some(PROFILE),
         recalibrate: false,
         random_access: false,
+        tiles: false,
     }
 }
 
@@ -152,6 +153,7 @@ fn try_open_within(
             profile: Some(PROFILE),
             recalibrate: false,
             random_access: false,
+            tiles: false,
         },
     )
 }

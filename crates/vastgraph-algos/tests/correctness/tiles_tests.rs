@@ -1,0 +1,146 @@
+//! PageRank over tiles: the same scores as over the lists (within rounding), bit for bit the
+//! same for any thread count and in memory or out of core; damaged tiles out of core are an
+//! error naming the file, and `tiles: false` runs on the lists past them.
+
+use std::path::Path;
+
+use vastgraph_algos::harness::{self, Request};
+use vastgraph_algos::registry::{Params, Values};
+use vastgraph_engine::ooc::OocOptions;
+use vastgraph_store::tiles::{build_tiles, TileOptions};
+use vastgraph_store::{BuildOptions, StoreBuilder};
+
+const MIB: u64 = 1 << 20;
+
+/// A skewed graph: a quarter of the arcs leave three hubs, some vertices have no arcs.
+fn build(dir: &Path, n: u32, m: usize, symmetric: bool) {
+    let mut builder = StoreBuilder::create(
+        dir,
+        BuildOptions {
+            symmetrize: symmetric,
+            memory_bytes: 64 * MIB,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut rng = vastgraph_store::synthetic::SplitMix64::new(11);
+    let live = u64::from(n - 50);
+    let src: Vec<u32> = (0..m)
+        .map(|i| {
+            if i % 4 == 0 {
+                rng.below(3)
+            } else {
+                rng.below(live)
+            }
+        })
+        .collect();
+    let dst: Vec<u32> = (0..m).map(|_| rng.below(live)).collect();
+    builder.push_batch(&src, &dst, None).unwrap();
+    builder.finish().unwrap();
+}
+
+fn tile(dir: &Path, side_log2: u32) {
+    let opts = TileOptions {
+        side_log2,
+        memory_bytes: 64 * MIB,
+        progress: Default::default(),
+    };
+    build_tiles(dir, &opts).unwrap();
+}
+
+/// PageRank's scores and its layout, 30 iterations; `memory` runs out of core.
+fn pagerank(dir: &Path, memory: Option<u64>, tiles: bool, threads: usize) -> (Vec<f64>, String) {
+    let (scores, layout, _) = pagerank_requests(dir, memory, tiles, threads);
+    (scores, layout)
+}
+
+/// [`pagerank`], with the read requests of the last pass out of core.
+fn pagerank_requests(
+    dir: &Path,
+    memory: Option<u64>,
+    tiles: bool,
+    threads: usize,
+) -> (Vec<f64>, String, u64) {
+    let params = Params::default()
+        .with("max_iters", 30)
+        .with("tolerance", 0.0);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let report = pool
+        .install(|| {
+            harness::run(Request {
+                memory,
+                out_of_core: OocOptions::default(),
+                tiles,
+                verify: true,
+                ..Request::new(dir, "pagerank", &params)
+            })
+        })
+        .unwrap();
+    let layout = report.record.extra["layout"].as_str().unwrap().to_string();
+    let requests = report.record.io_requests.unwrap_or(0);
+    match report.values {
+        Some(Values::F64(scores)) => (scores, layout, requests),
+        _ => panic!("pagerank gives f64 scores"),
+    }
+}
+
+fn l1(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y).abs()).sum()
+}
+
+#[test]
+fn tiled_pagerank_matches_the_lists_in_memory_and_out_of_core() {
+    let tmp = tempfile::tempdir().unwrap();
+    for symmetric in [true, false] {
+        let dir = tmp.path().join(format!("g-{symmetric}"));
+        // 1.6 to 3.2 MB of tiles: several chunks a pass within the budget below.
+        build(&dir, 20_000, 400_000, symmetric);
+        let (lists, layout) = pagerank(&dir, None, true, 2);
+        assert_eq!(layout, "lists");
+        tile(&dir, 7);
+        let (tiled, layout) = pagerank(&dir, None, true, 2);
+        assert_eq!(layout, "tiles");
+        assert!(l1(&tiled, &lists) < 1e-12, "{}", l1(&tiled, &lists));
+        let (one_thread, _) = pagerank(&dir, None, true, 1);
+        assert_eq!(tiled, one_thread, "the same sums for any thread count");
+        let (ooc, layout, requests) = pagerank_requests(&dir, Some(6 * MIB), true, 2);
+        assert_eq!(layout, "tiles");
+        assert!(requests > 30, "{requests} reads: more than a chunk a pass");
+        assert_eq!(tiled, ooc, "streamed tiles give the in-memory sums");
+        let (ooc_lists, layout) = pagerank(&dir, Some(6 * MIB), false, 2);
+        assert_eq!(layout, "lists");
+        assert!(l1(&ooc_lists, &lists) < 1e-12);
+    }
+}
+
+#[test]
+fn damaged_tiles_out_of_core_are_an_error_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 2000, 30_000, true);
+    tile(&dir, 6);
+    let edges = dir.join(vastgraph_store::manifest::files::TILE_EDGES);
+    let mut bytes = std::fs::read(&edges).unwrap();
+    bytes[5000] ^= 0x40;
+    std::fs::write(&edges, &bytes).unwrap();
+    let params = Params::default().with("max_iters", 3);
+    for memory in [None, Some(8 * MIB)] {
+        let e = harness::run(Request {
+            memory,
+            ..Request::new(&dir, "pagerank", &params)
+        })
+        .map(drop)
+        .unwrap_err();
+        let e = format!("{e:#}");
+        assert!(e.contains("tile_edges.u32"), "{e}");
+        harness::run(Request {
+            memory,
+            tiles: false,
+            ..Request::new(&dir, "pagerank", &params)
+        })
+        .unwrap();
+    }
+}
