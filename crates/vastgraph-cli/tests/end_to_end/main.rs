@@ -8,3 +8,4 @@ mod checkpoints;
 mod compressed;
 mod out_of_core;
 mod reorder;
+mod tiles;

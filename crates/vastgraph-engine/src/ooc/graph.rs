@@ -226,7 +226,7 @@ impl OocGraph {
             _ => None,
         };
         let tile_edges = match (&manifest.tiles, options.tiles) {
-            (Some(_), true) => Some(open_checked(files::TILE_EDGES)?),
+            (Some(_), true) => Some(open_checked(files::TILE_EDGES).context(tiles::REMEDY)?),
             _ => None,
         };
         // As for long lists: a plan made without the reserve takes it from the cache's room.
@@ -267,7 +267,7 @@ impl OocGraph {
                         index + OocTiles::buffers_bytes(chunk),
                         "the tiles' index and chunks",
                     )?;
-                    Some(OocTiles::open(dir, &manifest, edges, chunk)?)
+                    Some(OocTiles::open(dir, &manifest, edges, chunk).context(tiles::REMEDY)?)
                 }
             }
         };

@@ -29,6 +29,10 @@ pub(crate) const MAX_CHUNK_BYTES: u64 = 32 << 20;
 /// The smallest chunk worth streaming; a budget that leaves less room reads the lists instead.
 pub(crate) const MIN_CHUNK_BYTES: u64 = 1 << 20;
 
+/// What a user can do about damaged tiles, added to every error they cause.
+pub(crate) const REMEDY: &str =
+    "the store's tiles are damaged: `vastgraph tile` rebuilds them, --no-tiles runs on the lists";
+
 pub(crate) struct OocTiles {
     dir: PathBuf,
     info: TileInfo,
@@ -169,7 +173,8 @@ impl OocTiles {
                     let (buf, got) = full_rx
                         .recv()
                         .context("the reader of the tiles stopped")?
-                        .with_context(|| format!("reading {}", self.edges.path().display()))?;
+                        .with_context(|| format!("reading {}", self.edges.path().display()))
+                        .context(REMEDY)?;
                     io_wait += waited.elapsed().as_secs_f64();
                     bytes_read += got;
                     let skip = (first * 4 % ALIGN as u64) as usize;
@@ -179,7 +184,9 @@ impl OocTiles {
                     let chunk: &[u32] = unsafe {
                         std::slice::from_raw_parts(bytes.as_ptr() as *const u32, bytes.len() / 4)
                     };
-                    carried = self.fold_chunk(first, chunk, carried, values, out)?;
+                    carried = self
+                        .fold_chunk(first, chunk, carried, values, out)
+                        .context(REMEDY)?;
                     crate::interrupt::check();
                     empty_tx.send(buf).ok();
                 }
