@@ -23,9 +23,11 @@ use super::graph::read_le_file;
 use super::scan::IterationRecord;
 use crate::tiles::{fold_stripe, stripe_columns};
 
-/// The largest chunk a pass reads at once: large enough for the device's full sequential
-/// bandwidth with direct I/O.
-pub(crate) const MAX_CHUNK_BYTES: u64 = 32 << 20;
+/// The largest chunk a pass reads at once. Large enough for the device's full sequential
+/// bandwidth with direct I/O, and for a chunk to hold a stripe of columns a thread: a chunk of
+/// fewer columns is cut into narrower stripes, which stream the values more often (Kronecker
+/// 24 within 1 GiB: 8.5 s of computing in 5 passes with 32 MiB chunks, stripes of 2 columns).
+pub(crate) const MAX_CHUNK_BYTES: u64 = 128 << 20;
 /// The smallest chunk worth streaming; a budget that leaves less room reads the lists instead.
 pub(crate) const MIN_CHUNK_BYTES: u64 = 1 << 20;
 
