@@ -57,21 +57,22 @@ pub fn sum_in_arcs(tiles: &TilesRef<'_>, values: &[f64], out: &mut [f64]) {
                 .map(|c| tiles.column(c).collect())
                 .collect();
             let result: Result<(), std::convert::Infallible> =
-                fold_stripe(k, &columns, values, sums, |_, _| Ok(()));
+                fold_stripe(&columns, sums, k, |_, tile, sums| {
+                    sum_tile(tile, k, values, sums);
+                    Ok(())
+                });
             let Ok(()) = result;
         });
 }
 
-/// Folds the tiles of a stripe of consecutive columns (`columns[i]`: the tiles of its i-th
-/// column, by row) into `sums`, its targets' sums, row by row; `check(i, tile)` runs on each
-/// tile before its arcs are read, and must have checked them ([`sum_tile`]'s safety rests on
-/// it, or on the store having done so).
+/// Walks the tiles of a stripe of consecutive columns (`columns[i]`: the tiles of its i-th
+/// column, by row) row by row, calling `fold(i, tile, sums of column i)` on each: `sums` holds
+/// the stripe's targets' sums, 2^k a column.
 pub(crate) fn fold_stripe<E>(
-    k: u32,
     columns: &[Vec<Tile<'_>>],
-    values: &[f64],
     sums: &mut [f64],
-    mut check: impl FnMut(usize, &Tile<'_>) -> Result<(), E>,
+    k: u32,
+    mut fold: impl FnMut(usize, &Tile<'_>, &mut [f64]) -> Result<(), E>,
 ) -> Result<(), E> {
     let side = 1usize << k;
     let mut next = vec![0usize; columns.len()];
@@ -85,14 +86,43 @@ pub(crate) fn fold_stripe<E>(
         };
         for (i, tiles) in columns.iter().enumerate() {
             if let Some(tile) = tiles.get(next[i]).filter(|t| t.row == row) {
-                check(i, tile)?;
                 let start = i * side;
                 let end = (start + side).min(sums.len());
-                sum_tile(tile, k, values, &mut sums[start..end]);
+                fold(i, tile, &mut sums[start..end])?;
                 next[i] += 1;
             }
         }
     }
+}
+
+/// [`sum_tile`] for arcs nobody has checked yet (read from disk): each arc must ascend, after
+/// `previous` (the last arc of the piece of the tile before, if any), and lie inside its
+/// blocks; the first that does not is returned, with the sums left partly folded.
+#[inline]
+pub(crate) fn sum_tile_checked(
+    tile: &Tile<'_>,
+    k: u32,
+    values: &[f64],
+    sums: &mut [f64],
+    previous: Option<u32>,
+) -> Result<(), u32> {
+    let first = (tile.row as usize) << k;
+    let sources = &values[first..(first + (1 << k)).min(values.len())];
+    let targets = tile.targets.min(sums.len());
+    let sums = &mut sums[..targets];
+    let mut after = previous.map_or(-1, i64::from);
+    for &edge in tile.edges {
+        let (s, t) = unpack(edge);
+        if i64::from(edge) <= after || s >= tile.sources {
+            return Err(edge);
+        }
+        match (sources.get(s), sums.get_mut(t)) {
+            (Some(value), Some(sum)) => *sum += *value,
+            _ => return Err(edge),
+        }
+        after = i64::from(edge);
+    }
+    Ok(())
 }
 
 /// Folds one tile's arcs into its column's sums: `sums[t] += values[row·2^k + s]`.

@@ -5,8 +5,9 @@
 //! end inside a tile, whose rest then comes with the next chunk. Within a chunk the columns
 //! are folded in parallel, each by one task, so each target's sum still takes its in-arcs in
 //! ascending source order, as in memory. Each chunk is checked as it arrives: its pages
-//! against their checksums (by the read), then every arc as [`validate_edges`] checks the
-//! arcs of an opened store, so that a damaged file is an error naming it, never a wrong sum.
+//! against their checksums (by the read), then every arc as it is folded, by the rule
+//! [`validate_edges`] applies to an opened store (which then names the bad arc), so that a
+//! damaged file is an error naming it, never a wrong sum.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
@@ -21,7 +22,7 @@ use vastgraph_store::tiles::{block_len, validate_edges, validate_index, Tile};
 
 use super::graph::read_le_file;
 use super::scan::IterationRecord;
-use crate::tiles::{fold_stripe, stripe_columns};
+use crate::tiles::{fold_stripe, stripe_columns, sum_tile_checked};
 
 /// The largest chunk a pass reads at once. Large enough for the device's full sequential
 /// bandwidth with direct I/O, and for a chunk to hold a stripe of columns a thread: a chunk of
@@ -242,6 +243,9 @@ impl OocTiles {
         let targets = &mut out[c_first * side..stop];
         let chunk_columns = c_last + 1 - c_first;
         let threads = rayon::current_num_threads();
+        // A stripe a thread: narrower stripes balance skewed columns better but stream the
+        // values more often (two a thread on Kronecker 24 within 1 GiB: 9.7 s of computing in 5
+        // passes, against 8.7–9.3 s).
         let width = stripe_columns(self.vertices as usize, k)
             .min(chunk_columns.div_ceil(threads))
             .max(1);
@@ -269,7 +273,7 @@ impl OocTiles {
                             .collect()
                     })
                     .collect();
-                fold_stripe(k, &columns, values, sums, |i, tile| {
+                fold_stripe(&columns, sums, k, |i, tile, sums| {
                     let c = c0 + i;
                     // The tile's index: its column's first in the chunk, plus its place.
                     let t = (self.columns[c] as usize).max(t_first)
@@ -278,7 +282,14 @@ impl OocTiles {
                             .position(|x| x.row == tile.row)
                             .unwrap_or(0);
                     let previous = carried.filter(|_| t == t_first && self.offsets[t] < first);
-                    validate_edges(&self.dir, t, c, tile, previous)
+                    // Checked as folded; a bad arc gets the store's own message.
+                    sum_tile_checked(tile, k, values, sums, previous).or_else(|edge| {
+                        validate_edges(&self.dir, t, c, tile, previous)?;
+                        Err(vastgraph_store::StoreError::BadTiles {
+                            path: self.edges.path().to_path_buf(),
+                            reason: format!("tile {t} (column {c}): arc {edge:#010x}"),
+                        })
+                    })
                 })
             })?;
         Ok((self.offsets[t_last + 1] > end).then(|| chunk[chunk.len() - 1]))
