@@ -205,7 +205,7 @@ pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
         Some(store) => store,
         None => {
             owned = if request.tiles {
-                Store::open(request.store).map_err(with_tiles_remedy)?
+                Store::open(request.store)?
             } else {
                 Store::open_without_tiles(request.store)?
             };
@@ -227,20 +227,6 @@ pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
     let mut report = record(&request, trials, (m.vertices, m.arcs), load_seconds);
     report.record.baseline_rss_bytes = baseline_rss;
     Ok(report)
-}
-
-/// An error opening a store, with the way past damaged tiles when they caused it (a
-/// `StoreError::BadTiles` names it already).
-fn with_tiles_remedy(e: vastgraph_store::StoreError) -> anyhow::Error {
-    use vastgraph_store::manifest::files::TILES;
-    let names_tiles = TILES.iter().any(|name| e.to_string().contains(name));
-    let says_remedy = matches!(e, vastgraph_store::StoreError::BadTiles { .. });
-    let e = anyhow::Error::from(e);
-    if names_tiles && !says_remedy {
-        e.context("the store's tiles are damaged: `vastgraph tile` rebuilds them, --no-tiles runs on the lists")
-    } else {
-        e
-    }
 }
 
 /// The record of `trials` (at least one): the last one's values and statistics, the first

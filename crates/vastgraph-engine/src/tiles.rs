@@ -57,7 +57,7 @@ pub fn sum_in_arcs(tiles: &TilesRef<'_>, values: &[f64], out: &mut [f64]) {
                 .map(|c| tiles.column(c).collect())
                 .collect();
             let result: Result<(), std::convert::Infallible> =
-                fold_stripe(&columns, sums, k, |_, tile, sums| {
+                fold_stripe(&columns, sums, k, |_, _, tile, sums| {
                     sum_tile(tile, k, values, sums);
                     Ok(())
                 });
@@ -66,13 +66,13 @@ pub fn sum_in_arcs(tiles: &TilesRef<'_>, values: &[f64], out: &mut [f64]) {
 }
 
 /// Walks the tiles of a stripe of consecutive columns (`columns[i]`: the tiles of its i-th
-/// column, by row) row by row, calling `fold(i, tile, sums of column i)` on each: `sums` holds
-/// the stripe's targets' sums, 2^k a column.
+/// column, by row) row by row, calling `fold(i, j, tile, sums of column i)` on each, `tile`
+/// being `columns[i][j]`: `sums` holds the stripe's targets' sums, 2^k a column.
 pub(crate) fn fold_stripe<E>(
     columns: &[Vec<Tile<'_>>],
     sums: &mut [f64],
     k: u32,
-    mut fold: impl FnMut(usize, &Tile<'_>, &mut [f64]) -> Result<(), E>,
+    mut fold: impl FnMut(usize, usize, &Tile<'_>, &mut [f64]) -> Result<(), E>,
 ) -> Result<(), E> {
     let side = 1usize << k;
     let mut next = vec![0usize; columns.len()];
@@ -88,7 +88,7 @@ pub(crate) fn fold_stripe<E>(
             if let Some(tile) = tiles.get(next[i]).filter(|t| t.row == row) {
                 let start = i * side;
                 let end = (start + side).min(sums.len());
-                fold(i, tile, &mut sums[start..end])?;
+                fold(i, next[i], tile, &mut sums[start..end])?;
                 next[i] += 1;
             }
         }

@@ -58,12 +58,15 @@ pub enum StoreError {
         reason: String,
     },
 
-    #[error(
-        "{}: invalid tiles: {reason} (`vastgraph tile` rebuilds them; --no-tiles runs on the \
-         lists without them)",
-        path.display()
-    )]
+    #[error("{}: invalid tiles: {reason}", path.display())]
     BadTiles { path: PathBuf, reason: String },
+
+    /// Opening a store's tiles failed: the store itself is usable without them.
+    #[error(
+        "{cause} (the store's tiles cannot be used: `vastgraph tile` rebuilds them, \
+         --no-tiles runs on the lists without them)"
+    )]
+    DamagedTiles { cause: Box<StoreError> },
 
     #[error("{}: invalid labels: {reason}", path.display())]
     BadLabels { path: PathBuf, reason: String },
@@ -113,6 +116,12 @@ pub enum StoreError {
 
 impl StoreError {
     /// An I/O error while reading or inspecting `path`.
+    pub(crate) fn damaged_tiles(source: StoreError) -> StoreError {
+        StoreError::DamagedTiles {
+            cause: Box::new(source),
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: io::Error) -> StoreError {
         StoreError::Io {
             path: path.into(),

@@ -196,8 +196,8 @@ impl Store {
     fn open_with(dir: &Path, with_tiles: bool) -> Result<Store, StoreError> {
         let identity = store_identity(dir);
         let manifest = read_manifest(dir)?;
-        check_manifest(dir, &manifest, with_tiles)?;
-        check_pages(dir, &manifest, with_tiles)?;
+        check_manifest(dir, &manifest)?;
+        check_pages(dir, manifest.files.iter().filter(|f| !is_tile_file(f)))?;
         let out_edges = open_adjacency(dir, &manifest, false)?;
         let in_edges = if manifest.has_transpose {
             Some(open_adjacency(dir, &manifest, true)?)
@@ -212,22 +212,10 @@ impl Store {
         };
         let first_neighbors = side_file(files::FIRST_NEIGHBORS)?;
         let list_heads = side_file(files::LIST_HEADS)?;
-        fn tile_file<T: Pod>(
-            dir: &Path,
-            manifest: &Manifest,
-            name: &str,
-        ) -> Result<MappedArray<T>, StoreError> {
-            // check_manifest made sure every tile file is listed.
-            MappedArray::open(&dir.join(name), manifest.file(name).map_or(0, |f| f.bytes))
-        }
         let tiles = match manifest.tiles {
-            Some(info) if with_tiles => Some(MappedTiles {
-                info,
-                columns: tile_file(dir, &manifest, files::TILE_COLUMNS)?,
-                rows: tile_file(dir, &manifest, files::TILE_ROWS)?,
-                offsets: tile_file(dir, &manifest, files::TILE_OFFSETS)?,
-                edges: tile_file(dir, &manifest, files::TILE_EDGES)?,
-            }),
+            Some(info) if with_tiles => {
+                Some(open_tiles(dir, &manifest, info).map_err(StoreError::damaged_tiles)?)
+            }
             _ => None,
         };
         let store = Store {
@@ -447,7 +435,8 @@ impl Store {
         self.validate_first_neighbors()?;
         self.validate_list_heads()?;
         match (&self.manifest.tiles, self.tiles()) {
-            (Some(info), Some(tiles)) => crate::tiles::validate(&self.dir, info, n, m, &tiles),
+            (Some(info), Some(tiles)) => crate::tiles::validate(&self.dir, info, n, m, &tiles)
+                .map_err(StoreError::damaged_tiles),
             _ => Ok(()),
         }
     }
@@ -680,7 +669,7 @@ pub fn labels_of_ids(
 /// stopped by damaged tiles.
 pub fn open_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let manifest = read_manifest(dir)?;
-    check_manifest(dir, &manifest, false)?;
+    check_manifest(dir, &manifest)?;
     Ok(manifest)
 }
 
@@ -767,9 +756,8 @@ fn required_files(manifest: &Manifest) -> Vec<&'static str> {
 }
 
 /// The manifest agrees with itself, and each file it lists exists with the recorded length.
-/// `with_tiles`: whether the tile files are checked too (they are not when the store is
-/// opened without them).
-fn check_manifest(dir: &Path, manifest: &Manifest, with_tiles: bool) -> Result<(), StoreError> {
+/// The tile files' lengths are left to [`open_tiles`], so that a store opens without them.
+fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
     let manifest_path = dir.join(MANIFEST_FILE);
     let fail = |reason: String| StoreError::Manifest {
         path: manifest_path.clone(),
@@ -846,12 +834,20 @@ fn check_manifest(dir: &Path, manifest: &Manifest, with_tiles: bool) -> Result<(
             )));
         }
     }
-    for (name, bytes, _) in manifest
-        .files
-        .iter()
-        .filter(|f| with_tiles || !files::TILES.contains(&f.name.as_str()))
-        .flat_map(FileEntry::with_side_files)
-    {
+    check_lengths(dir, manifest.files.iter().filter(|f| !is_tile_file(f)))
+}
+
+/// Whether `entry` is one of the tiles' files.
+fn is_tile_file(entry: &FileEntry) -> bool {
+    files::TILES.contains(&entry.name.as_str())
+}
+
+/// Every file of `entries`, and its side file of page checksums, exists with its recorded length.
+fn check_lengths<'e>(
+    dir: &Path,
+    entries: impl Iterator<Item = &'e FileEntry>,
+) -> Result<(), StoreError> {
+    for (name, bytes, _) in entries.flat_map(FileEntry::with_side_files) {
         let path = dir.join(name);
         let meta = fs::metadata(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => StoreError::MissingFile { path: path.clone() },
@@ -871,17 +867,40 @@ fn check_manifest(dir: &Path, manifest: &Manifest, with_tiles: bool) -> Result<(
 /// Checks every page of every file that has page checksums: the arrays are about to be
 /// validated, which reads them whole, and a damaged page must be an error before any of its
 /// values is trusted (a flipped bit can leave a list valid, and the answer wrong).
-fn check_pages(dir: &Path, manifest: &Manifest, with_tiles: bool) -> Result<(), StoreError> {
-    for entry in &manifest.files {
-        if !with_tiles && files::TILES.contains(&entry.name.as_str()) {
-            continue;
-        }
+fn check_pages<'e>(
+    dir: &Path,
+    entries: impl Iterator<Item = &'e FileEntry>,
+) -> Result<(), StoreError> {
+    for entry in entries {
         if let Some(sums) = PageSums::load(dir, entry)? {
             let mapped = Mapped::open(&dir.join(&entry.name), entry.bytes)?;
             sums.check_all(mapped.bytes())?;
         }
     }
     Ok(())
+}
+
+/// Maps the tiles' files after checking their lengths and pages (their arrays are validated
+/// with the store's in `Store::validate`). Its errors concern the tiles only.
+fn open_tiles(dir: &Path, manifest: &Manifest, info: TileInfo) -> Result<MappedTiles, StoreError> {
+    let entries = || manifest.files.iter().filter(|f| is_tile_file(f));
+    check_lengths(dir, entries())?;
+    check_pages(dir, entries())?;
+    fn map<T: Pod>(
+        dir: &Path,
+        manifest: &Manifest,
+        name: &str,
+    ) -> Result<MappedArray<T>, StoreError> {
+        // check_manifest made sure every tile file is listed.
+        MappedArray::open(&dir.join(name), manifest.file(name).map_or(0, |f| f.bytes))
+    }
+    Ok(MappedTiles {
+        info,
+        columns: map(dir, manifest, files::TILE_COLUMNS)?,
+        rows: map(dir, manifest, files::TILE_ROWS)?,
+        offsets: map(dir, manifest, files::TILE_OFFSETS)?,
+        edges: map(dir, manifest, files::TILE_EDGES)?,
+    })
 }
 
 fn open_adjacency(

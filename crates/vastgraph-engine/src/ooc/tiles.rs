@@ -145,12 +145,11 @@ impl OocTiles {
             for buf in buffers.drain(..) {
                 empty_tx.send(buf).ok();
             }
-            let reader_chunks = chunks.clone();
-            let edges = &self.edges;
+            let (reader_chunks, edges) = (&chunks, &self.edges);
             // Reads the chunks in order into the buffers handed back, then returns the buffers
             // once the folding side is done with them.
             let reader = scope.spawn(move || -> Vec<AlignedBuf> {
-                for (first, end) in reader_chunks {
+                for &(first, end) in reader_chunks {
                     let Ok(mut buf) = empty_rx.recv() else {
                         return Vec::new();
                     };
@@ -273,14 +272,10 @@ impl OocTiles {
                             .collect()
                     })
                     .collect();
-                fold_stripe(&columns, sums, k, |i, tile, sums| {
+                fold_stripe(&columns, sums, k, |i, j, tile, sums| {
                     let c = c0 + i;
-                    // The tile's index: its column's first in the chunk, plus its place.
-                    let t = (self.columns[c] as usize).max(t_first)
-                        + columns[i]
-                            .iter()
-                            .position(|x| x.row == tile.row)
-                            .unwrap_or(0);
+                    // Column c's tiles in the chunk start at its first or at the chunk's.
+                    let t = (self.columns[c] as usize).max(t_first) + j;
                     let previous = carried.filter(|_| t == t_first && self.offsets[t] < first);
                     // Checked as folded; a bad arc gets the store's own message.
                     sum_tile_checked(tile, k, values, sums, previous).or_else(|edge| {
