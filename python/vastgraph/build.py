@@ -40,6 +40,7 @@ def convert(
     src: Optional[str] = None,
     dst: Optional[str] = None,
     weight: Optional[str] = None,
+    tiles: bool = False,
 ) -> Graph:
     """Builds a store from input files, exactly as ``vastgraph convert`` does, and opens it.
 
@@ -78,6 +79,8 @@ def convert(
     src, dst, weight : a table's source, target and weight columns (``convert --src COL --dst
         COL --weight COL``). By default ``src`` or ``source``, ``dst`` or ``target``, and
         ``weight`` when the table has it. Integer columns are ids; string columns are labels.
+    tiles : also tile the store once built (``convert --tiles``, ``vastgraph tile`` with its
+        default side): PageRank and its variants then read the tiles in their dense rounds.
 
     Ctrl-C stops the build and removes its temporary files (KeyboardInterrupt).
     """
@@ -100,6 +103,7 @@ def convert(
         "src": src,
         "dst": dst,
         "weight": weight,
+        "tiles": bool(tiles),
     }
     callback, close = make_progress(progress, "B")
     try:
@@ -123,6 +127,7 @@ def convert(
             src=src,
             dst=dst,
             weight=weight,
+            tiles=bool(tiles),
         )
     finally:
         close()

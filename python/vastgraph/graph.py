@@ -237,10 +237,13 @@ def _dense_id(value: Any, n: int) -> int:
     return v
 
 
-def open(path: Union[str, os.PathLike]) -> Graph:  # noqa: A001 - the package's public name
+def open(path: Union[str, os.PathLike], tiles: bool = True) -> Graph:  # noqa: A001 - the package's public name
     """Opens the store in directory ``path`` (as built by ``vastgraph convert``,
     :func:`vastgraph.convert` or :func:`vastgraph.from_edges`) and validates it.
 
+    With ``tiles=False`` the store's tiles (``vastgraph tile``) are left unopened, and every run
+    reads the lists: the way past damaged tiles, as ``vastgraph run --no-tiles``.
+
     Raises FileNotFoundError when there is no store there, ValueError when it is damaged.
     """
-    return Graph(_native.Store.open(fspath(path)))
+    return Graph(_native.Store.open(fspath(path), tiles))

@@ -34,3 +34,21 @@ def test_pagerank_over_tiles_matches_the_lists(tmp_path, vastgraph):
     damaged.write_bytes(bytes(data))
     with pytest.raises(Exception, match="tile_edges.u32"):
         vg.pagerank(vg.open(tmp_path / "tiles"), max_iter=3)
+
+    # Opened without its tiles, the store runs on the lists, in memory and within memory=.
+    past = vg.open(tmp_path / "tiles", tiles=False)
+    for memory in (None, "16MiB"):
+        scores = vg.pagerank(past, tol=0.0, max_iter=25, memory=memory)
+        assert np.abs(scores - expected).sum() < 1e-12
+
+
+def test_convert_with_tiles_tiles_the_store(tmp_path):
+    rng = np.random.default_rng(9)
+    edges = tmp_path / "edges.tsv"
+    np.savetxt(edges, rng.integers(0, 500, (4000, 2)), fmt="%d", delimiter="\t")
+    plain = vg.convert(edges, tmp_path / "plain")
+    tiled = vg.convert(edges, tmp_path / "tiled", tiles=True)
+    assert "tiles" not in plain.manifest or plain.manifest["tiles"] is None
+    assert tiled.manifest["tiles"]["tiles"] > 0
+    expected = vg.pagerank(plain, tol=0.0, max_iter=20)
+    assert np.abs(vg.pagerank(tiled, tol=0.0, max_iter=20) - expected).sum() < 1e-12

@@ -52,7 +52,7 @@ pub enum BudgetFit {
 
 /// The kernels whose passes over every arc read the store's tiles when it has them
 /// ([`vastgraph_engine::Traversal::sum_in_arcs`]).
-const READS_TILES: &[&str] = &["pagerank"];
+const READS_TILES: &[&str] = &["pagerank", "delta-pagerank", "personalized-pagerank"];
 
 /// Plans a run of `name` within `budget` bytes, for the CLI's `--memory` and Python's `memory=`
 /// alike. Fails before anything runs when the state alone does not fit (the message gives the

@@ -8,7 +8,10 @@
 //! says which case ended the run. On a symmetric graph "in-neighbours" are the neighbours; on a
 //! directed graph labels flow along the arcs, which needs the stored transpose. Every round reads
 //! only the previous round's labels, so the result is the same for every thread count. State:
-//! two label arrays: O(n).
+//! two label arrays: O(n). Where the store has tiles (`vastgraph tile`), a round gathers each
+//! column of targets' in-neighbours' labels from them instead of the in-lists (the same
+//! multisets, so the same labels), one column's in-arcs buffered a thread; `layout` in the
+//! stats says which.
 //!
 //! The semi-synchronous schedule (Cordasco and Gargano, 2010; NetworkX's
 //! `label_propagation_communities`) needs a symmetric graph. The vertices are coloured greedily
@@ -24,8 +27,10 @@
 //! the vertices grouped by colour, 12 bytes a vertex, and 4 more while colouring.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
+use vastgraph_engine::tiles::gather_in_arcs;
 use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
@@ -104,6 +109,8 @@ pub fn label_propagation_resumable<A: Adjacency>(
     let incoming = g.incoming().ok_or(AlgoError::NeedsTranspose {
         algorithm: ALGORITHM,
     })?;
+    // The tiles hold every vertex's in-arcs too, by column.
+    let tiles = g.out().tiles();
     let n = g.num_vertices();
     let (mut rounds, mut changed) = (0u64, 0u64);
     let mut labels: Vec<u32> = match checkpoint::begin(checkpoint, ALGORITHM, params)? {
@@ -117,18 +124,33 @@ pub fn label_propagation_resumable<A: Adjacency>(
     let mut next = vec![0u32; n];
     while rounds < params.max_iters as u64 {
         rounds += 1;
-        // Leaves of at most 1024 vertices: see `vastgraph_engine::bitmap::WORDS_PER_TASK`.
-        changed = next
-            .par_iter_mut()
-            .with_max_len(1024)
-            .enumerate()
-            .map_init(Vec::new, |seen: &mut Vec<u32>, (v, slot)| {
-                seen.clear();
-                incoming.for_each_neighbor(v as Vertex, |u| seen.push(labels[u as usize]));
-                *slot = most_frequent(seen).unwrap_or(labels[v]);
-                (*slot != labels[v]) as u64
-            })
-            .sum();
+        changed = match tiles {
+            Some(tiles) => {
+                let changed = AtomicU64::new(0);
+                gather_in_arcs(&tiles, &labels, &mut next, |first, starts, seen, out| {
+                    let mut count = 0;
+                    for (t, slot) in out.iter_mut().enumerate() {
+                        let own = labels[first + t];
+                        *slot = most_frequent(&mut seen[starts[t]..starts[t + 1]]).unwrap_or(own);
+                        count += (*slot != own) as u64;
+                    }
+                    changed.fetch_add(count, Relaxed);
+                });
+                changed.into_inner()
+            }
+            // Leaves of at most 1024 vertices: see `vastgraph_engine::bitmap::WORDS_PER_TASK`.
+            None => next
+                .par_iter_mut()
+                .with_max_len(1024)
+                .enumerate()
+                .map_init(Vec::new, |seen: &mut Vec<u32>, (v, slot)| {
+                    seen.clear();
+                    incoming.for_each_neighbor(v as Vertex, |u| seen.push(labels[u as usize]));
+                    *slot = most_frequent(seen).unwrap_or(labels[v]);
+                    (*slot != labels[v]) as u64
+                })
+                .sum(),
+        };
         std::mem::swap(&mut labels, &mut next);
         if changed == 0 {
             break;
@@ -138,7 +160,11 @@ pub fn label_propagation_resumable<A: Adjacency>(
         })?;
     }
     drop(next);
-    Ok(finish(g, labels, rounds, changed))
+    let mut result = finish(g, labels, rounds, changed);
+    result.stats = result
+        .stats
+        .with("layout", crate::pagerank::layout_name(tiles.is_some()));
+    Ok(result)
 }
 
 /// The result and its statistics after `rounds` rounds, the last of which changed `changed`

@@ -24,6 +24,12 @@
 //! On a graph on disk the same kernel spreads each round in one pass over the active vertices'
 //! lists ([`Traversal::pass`]: selective or streaming by the engine's cost model) and updates
 //! every vertex; the fixed-point sums make the scores bit-identical to the in-memory run's.
+//!
+//! Where the store has tiles (`vastgraph tile`), a round in which more than a twentieth of
+//! the vertices are active ([`DENSE_RATIO`]) sums every arc over them instead ([`Traversal::sum_in_arcs`], in
+//! memory or streamed from disk), the inactive vertices' shares set to 0: the same fixed-point
+//! sums, so the same scores bit for bit. `tile_rounds` in the stats counts those rounds, and
+//! `layout` is `tiles` when there was one.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 
@@ -316,7 +322,10 @@ fn propagate<A: Adjacency>(
     // On disk, each round is one pass over the active vertices' lists (`Traversal::pass`),
     // as Sage's edgeMap over a graph on storage; in memory, `edge_map` picks push or pull.
     let on_disk = out.on_disk().is_some();
-    let mut arcs_in_passes = 0u64;
+    // Where the store has tiles, a round with many active vertices sums over them instead
+    // (`Traversal::sum_in_arcs`), in memory and on disk.
+    let on_tiles = g.has_tiles();
+    let (mut arcs_in_passes, mut tile_rounds) = (0u64, 0u64);
     let sparse_opts = EdgeMapOptions::with_counters(&counters);
     let dense_opts = EdgeMapOptions {
         output: false,
@@ -342,7 +351,26 @@ fn propagate<A: Adjacency>(
         let dense = active.len() > n / DENSE_RATIO
             || (dangling > 0.0 && matches!(teleport, Teleport::Uniform { .. }));
         // The change is summed in fixed point, so its value does not depend on the order.
-        let (changed, next) = if on_disk {
+        let (changed, next) = if on_tiles && active.len() > n / DENSE_RATIO {
+            // Every arc from the tiles, the inactive sources' shares zeroed: the sums equal
+            // the lists' bit for bit (fixed point), at the cost of a pass over all arcs.
+            tile_rounds += 1;
+            let active_bits = active.into_dense();
+            let bits = active_bits.dense_bits().expect("converted to dense");
+            state.share.par_iter().enumerate().for_each(|(u, share)| {
+                if !bits.get(u) {
+                    share.store(0, Relaxed);
+                }
+            });
+            // SAFETY: no other thread reads or writes `share` or `incoming` during the sum, and
+            // an AtomicI64 has the size and bit validity of an i64.
+            let (values, sums) = unsafe { (plain(&state.share), plain_mut(&state.incoming)) };
+            arcs_in_passes += g
+                .sum_in_arcs(values, sums)
+                .map_err(read_error(settings.algorithm))?;
+            let (changed, next) = dense_pass(n, |v| update(v, dangling, false));
+            (changed, VertexSubset::from_bitmap(next))
+        } else if on_disk {
             // A pass over the active vertices' lists, then every vertex updated: a vertex no
             // share reached keeps its values (it was not active, so its pending change is at
             // most the threshold, and nothing teleports to it), so the result is the sparse
@@ -442,8 +470,28 @@ fn propagate<A: Adjacency>(
     }
     .with("l1_change", if change.is_finite() { change } else { 0.0 })
     .with("converged", converged)
-    .with("pushes", pushes);
+    .with("pushes", pushes)
+    .with("tile_rounds", tile_rounds)
+    .with("layout", crate::pagerank::layout_name(tile_rounds > 0));
     Ok(RankResult { scores, stats })
+}
+
+/// `xs` as plain integers.
+///
+/// # Safety
+/// No thread may write `xs` while the result lives.
+unsafe fn plain(xs: &[AtomicI64]) -> &[i64] {
+    std::slice::from_raw_parts(xs.as_ptr() as *const i64, xs.len())
+}
+
+/// `xs` as plain integers to write.
+///
+/// # Safety
+/// No thread may read or write `xs` otherwise while the result lives. (The atomics' cells
+/// allow writes through a shared reference.)
+#[allow(clippy::mut_from_ref)]
+unsafe fn plain_mut(xs: &[AtomicI64]) -> &mut [i64] {
+    std::slice::from_raw_parts_mut(xs.as_ptr() as *mut i64, xs.len())
 }
 
 /// Runs `step` on every vertex, 64 at a time: the sum of the returned increments, and the

@@ -109,6 +109,9 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
             manifest.with_context(|| format!("building {}", target.output.display()))
         },
     )?;
+    if build.tiles {
+        crate::tile::add_tiles(&args.target.output, None, budget, quiet)?;
+    }
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "converted {} input edges into {}: {} vertices, {} arcs ({}, {}) in {:.2} s, {}, budget {}, peak RSS {}",

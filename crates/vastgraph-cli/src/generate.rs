@@ -152,6 +152,9 @@ fn emit(
             build_store(generator, &store_target, target, command, options, quiet)
         },
     )?;
+    if target.build.tiles {
+        crate::tile::add_tiles(output, None, target.build.memory_bytes(), quiet)?;
+    }
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "generated {} edges into {}: {} vertices, {} arcs ({}) in {:.2} s, {}, peak RSS {}",
@@ -266,6 +269,7 @@ pub fn kron_store(
             compress: false,
             codec: None,
             order: vastgraph_store::VertexOrder::Input,
+            tiles: false,
         },
     };
     let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed });

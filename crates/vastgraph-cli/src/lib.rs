@@ -207,6 +207,10 @@ pub struct BuildArgs {
     /// traversals on power-law graphs, in memory and out of core.
     #[arg(long, value_parser = vastgraph_store::VertexOrder::from_name, default_value = "input")]
     pub order: vastgraph_store::VertexOrder,
+    /// Also tile the store once it is built, as `vastgraph tile` does with its default side:
+    /// PageRank's dense iterations then read the tiles.
+    #[arg(long)]
+    pub tiles: bool,
 }
 
 impl BuildArgs {
@@ -241,6 +245,7 @@ impl BuildArgs {
             "compress": self.compress,
             "codec": self.codec().name(),
             "order": self.order.name(),
+            "tiles": self.tiles,
         })
     }
 

@@ -1,7 +1,7 @@
 //! `vastgraph tile STORE`: add tiles to a store (`vastgraph_store::tiles`), the layout that
 //! PageRank's iterations read when a store has it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -23,20 +23,32 @@ pub struct TileArgs {
 }
 
 pub fn run(args: TileArgs, quiet: bool) -> anyhow::Result<()> {
+    let memory = args.memory.unwrap_or_else(crate::size::default_budget);
+    add_tiles(&args.store, args.side_log2, memory, quiet)
+}
+
+/// Tiles the store at `store` (2^`side_log2` a side, default [`default_side_log2`]) within
+/// `memory` bytes, and says what it built; for `tile` and for `convert`/`generate --tiles`.
+pub fn add_tiles(
+    store: &Path,
+    side_log2: Option<u32>,
+    memory: u64,
+    quiet: bool,
+) -> anyhow::Result<()> {
     let started = Instant::now();
-    let side_log2 = args.side_log2.unwrap_or_else(default_side_log2);
+    let side_log2 = side_log2.unwrap_or_else(default_side_log2);
     if !(MIN_SIDE_LOG2..=MAX_SIDE_LOG2).contains(&side_log2) {
         anyhow::bail!("--side-log2 {side_log2}: choose from {MIN_SIDE_LOG2} to {MAX_SIDE_LOG2}");
     }
     let phases = crate::progress::Phases::new(quiet);
     let opts = TileOptions {
         side_log2,
-        memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
+        memory_bytes: memory,
         progress: vastgraph_store::progress::Progress::new(phases.clone()),
     };
-    let manifest = build_tiles(&args.store, &opts);
+    let manifest = build_tiles(store, &opts);
     phases.finish();
-    let manifest = manifest.with_context(|| format!("tiling {}", args.store.display()))?;
+    let manifest = manifest.with_context(|| format!("tiling {}", store.display()))?;
     let bytes: u64 = manifest
         .files
         .iter()
@@ -47,7 +59,7 @@ pub fn run(args: TileArgs, quiet: bool) -> anyhow::Result<()> {
     eprintln!(
         "tiled {}: {tiles} tiles of 2^{side_log2} × 2^{side_log2}, {:.0} arcs a tile, {} \
          ({:.2} bytes an arc) in {:.2} s",
-        args.store.display(),
+        store.display(),
         manifest.arcs as f64 / tiles.max(1) as f64,
         crate::size::human(bytes),
         bytes as f64 / manifest.arcs.max(1) as f64,

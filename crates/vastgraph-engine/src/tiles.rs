@@ -18,6 +18,31 @@
 use rayon::prelude::*;
 use vastgraph_store::tiles::{unpack, Tile, TilesRef};
 
+/// A value summed over in-arcs: `f64`, or `i64` in fixed point, whose sums are exact and so
+/// equal in any order (delta-PageRank's). Both take 8 bytes, which [`stripe_columns`] assumes.
+pub trait ArcValue: Copy + Send + Sync + 'static {
+    const ZERO: Self;
+    fn add(&mut self, x: Self);
+}
+
+impl ArcValue for f64 {
+    const ZERO: f64 = 0.0;
+    #[inline(always)]
+    fn add(&mut self, x: f64) {
+        *self += x;
+    }
+}
+
+impl ArcValue for i64 {
+    const ZERO: i64 = 0;
+    /// Wrapping, as the atomic adds of the lists' path: fixed-point sums stay far below the
+    /// bound, and a wrapped partial sum still gives the exact total.
+    #[inline(always)]
+    fn add(&mut self, x: i64) {
+        *self = self.wrapping_add(x);
+    }
+}
+
 /// The sums a stripe of several columns spans: a share of the last-level cache per thread.
 pub const STRIPE_BYTES: usize = 4 << 20;
 
@@ -41,7 +66,7 @@ fn last_level_cache_bytes() -> usize {
 
 /// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles. `values` and `out` hold
 /// one entry a vertex.
-pub fn sum_in_arcs(tiles: &TilesRef<'_>, values: &[f64], out: &mut [f64]) {
+pub fn sum_in_arcs<T: ArcValue>(tiles: &TilesRef<'_>, values: &[T], out: &mut [T]) {
     assert_eq!(values.len(), out.len(), "one value and one sum a vertex");
     let k = tiles.side_log2();
     // A sum does not depend on the stripes: at least four of them a thread, for balance.
@@ -51,7 +76,7 @@ pub fn sum_in_arcs(tiles: &TilesRef<'_>, values: &[f64], out: &mut [f64]) {
         .enumerate()
         .with_max_len(1)
         .for_each(|(stripe, sums)| {
-            sums.fill(0.0);
+            sums.fill(T::ZERO);
             let first = stripe * width;
             let columns: Vec<Vec<Tile<'_>>> = (first..(first + width).min(tiles.num_columns()))
                 .map(|c| tiles.column(c).collect())
@@ -65,14 +90,67 @@ pub fn sum_in_arcs(tiles: &TilesRef<'_>, values: &[f64], out: &mut [f64]) {
         });
 }
 
+/// For every column, in parallel, the values of its targets' in-neighbours gathered in one
+/// buffer, for a reduction that is not a sum (the most frequent label):
+/// `visit(first, starts, gathered, out)` (`gathered` the visitor's to reorder), where target `first + t` has its in-neighbours'
+/// values at `gathered[starts[t]..starts[t + 1]]`, in ascending source order, and its result
+/// slot at `out[t]`. `values` and `out` hold one entry a vertex. A task holds one column's
+/// in-arcs: 8 bytes a target and `size_of::<T>()` an arc.
+pub fn gather_in_arcs<T, O>(
+    tiles: &TilesRef<'_>,
+    values: &[T],
+    out: &mut [O],
+    visit: impl Fn(usize, &[usize], &mut [T], &mut [O]) + Sync,
+) where
+    T: Copy + Default + Send + Sync,
+    O: Send,
+{
+    assert_eq!(values.len(), out.len(), "one value and one result a vertex");
+    let k = tiles.side_log2();
+    out.par_chunks_mut(tiles.side())
+        .enumerate()
+        .with_max_len(1)
+        .for_each_init(
+            || (Vec::new(), Vec::new(), Vec::new()),
+            |(starts, next, gathered): &mut (Vec<usize>, Vec<usize>, Vec<T>), (c, out)| {
+                let column: Vec<Tile<'_>> = tiles.column(c).collect();
+                let targets = out.len();
+                // Counts, then starts, then each value placed at its target's next slot.
+                starts.clear();
+                starts.resize(targets + 1, 0);
+                for tile in &column {
+                    for &edge in tile.edges {
+                        starts[unpack(edge).1 + 1] += 1;
+                    }
+                }
+                for t in 0..targets {
+                    starts[t + 1] += starts[t];
+                }
+                gathered.clear();
+                gathered.resize(starts[targets], T::default());
+                next.clear();
+                next.extend_from_slice(&starts[..targets]);
+                for tile in &column {
+                    let sources = &values[(tile.row as usize) << k..];
+                    for &edge in tile.edges {
+                        let (s, t) = unpack(edge);
+                        gathered[next[t]] = sources[s];
+                        next[t] += 1;
+                    }
+                }
+                visit(c << k, starts, gathered, out);
+            },
+        );
+}
+
 /// Walks the tiles of a stripe of consecutive columns (`columns[i]`: the tiles of its i-th
 /// column, by row) row by row, calling `fold(i, j, tile, sums of column i)` on each, `tile`
 /// being `columns[i][j]`: `sums` holds the stripe's targets' sums, 2^k a column.
-pub(crate) fn fold_stripe<E>(
+pub(crate) fn fold_stripe<T, E>(
     columns: &[Vec<Tile<'_>>],
-    sums: &mut [f64],
+    sums: &mut [T],
     k: u32,
-    mut fold: impl FnMut(usize, usize, &Tile<'_>, &mut [f64]) -> Result<(), E>,
+    mut fold: impl FnMut(usize, usize, &Tile<'_>, &mut [T]) -> Result<(), E>,
 ) -> Result<(), E> {
     let side = 1usize << k;
     let mut next = vec![0usize; columns.len()];
@@ -99,11 +177,11 @@ pub(crate) fn fold_stripe<E>(
 /// `previous` (the last arc of the piece of the tile before, if any), and lie inside its
 /// blocks; the first that does not is returned, with the sums left partly folded.
 #[inline]
-pub(crate) fn sum_tile_checked(
+pub(crate) fn sum_tile_checked<T: ArcValue>(
     tile: &Tile<'_>,
     k: u32,
-    values: &[f64],
-    sums: &mut [f64],
+    values: &[T],
+    sums: &mut [T],
     previous: Option<u32>,
 ) -> Result<(), u32> {
     let first = (tile.row as usize) << k;
@@ -117,7 +195,7 @@ pub(crate) fn sum_tile_checked(
             return Err(edge);
         }
         match (sources.get(s), sums.get_mut(t)) {
-            (Some(value), Some(sum)) => *sum += *value,
+            (Some(value), Some(sum)) => sum.add(*value),
             _ => return Err(edge),
         }
         after = i64::from(edge);
@@ -127,7 +205,7 @@ pub(crate) fn sum_tile_checked(
 
 /// Folds one tile's arcs into its column's sums: `sums[t] += values[row·2^k + s]`.
 #[inline]
-fn sum_tile(tile: &Tile<'_>, k: u32, values: &[f64], sums: &mut [f64]) {
+fn sum_tile<T: ArcValue>(tile: &Tile<'_>, k: u32, values: &[T], sums: &mut [T]) {
     let first = (tile.row as usize) << k;
     let sources = &values[first..(first + (1 << k)).min(values.len())];
     // The store validated every arc of an opened tile against its blocks (`TilesRef` comes
@@ -138,6 +216,6 @@ fn sum_tile(tile: &Tile<'_>, k: u32, values: &[f64], sums: &mut [f64]) {
         let (s, t) = unpack(edge);
         // SAFETY: s < tile.sources ≤ sources.len() and t < tile.targets ≤ sums.len(), as
         // checked by the store or the reader, and asserted above.
-        unsafe { *sums.get_unchecked_mut(t) += *sources.get_unchecked(s) };
+        unsafe { sums.get_unchecked_mut(t).add(*sources.get_unchecked(s)) };
     }
 }

@@ -28,6 +28,7 @@ use crate::bitmap::{Bitmap, WORDS_PER_TASK};
 use crate::error::EngineError;
 use crate::graph::{Adjacency, Graph};
 use crate::ooc::{OocGraph, ScanSpec, Weights};
+use crate::tiles::ArcValue;
 use crate::Vertex;
 
 /// A pull: the vertices whose lists are walked, and what the caller already knows of them.
@@ -122,7 +123,7 @@ pub trait Traversal: Sync {
     /// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles ([`crate::tiles`]):
     /// each sum takes v's in-arcs in ascending source order, whatever the thread count.
     /// Returns the arcs read; an error when [`Self::has_tiles`] is false.
-    fn sum_in_arcs(&self, _values: &[f64], _out: &mut [f64]) -> Result<u64, EngineError> {
+    fn sum_in_arcs<T: ArcValue>(&self, _values: &[T], _out: &mut [T]) -> Result<u64, EngineError> {
         Err(EngineError::read(anyhow::anyhow!(
             "the graph has no tiles open"
         )))
@@ -188,7 +189,7 @@ impl Traversal for OocGraph {
         OocGraph::has_tiles(self)
     }
 
-    fn sum_in_arcs(&self, values: &[f64], out: &mut [f64]) -> Result<u64, EngineError> {
+    fn sum_in_arcs<T: ArcValue>(&self, values: &[T], out: &mut [T]) -> Result<u64, EngineError> {
         crate::interrupt::check();
         OocGraph::sum_in_arcs(self, values, out).map_err(EngineError::read)
     }
@@ -434,7 +435,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
         self.out().tiles().is_some() || self.out().on_disk().is_some_and(|g| g.has_tiles())
     }
 
-    fn sum_in_arcs(&self, values: &[f64], out: &mut [f64]) -> Result<u64, EngineError> {
+    fn sum_in_arcs<T: ArcValue>(&self, values: &[T], out: &mut [T]) -> Result<u64, EngineError> {
         crate::progress::operation(None);
         match (self.out().tiles(), self.out().on_disk()) {
             (Some(tiles), _) => {

@@ -146,6 +146,8 @@ pub fn run_algorithm<'py>(
             memory,
             verify,
             out_of_core: options,
+            // A store opened without its tiles runs on the lists out of core too.
+            tiles: shared.tiles().is_some(),
             opened: Some(&*shared),
             ..Request::new(shared.dir(), &algorithm, &params)
         })

@@ -65,7 +65,7 @@ fn parse_options(options_json: &str) -> PyResult<serde_json::Value> {
 #[pyo3(signature = (
     inputs, output, *, symmetrize, transpose, keep_self_loops, relabel, memory_bytes,
     format=None, tmp_dir=None, overwrite=false, threads=None, progress=None, options_json="{}",
-    compress=false, order="input", header=false, src=None, dst=None, weight=None
+    compress=false, order="input", header=false, src=None, dst=None, weight=None, tiles=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert(
@@ -89,6 +89,7 @@ pub fn convert(
     src: Option<String>,
     dst: Option<String>,
     weight: Option<String>,
+    tiles: bool,
 ) -> PyResult<String> {
     let format = format
         .map(|f| InputFormat::from_str(&f))
@@ -153,6 +154,18 @@ pub fn convert(
             },
         )
         .map_err(BuildError::into_py)?;
+        let manifest = match tiles {
+            true => vastgraph_store::build_tiles(
+                &output,
+                &vastgraph_store::TileOptions {
+                    side_log2: vastgraph_store::tiles::default_side_log2(),
+                    memory_bytes,
+                    progress: Default::default(),
+                },
+            )
+            .map_err(store_error)?,
+            false => manifest,
+        };
         manifest_json(&manifest)
     })
 }

@@ -74,10 +74,17 @@ fn weights_view<'py>(
 
 #[pymethods]
 impl NativeStore {
-    /// Opens and validates the store in `path` (offsets and neighbour lists are checked).
+    /// Opens and validates the store in `path` (offsets and neighbour lists are checked); with
+    /// `tiles` false, without its tiles (runs then read the lists).
     #[staticmethod]
-    fn open(py: Python<'_>, path: PathBuf) -> PyResult<NativeStore> {
-        let store = py.detach(|| Store::open(&path)).map_err(store_error)?;
+    #[pyo3(signature = (path, tiles=true))]
+    fn open(py: Python<'_>, path: PathBuf, tiles: bool) -> PyResult<NativeStore> {
+        let store = py
+            .detach(|| match tiles {
+                true => Store::open(&path),
+                false => Store::open_without_tiles(&path),
+            })
+            .map_err(store_error)?;
         // As the CLI does: 2 MiB pages keep the randomly read arrays within the TLB's reach.
         store.advise(Advice::HugePage);
         Ok(NativeStore {

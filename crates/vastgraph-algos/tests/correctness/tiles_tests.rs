@@ -1,5 +1,6 @@
 //! PageRank over tiles: the same scores as over the lists (within rounding), bit for bit the
-//! same for any thread count and in memory or out of core; damaged tiles out of core are an
+//! same for any thread count and in memory or out of core; delta-PageRank and personalised
+//! PageRank over tiles give the lists' scores bit for bit, label propagation its labels; damaged tiles out of core are an
 //! error naming the file, and `tiles: false` runs on the lists past them.
 
 use std::path::Path;
@@ -14,10 +15,16 @@ const MIB: u64 = 1 << 20;
 
 /// A skewed graph: a quarter of the arcs leave three hubs, some vertices have no arcs.
 fn build(dir: &Path, n: u32, m: usize, symmetric: bool) {
+    build_with(dir, n, m, symmetric, false)
+}
+
+/// [`build`], with the transpose of a directed graph when `transpose`.
+fn build_with(dir: &Path, n: u32, m: usize, symmetric: bool, transpose: bool) {
     let mut builder = StoreBuilder::create(
         dir,
         BuildOptions {
             symmetrize: symmetric,
+            transpose,
             memory_bytes: 64 * MIB,
             ..Default::default()
         },
@@ -142,5 +149,102 @@ fn damaged_tiles_out_of_core_are_an_error_naming_the_file() {
             ..Request::new(&dir, "pagerank", &params)
         })
         .unwrap();
+    }
+}
+
+/// The scores of a rank variant and its stats' `tile_rounds`.
+fn rank_variant(
+    dir: &Path,
+    algorithm: &str,
+    memory: Option<u64>,
+    tiles: bool,
+    threads: usize,
+) -> (Vec<f64>, u64) {
+    let mut params = Params::default().with("tolerance", 1e-9);
+    if algorithm == "personalized-pagerank" {
+        params.set("sources", vec![0u64, 7, 19]);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let report = pool
+        .install(|| {
+            harness::run(Request {
+                memory,
+                tiles,
+                verify: true,
+                ..Request::new(dir, algorithm, &params)
+            })
+        })
+        .unwrap();
+    let rounds = report.record.extra["tile_rounds"].as_u64().unwrap();
+    match report.values {
+        Some(Values::F64(scores)) => (scores, rounds),
+        _ => panic!("{algorithm} gives f64 scores"),
+    }
+}
+
+#[test]
+fn delta_and_personalized_pagerank_over_tiles_give_the_lists_scores() {
+    let tmp = tempfile::tempdir().unwrap();
+    for symmetric in [true, false] {
+        let dir = tmp.path().join(format!("g-{symmetric}"));
+        build(&dir, 20_000, 400_000, symmetric);
+        let lists: Vec<_> = ["delta-pagerank", "personalized-pagerank"]
+            .map(|a| rank_variant(&dir, a, None, true, 2))
+            .into();
+        tile(&dir, 7);
+        for (algorithm, (lists, rounds)) in ["delta-pagerank", "personalized-pagerank"]
+            .into_iter()
+            .zip(lists)
+        {
+            assert_eq!(rounds, 0, "{algorithm}: no tiles yet");
+            let (tiled, rounds) = rank_variant(&dir, algorithm, None, true, 2);
+            assert!(rounds > 0, "{algorithm}: its dense rounds read the tiles");
+            assert_eq!(tiled, lists, "{algorithm}: fixed-point sums, in any order");
+            assert_eq!(rank_variant(&dir, algorithm, None, true, 1).0, lists);
+            let (ooc, ooc_rounds) = rank_variant(&dir, algorithm, Some(6 * MIB), true, 2);
+            assert_eq!(ooc_rounds, rounds, "{algorithm}: the same rounds on tiles");
+            assert_eq!(ooc, lists, "{algorithm}: streamed tiles");
+            let (ooc_lists, none) = rank_variant(&dir, algorithm, Some(6 * MIB), false, 2);
+            assert_eq!((ooc_lists, none), (lists.clone(), 0));
+        }
+    }
+}
+
+#[test]
+fn label_propagation_over_tiles_gives_the_lists_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    for symmetric in [true, false] {
+        let dir = tmp.path().join(format!("g-{symmetric}"));
+        build_with(&dir, 5_000, 60_000, symmetric, !symmetric);
+        let run = |threads: usize| {
+            let params = Params::default().with("max_iters", 8);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let report = pool
+                .install(|| {
+                    harness::run(Request {
+                        verify: true,
+                        ..Request::new(&dir, "label-propagation", &params)
+                    })
+                })
+                .unwrap();
+            let layout = report.record.extra["layout"].as_str().unwrap().to_string();
+            match report.values {
+                Some(Values::U32(labels)) => (labels, layout),
+                _ => panic!("label-propagation gives u32 labels"),
+            }
+        };
+        let (lists, layout) = run(2);
+        assert_eq!(layout, "lists");
+        tile(&dir, 6);
+        let (tiled, layout) = run(2);
+        assert_eq!(layout, "tiles");
+        assert_eq!(tiled, lists, "symmetric: {symmetric}");
+        assert_eq!(run(1).0, lists);
     }
 }

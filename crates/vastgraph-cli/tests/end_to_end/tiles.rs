@@ -80,3 +80,37 @@ fn pagerank_over_tiles_gives_the_lists_scores_and_damage_names_the_file() {
         stderr(&refused)
     );
 }
+
+#[test]
+fn convert_and_generate_with_tiles_leave_a_tiled_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let edges = path("edges.tsv");
+    let text: String = (0..3000u32)
+        .map(|i| format!("{}\t{}\n", i % 97, (i * 31 + 7) % 401))
+        .collect();
+    std::fs::write(&edges, text).unwrap();
+    let converted = path("converted");
+    let said = stderr(&ok(&["convert", &edges, "-o", &converted, "--tiles"]));
+    assert!(
+        said.contains("tiled ") && said.contains("converted "),
+        "{said}"
+    );
+    let generated = path("generated");
+    ok(&[
+        "generate",
+        "kron",
+        "--scale",
+        "10",
+        "--symmetrize",
+        "--tiles",
+        "-o",
+        &generated,
+    ]);
+    for store in [&converted, &generated] {
+        let info = String::from_utf8_lossy(&ok(&["info", store, "--verify"]).stdout).into_owned();
+        assert!(info.contains("arcs a tile"), "{store}: {info}");
+        let run = stderr(&ok(&["run", "pagerank", store, "--max-iters", "3"]));
+        assert!(run.contains("layout=\"tiles\""), "{run}");
+    }
+}

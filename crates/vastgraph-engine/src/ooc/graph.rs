@@ -442,7 +442,11 @@ impl OocGraph {
 
     /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one streamed pass over the tiles,
     /// recorded as an iteration. Errors when the store has no tiles open.
-    pub fn sum_in_arcs(&self, values: &[f64], out: &mut [f64]) -> anyhow::Result<u64> {
+    pub fn sum_in_arcs<T: crate::tiles::ArcValue>(
+        &self,
+        values: &[T],
+        out: &mut [T],
+    ) -> anyhow::Result<u64> {
         let tiles = self.tiles.as_ref().context("the graph has no tiles open")?;
         let record = tiles.sum_in_arcs(values, out)?;
         crate::progress::pass(record.bytes_read, record.mode);

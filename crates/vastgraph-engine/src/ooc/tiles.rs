@@ -22,7 +22,7 @@ use vastgraph_store::tiles::{block_len, validate_edges, validate_index, Tile};
 
 use super::graph::read_le_file;
 use super::scan::IterationRecord;
-use crate::tiles::{fold_stripe, stripe_columns, sum_tile_checked};
+use crate::tiles::{fold_stripe, stripe_columns, sum_tile_checked, ArcValue};
 
 /// The largest chunk a pass reads at once. Large enough for the device's full sequential
 /// bandwidth with direct I/O, and for a chunk to hold a stripe of columns a thread: a chunk of
@@ -120,13 +120,13 @@ impl OocTiles {
     }
 
     /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one sequential pass over the file.
-    pub(crate) fn sum_in_arcs(
+    pub(crate) fn sum_in_arcs<T: ArcValue>(
         &self,
-        values: &[f64],
-        out: &mut [f64],
+        values: &[T],
+        out: &mut [T],
     ) -> anyhow::Result<IterationRecord> {
         let started = Instant::now();
-        out.fill(0.0);
+        out.fill(T::ZERO);
         let arcs = *self.offsets.last().unwrap_or(&0);
         let chunks: Vec<(u64, u64)> = (0..arcs)
             .step_by(self.chunk_arcs as usize)
@@ -222,13 +222,13 @@ impl OocTiles {
 
     /// Checks and folds the arcs `first..first + chunk.len()` of the file; returns the last
     /// arc when the chunk ends inside a tile.
-    fn fold_chunk(
+    fn fold_chunk<T: ArcValue>(
         &self,
         first: u64,
         chunk: &[u32],
         carried: Option<u32>,
-        values: &[f64],
-        out: &mut [f64],
+        values: &[T],
+        out: &mut [T],
     ) -> anyhow::Result<Option<u32>> {
         let end = first + chunk.len() as u64;
         let k = self.info.side_log2;
