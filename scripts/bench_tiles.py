@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PageRank on tiles (`vastgraph tile`) against the same store's lists and against peers.
+"""PageRank and its variants on tiles (`vastgraph tile`) against the same store's lists and against peers.
 
 In memory (--in-memory), in interleaved rounds: `vastgraph run pagerank` on the tiled store (it
 reads the tiles), the same with `--no-tiles` (it reads the lists), and GAPBS `pr` on the same
@@ -7,6 +7,16 @@ CSR; --iterations iterations at tolerance 0, --trials trials, 2 threads. Reporte
 medians over the rounds of vastgraph's kernel time (the median of its trials) and of GAPBS's
 `Average Time`, GAPBS/tiles (above 1: tiles faster), lists/tiles, and the L1 distance between
 the scores of tiles and of lists (first round).
+
+Variants (--variants, by default the --in-memory graphs), in memory, in interleaved rounds:
+`vastgraph run personalized-pagerank --sources 0 --tolerance 1e-9`, `delta-pagerank --tolerance
+1e-9` and `label-propagation --max-iters 10` on the tiled store and the same with `--no-tiles`,
+--trials trials, 2 threads. Reported per graph and algorithm: the medians over the rounds of the
+kernel time on tiles and on lists, lists/tiles, the tiled run's rounds on tiles over its rounds
+(the stats' `tile_rounds` and `iterations`; label propagation reads the tiles in every round),
+the layout each run read (the stats' `layout`), and whether the outputs of tiles and of lists
+(first round, `-o FILE.npy`) are identical: the largest absolute difference of the scores, the
+number of differing labels.
 
 Out of core (--out-of-core), with `--memory BUDGET`, each run from a cold page cache inside a
 cgroup-v1 memory cgroup limited to the budget plus 256 MiB: vastgraph on the tiles, on the lists,
@@ -57,6 +67,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CGROUP_SLACK = 256 << 20  # the process beyond its budget: code, threads, allocator
 THREADS = "2"
 TOOLS_IN_MEMORY = (("tiles", "vastgraph tiles"), ("lists", "vastgraph lists"), ("gapbs", "GAPBS"))
+# Run in memory on the tiled store and with --no-tiles, their outputs compared.
+VARIANTS = (("personalized-pagerank", ["--sources", "0", "--tolerance", "1e-9"]),
+            ("delta-pagerank", ["--tolerance", "1e-9"]),
+            ("label-propagation", ["--max-iters", "10"]))
 TOOLS_OUT_OF_CORE = (("tiles", "vastgraph tiles"), ("lists", "vastgraph lists"), ("gridgraph", "GridGraph"))
 
 
@@ -263,6 +277,79 @@ def in_memory(args, name: str, tiled: Path, sg: Path | None) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
+# Variants in memory
+
+
+def vastgraph_variant(args, tiled: Path, algorithm: str, params: list, layout: str, out_dir: Path,
+                      round_: int) -> dict:
+    stats = out_dir / f"{algorithm}-{layout}-{round_}.json"
+    argv = [args.binary, "--quiet", "run", algorithm, tiled, *params, "--trials", args.trials,
+            "--threads", THREADS, "--stats", stats, "--force"]
+    argv += (["--no-tiles"] if layout == "lists" else []) + (["-o", out_dir / f"{algorithm}-{layout}.npy"]
+                                                             if round_ == 0 else [])
+    call(argv, out_dir / f"{algorithm}-{layout}-{round_}.log")
+    s = json.loads(stats.read_text())
+    extra = s.get("extra") or {}
+    row = {"seconds": s["wall_seconds"], "trial_seconds": s.get("trial_seconds"), "iterations": s.get("iterations"),
+           "tile_rounds": extra.get("tile_rounds"), "layout": extra.get("layout"), "command": " ".join(map(str, argv))}
+    # On the tiled store a rank variant reads lists in every round with few active vertices, and
+    # reports `lists` when no round had many: reported, not an error. With --no-tiles, tiles are.
+    if layout == "lists" and row["layout"] != "lists":
+        raise Failed(f"asked for lists, the run read {row['layout']}")
+    return row
+
+
+def compare_outputs(out_dir: Path, algorithm: str) -> dict:
+    """Whether the first round's outputs on tiles and on lists are identical, with the largest
+    absolute difference (scores) or the number of differing values (labels)."""
+    try:
+        tiles, lists = (np.load(out_dir / f"{algorithm}-{layout}.npy") for layout in ("tiles", "lists"))
+    except (OSError, ValueError) as e:
+        log(f"{out_dir}: no {algorithm} outputs to compare ({e})")
+        return {}
+    out = {"outputs_equal": bool(tiles.shape == lists.shape and np.array_equal(tiles, lists))}
+    if tiles.shape != lists.shape:
+        out["shapes"] = [list(tiles.shape), list(lists.shape)]
+    elif np.issubdtype(tiles.dtype, np.floating):
+        diff = np.abs(tiles.astype(np.float64) - lists.astype(np.float64))
+        out["max_abs_difference"] = float(diff.max()) if diff.size else 0.0
+    else:
+        out["values_differing"] = int(np.count_nonzero(tiles != lists))
+    return out
+
+
+def variants(args, name: str, tiled: Path) -> dict:
+    out_dir = args.workdir / "runs" / name / "variants"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for algorithm, _ in VARIANTS:
+        for layout in ("tiles", "lists"):
+            (out_dir / f"{algorithm}-{layout}.npy").unlink(missing_ok=True)
+    warm_page_cache(tiled)
+    rounds = []
+    for round_ in range(args.rounds):
+        row = {"round": round_}
+        for algorithm, params in VARIANTS:
+            row[algorithm] = {layout: attempt(f"{name} {algorithm} {layout}", vastgraph_variant, args, tiled,
+                                              algorithm, params, layout, out_dir, round_)
+                              for layout in ("tiles", "lists")}
+        rounds.append(row)
+    out = {"rounds": rounds, "algorithms": {}}
+    for algorithm, params in VARIANTS:
+        a = out["algorithms"][algorithm] = {"parameters": " ".join(params)}
+        for layout in ("tiles", "lists"):
+            ok = [r[algorithm][layout] for r in rounds if "error" not in r[algorithm][layout]]
+            first = ok[0] if ok else {}
+            a[layout] = median([x["seconds"] for x in ok])
+            a[f"{layout}_rounds"] = len(ok)
+            a[f"{layout}_layouts"] = sorted({str(x["layout"]) for x in ok})
+            a[f"{layout}_iterations"] = first.get("iterations")
+            a[f"{layout}_tile_rounds"] = first.get("tile_rounds")
+        a["lists_over_tiles"] = ratio(a["lists"], a["tiles"])
+        a.update(compare_outputs(out_dir, algorithm))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Out of core
 
 
@@ -371,6 +458,48 @@ def report(args, results: dict) -> str:
 
     rows, notes, used = [], [], []
     for name, g in graphs.items():
+        v = g.get("variants")
+        if v and "error" in v:
+            notes.append(f"- {name}: {v['error']}")
+        elif v:
+            for algorithm, _ in VARIANTS:
+                a = v["algorithms"][algorithm]
+                if a["tiles_tile_rounds"] is not None:
+                    on_tiles = f"{a['tiles_tile_rounds']}/{fmt(a['tiles_iterations'], 'd')}"
+                elif a["tiles_layouts"] == ["tiles"]:  # label propagation: every round
+                    on_tiles = f"{fmt(a['tiles_iterations'], 'd')}/{fmt(a['tiles_iterations'], 'd')}"
+                else:
+                    on_tiles = "—"
+                if "outputs_equal" not in a:
+                    equal = "—"
+                elif "shapes" in a:
+                    equal = f"no (shapes {a['shapes'][0]} and {a['shapes'][1]})"
+                elif "max_abs_difference" in a:
+                    equal = ("yes" if a["outputs_equal"] else "no") + f" (max abs diff {a['max_abs_difference']:.2e})"
+                else:
+                    equal = "yes" if a["outputs_equal"] else f"no ({a['values_differing']:,} differ)"
+                layouts = " / ".join(",".join(a[f"{layout}_layouts"]) or "—" for layout in ("tiles", "lists"))
+                rows.append([name, algorithm, fmt(a["tiles"], ".3f"), fmt(a["lists"], ".3f"),
+                             fmt(a["lists_over_tiles"]), on_tiles, equal, layouts,
+                             f"{min(a['tiles_rounds'], a['lists_rounds'])}/{args.rounds}"])
+                if a["tiles_layouts"] and a["tiles_layouts"] != ["tiles"]:
+                    notes.append(f"- {name}, {algorithm}: the tiled store's runs read {', '.join(a['tiles_layouts'])}")
+            notes += [f"- {name}, {algorithm} on {layout}, round {r['round']}: {r[algorithm][layout]['error']}"
+                      for r in v["rounds"] for algorithm, _ in VARIANTS for layout in ("tiles", "lists")
+                      if "error" in r[algorithm][layout]]
+            used += [x for k, runs in v["rounds"][0].items() if k != "round" for x in runs.values()] \
+                if v["rounds"] else []
+    notes += ["", "Rounds on tiles: the tiled run's `tile_rounds` (rounds with more than a twentieth of the vertices "
+              "active, summed over every arc of the tiles) over its `iterations`; label propagation gathers from "
+              "the tiles in every round when its `layout` is tiles. Outputs: the first round's `-o` files of tiles "
+              "and of lists; PageRank scores are fixed-point sums, so identical bit for bit."]
+    lines += section(f"Variants in memory: tiles against lists, {THREADS} threads; medians of {args.rounds} rounds "
+                     f"(each the median of {args.trials} trials)",
+                     ["graph", "algorithm", "tiles s", "lists s", "lists / tiles", "rounds on tiles / rounds",
+                      "outputs equal", "layout (tiles / lists run)", "rounds"], rows, notes, used)
+
+    rows, notes, used = [], [], []
+    for name, g in graphs.items():
         o = g.get("out_of_core")
         if o and "error" in o:
             notes.append(f"- {name}: {o['error']}")
@@ -422,9 +551,12 @@ def main() -> int:
     ap.add_argument("--workdir", type=Path, default=Path("/tmp/vastgraph-tiles-bench"))
     ap.add_argument("--in-memory", default="kron20,kron22,kron24,cnr-2000", help="graphs run in memory")
     ap.add_argument("--out-of-core", default="kron24,kron25", help="graphs run with --memory")
+    ap.add_argument("--variants", default=None,
+                    help="graphs whose PageRank variants and label propagation run in memory, tiles against "
+                         "lists (default: the --in-memory graphs; \"\" skips them)")
     ap.add_argument("--memory", default="1GiB", help="the out-of-core budget; the cgroup allows 256 MiB more")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--trials", type=int, default=3, help="trials of each in-memory run")
+    ap.add_argument("--trials", type=int, default=3, help="trials of each in-memory run (and variant run)")
     ap.add_argument("--iterations", type=int, default=20, help="PageRank iterations in memory")
     ap.add_argument("--ooc-iterations", type=int, default=5, help="PageRank iterations out of core")
     ap.add_argument("--side-log2", type=int, default=None, help="passed to `vastgraph tile`")
@@ -433,6 +565,8 @@ def main() -> int:
     ap.add_argument("--json", type=Path, default=None, help="write every figure here")
     ap.add_argument("--fio-seconds", type=int, default=10, help="0 skips fio")
     args = ap.parse_args()
+    if args.variants is None:
+        args.variants = args.in_memory
     # A SIGTERM (e.g. from `timeout`) still removes the cgroup, through the `finally` below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if not args.binary.exists():
@@ -471,7 +605,8 @@ def main() -> int:
         g = results["graphs"][name]
         return None if "error" in g["build"] else g
 
-    cgroup = Cgroup(budget + CGROUP_SLACK)
+    # Only the out-of-core runs use the cgroup.
+    cgroup = Cgroup(budget + CGROUP_SLACK if any(args.out_of_core.split(",")) else None)
     try:
         for name in filter(None, args.in_memory.split(",")):
             if (g := prepare(name)) is None:
@@ -480,6 +615,11 @@ def main() -> int:
                 g["gapbs"] = attempt(f"{name} GAPBS input", write_gapbs, g["store"], args.workdir / f"{name}.sg")
             sg = (g.get("gapbs") or {}).get("sg")
             g["in_memory"] = attempt(f"{name} in memory", in_memory, args, name, g["build"]["tiled_store"], sg)
+            save()
+        for name in filter(None, args.variants.split(",")):
+            if (g := prepare(name)) is None:
+                continue
+            g["variants"] = attempt(f"{name} variants", variants, args, name, g["build"]["tiled_store"])
             save()
         for name in filter(None, args.out_of_core.split(",")):
             if (g := prepare(name)) is None:

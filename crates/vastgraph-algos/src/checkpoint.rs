@@ -266,6 +266,11 @@ impl Saved {
             .ok_or_else(|| self.error(format!("no number '{key}' in the saved state")))
     }
 
+    /// Whether the saved state has a column `name`.
+    pub(crate) fn has_column(&self, name: &str) -> bool {
+        self.columns.iter().any(|(c, _)| c.name == name)
+    }
+
     /// Column `name`, which must hold `len` elements of type T.
     pub(crate) fn column<T: Element>(
         &mut self,

@@ -113,6 +113,9 @@ pub fn pagerank_resumable<A: Adjacency>(
     checkpoint: Option<&Checkpoint>,
 ) -> Result<PageRankResult, AlgoError> {
     check_params(params)?;
+    if g.has_tiles() {
+        return tiled(g, params, checkpoint);
+    }
     if checkpoint.is_none() && g.out().on_disk().is_some() {
         return in_passes(g, params);
     }
@@ -133,22 +136,13 @@ pub fn pagerank_resumable<A: Adjacency>(
     // contributions, and on some views zeros after that (`Adjacency::sum_values_len`).
     let mut work: Vec<f64> = vec![0.0; g.incoming().unwrap_or(g.out()).sum_values_len()];
     advise_huge_pages(&mut work);
-    // Over tiles: the dangling mass of the scores, computed with their contributions.
-    let mut next_dangling = None;
     while iterations < params.max_iters && n > 0 {
         iterations += 1;
-        delta = match (g.has_tiles(), g.incoming()) {
-            (true, _) => tiled_iteration(
-                g,
-                params.damping,
-                &mut scores,
-                &mut work[..n],
-                &mut next_dangling,
-            )?,
-            (false, Some(incoming)) => {
+        delta = match g.incoming() {
+            Some(incoming) => {
                 pull_iteration(g.out(), incoming, params.damping, &mut scores, &mut work)
             }
-            (false, None) => push_iteration(
+            None => push_iteration(
                 g.out(),
                 params.damping,
                 &mut scores,
@@ -162,13 +156,13 @@ pub fn pagerank_resumable<A: Adjacency>(
             State::new(vec![Column::of("scores", &scores)]).with("delta", delta)
         })?;
     }
-    let direction = if g.incoming().is_some() || g.has_tiles() {
+    let direction = if g.incoming().is_some() {
         "pull"
     } else {
         "push"
     };
     let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction)
-        .with("layout", layout_name(g.has_tiles()));
+        .with("layout", layout_name(false));
     Ok(PageRankResult {
         scores,
         delta,
@@ -190,7 +184,7 @@ pub fn in_passes<G: Traversal>(
 ) -> Result<PageRankResult, AlgoError> {
     check_params(params)?;
     if g.has_tiles() {
-        return tiled_in_passes(g, params);
+        return tiled(g, params, None);
     }
     let n = g.num_vertices();
     let d = params.damping;
@@ -266,34 +260,71 @@ pub fn in_passes<G: Traversal>(
     })
 }
 
-/// [`in_passes`] over the tiles: each iteration one streamed pass over them
-/// ([`Traversal::sum_in_arcs`]) and one over the vertices ([`tiled_iteration`]).
-fn tiled_in_passes<G: Traversal>(
+/// PageRank over the tiles ([`Traversal::sum_in_arcs`]), in memory or streamed from disk,
+/// each iteration one pass over them ([`tiled_iteration`]). Two arrays of n f64: this
+/// iteration's contributions, read by the pass, and the next one's, written by it. A score is
+/// its contribution times the out-degree (within a rounding of the lists' score), or the
+/// contribution itself for a vertex without out-arcs.
+fn tiled<G: Traversal>(
     g: &G,
     params: &PageRankParams,
+    checkpoint: Option<&Checkpoint>,
 ) -> Result<PageRankResult, AlgoError> {
     let n = g.num_vertices();
-    let mut scores: Vec<f64> = huge_page_vec(n, |_| 1.0 / n as f64);
-    let mut contrib: Vec<f64> = huge_page_vec(n, |_| 0.0);
-    let (mut iterations, mut delta, mut next_dangling) = (0u64, f64::INFINITY, None);
+    let degree = |v: usize| g.degree(v as Vertex).max(1) as f64;
+    let (mut iterations, mut delta) = (0u64, f64::INFINITY);
+    // A checkpoint saved here holds the contributions too, so that a resumed run continues
+    // from them exactly; one saved over the lists holds the scores alone.
+    let (mut contrib, are_scores): (Vec<f64>, bool) =
+        match checkpoint::begin(checkpoint, ALGORITHM, params)? {
+            Some(mut saved) => {
+                iterations = saved.iteration;
+                delta = saved.f64("delta")?;
+                match saved.has_column("contributions") {
+                    true => (saved.column("contributions", n)?, false),
+                    false => (saved.column("scores", n)?, true),
+                }
+            }
+            None => (huge_page_vec(n, |_| 1.0 / n as f64), true),
+        };
+    // Scores become their contributions; the dangling mass is summed.
+    let mut dangling = ordered_sum(contrib.par_chunks_mut(BLOCK).enumerate().map(|(b, block)| {
+        let mut dangling = 0.0;
+        for (i, p) in block.iter_mut().enumerate() {
+            match g.degree((b * BLOCK + i) as Vertex) {
+                0 => dangling += *p,
+                deg if are_scores => *p /= deg as f64,
+                _ => {}
+            }
+        }
+        dangling
+    }));
+    let mut next: Vec<f64> = huge_page_vec(n, |_| 0.0);
     while iterations < params.max_iters && n > 0 {
         iterations += 1;
-        delta = tiled_iteration(
-            g,
-            params.damping,
-            &mut scores,
-            &mut contrib,
-            &mut next_dangling,
-        )?;
+        (delta, dangling) = tiled_iteration(g, params.damping, &contrib, &mut next, dangling)?;
+        std::mem::swap(&mut contrib, &mut next);
         vastgraph_engine::progress::iteration(iterations);
         if delta < params.tolerance {
             break;
         }
+        checkpoint::after_iteration(checkpoint, ALGORITHM, params, iterations, || {
+            State::new(vec![
+                Column::from_fn("scores", n, |v| contrib[v] * degree(v)),
+                Column::of("contributions", &contrib),
+            ])
+            .with("delta", delta)
+        })?;
     }
+    drop(next);
+    contrib
+        .par_iter_mut()
+        .enumerate()
+        .for_each(|(v, c)| *c *= degree(v));
     let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, "pull")
         .with("layout", layout_name(true));
     Ok(PageRankResult {
-        scores,
+        scores: contrib,
         delta,
         stats,
     })
@@ -383,69 +414,46 @@ pub(crate) fn layout_name(tiles: bool) -> &'static str {
     }
 }
 
-/// [`pull_iteration`] over the tiles ([`vastgraph_engine::tiles`]), with one pass over the
-/// vertices instead of two: the pass that applies an iteration's sums also writes the next
-/// iteration's contributions, and its dangling mass into `*next_dangling`. When that is None
-/// (the first iteration), a pass computes them first. `contrib` holds p[u]/deg(u), or p[u]
-/// itself for a vertex without out-arcs (no tile reads it), so the old score is recovered from
-/// it for δ; the sums go to `scores`, then the new scores.
+/// One iteration over the tiles: `contrib` holds p[u]/deg(u) (p[u] for a vertex without
+/// out-arcs, whose contribution no tile reads) and `dangling` the mass of those vertices. The
+/// pass sums the contributions into `next`, and as each column's sums are complete, the task
+/// that summed them turns them into the new scores' contributions while they are in its cache:
+/// no pass over the vertices of its own. Returns δ and the new dangling mass, each summed by
+/// column, then over the columns in order: the same for any thread count and in memory or out
+/// of core.
 fn tiled_iteration<G: Traversal>(
     g: &G,
     d: f64,
-    scores: &mut [f64],
-    contrib: &mut [f64],
-    next_dangling: &mut Option<f64>,
-) -> Result<f64, AlgoError> {
-    let n = scores.len();
-    let contribution = |v: usize, p: f64| match g.degree(v as Vertex) {
-        0 => p,
-        degree => p / degree as f64,
-    };
-    let dangling = match next_dangling.take() {
-        Some(dangling) => dangling,
-        None => ordered_sum(
-            contrib
-                .par_chunks_mut(BLOCK)
-                .zip(scores.par_chunks(BLOCK))
-                .enumerate()
-                .map(|(block, (contrib, scores))| {
-                    let mut dangling = 0.0;
-                    for (i, (c, &p)) in contrib.iter_mut().zip(scores).enumerate() {
-                        let v = block * BLOCK + i;
-                        *c = contribution(v, p);
-                        if g.degree(v as Vertex) == 0 {
-                            dangling += p;
-                        }
-                    }
-                    dangling
-                }),
-        ),
-    };
+    contrib: &[f64],
+    next: &mut [f64],
+    dangling: f64,
+) -> Result<(f64, f64), AlgoError> {
+    let n = contrib.len();
     let base = (1.0 - d) / n as f64 + d * dangling / n as f64;
-    g.sum_in_arcs(contrib, scores)
-        .map_err(read_error(ALGORITHM))?;
-    let (delta, dangling): (Vec<f64>, Vec<f64>) = scores
-        .par_chunks_mut(BLOCK)
-        .zip(contrib.par_chunks_mut(BLOCK))
-        .enumerate()
-        .map(|(block, (sums, contrib))| {
-            let (mut delta, mut dangling) = (0.0, 0.0);
-            for (i, (p, c)) in sums.iter_mut().zip(contrib).enumerate() {
-                let v = block * BLOCK + i;
+    let (_, columns) = g
+        .sum_in_arcs(contrib, next, |first, sums| {
+            // LANES independent sums, vertex i's in lane i % LANES, then the lanes in order:
+            // the divisions of a group of vertices overlap, and the result is still fixed.
+            const LANES: usize = 4;
+            let (mut delta, mut dangling) = ([0.0; LANES], [0.0; LANES]);
+            for (i, x) in sums.iter_mut().enumerate() {
+                let v = first + i;
                 let degree = g.degree(v as Vertex);
-                let (old, new) = (*c * degree.max(1) as f64, base + d * *p);
-                delta += (new - old).abs();
-                *p = new;
-                *c = contribution(v, new);
-                if degree == 0 {
-                    dangling += new;
-                }
+                // A vertex without out-arcs keeps its score as its "contribution".
+                let divisor = degree.max(1) as f64;
+                let new = base + d * *x;
+                delta[i % LANES] += (new - contrib[v] * divisor).abs();
+                dangling[i % LANES] += if degree == 0 { new } else { 0.0 };
+                *x = new / divisor;
             }
-            (delta, dangling)
+            (delta.iter().sum::<f64>(), dangling.iter().sum::<f64>())
         })
-        .unzip();
-    *next_dangling = Some(dangling.iter().sum());
-    Ok(delta.iter().sum())
+        .map_err(read_error(ALGORITHM))?;
+    Ok(columns
+        .iter()
+        .fold((0.0, 0.0), |(delta, dangling), column| {
+            (delta + column.0, dangling + column.1)
+        }))
 }
 
 /// The same iteration over out-edges only: `incoming_sum[v]` (zero on entry, zero again on

@@ -366,8 +366,9 @@ fn propagate<A: Adjacency>(
             // an AtomicI64 has the size and bit validity of an i64.
             let (values, sums) = unsafe { (plain(&state.share), plain_mut(&state.incoming)) };
             arcs_in_passes += g
-                .sum_in_arcs(values, sums)
-                .map_err(read_error(settings.algorithm))?;
+                .sum_in_arcs(values, sums, |_, _| ())
+                .map_err(read_error(settings.algorithm))?
+                .0;
             let (changed, next) = dense_pass(n, |v| update(v, dangling, false));
             (changed, VertexSubset::from_bitmap(next))
         } else if on_disk {

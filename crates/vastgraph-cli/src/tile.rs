@@ -14,7 +14,8 @@ pub struct TileArgs {
     /// The store to add tiles to (raw or compressed); tiles it already has are replaced.
     pub store: PathBuf,
     /// log2 of a tile's side: its sources and its targets are blocks of 2^K vertices, K from 6
-    /// to 16 (default: the largest whose block of f64 state fits this machine's L2 cache).
+    /// to 16 (default: the largest whose source and target blocks of f64 state fit this machine's L2
+    /// cache).
     #[arg(long, value_name = "K")]
     pub side_log2: Option<u32>,
     /// Memory budget of the build, e.g. 1GiB (default: half of RAM).

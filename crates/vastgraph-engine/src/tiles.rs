@@ -64,18 +64,26 @@ fn last_level_cache_bytes() -> usize {
         .map_or(32 << 20, |b| b as usize)
 }
 
-/// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles. `values` and `out` hold
-/// one entry a vertex.
-pub fn sum_in_arcs<T: ArcValue>(tiles: &TilesRef<'_>, values: &[T], out: &mut [T]) {
+/// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles, then
+/// `apply(first, sums)` on each column's sums (targets `first..first + sums.len()`) as soon as
+/// they are complete, in the task that summed them, while they are in its cache; returns
+/// `apply`'s results in column order. `values` and `out` hold one entry a vertex.
+pub fn sum_in_arcs<T: ArcValue, R: Send>(
+    tiles: &TilesRef<'_>,
+    values: &[T],
+    out: &mut [T],
+    apply: impl Fn(usize, &mut [T]) -> R + Sync,
+) -> Vec<R> {
     assert_eq!(values.len(), out.len(), "one value and one sum a vertex");
     let k = tiles.side_log2();
     // A sum does not depend on the stripes: at least four of them a thread, for balance.
     let tasks = 4 * rayon::current_num_threads();
     let width = stripe_columns(values.len(), k).min(tiles.num_columns().div_ceil(tasks).max(1));
-    out.par_chunks_mut(tiles.side() * width)
+    let stripes: Vec<Vec<R>> = out
+        .par_chunks_mut(tiles.side() * width)
         .enumerate()
         .with_max_len(1)
-        .for_each(|(stripe, sums)| {
+        .map(|(stripe, sums)| {
             sums.fill(T::ZERO);
             let first = stripe * width;
             let columns: Vec<Vec<Tile<'_>>> = (first..(first + width).min(tiles.num_columns()))
@@ -87,7 +95,13 @@ pub fn sum_in_arcs<T: ArcValue>(tiles: &TilesRef<'_>, values: &[T], out: &mut [T
                     Ok(())
                 });
             let Ok(()) = result;
-        });
+            sums.chunks_mut(tiles.side())
+                .enumerate()
+                .map(|(i, sums)| apply((first + i) << k, sums))
+                .collect()
+        })
+        .collect();
+    stripes.into_iter().flatten().collect()
 }
 
 /// For every column, in parallel, the values of its targets' in-neighbours gathered in one

@@ -121,9 +121,16 @@ pub trait Traversal: Sync {
     }
 
     /// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles ([`crate::tiles`]):
-    /// each sum takes v's in-arcs in ascending source order, whatever the thread count.
-    /// Returns the arcs read; an error when [`Self::has_tiles`] is false.
-    fn sum_in_arcs<T: ArcValue>(&self, _values: &[T], _out: &mut [T]) -> Result<u64, EngineError> {
+    /// each sum takes v's in-arcs in ascending source order, whatever the thread count. Then
+    /// `apply(first, sums)` runs on each column's sums (targets `first..first + sums.len()`)
+    /// once they are complete, in the task that summed them. Returns the arcs read and
+    /// `apply`'s results in column order; an error when [`Self::has_tiles`] is false.
+    fn sum_in_arcs<T: ArcValue, R: Send>(
+        &self,
+        _values: &[T],
+        _out: &mut [T],
+        _apply: impl Fn(usize, &mut [T]) -> R + Sync,
+    ) -> Result<(u64, Vec<R>), EngineError> {
         Err(EngineError::read(anyhow::anyhow!(
             "the graph has no tiles open"
         )))
@@ -189,9 +196,14 @@ impl Traversal for OocGraph {
         OocGraph::has_tiles(self)
     }
 
-    fn sum_in_arcs<T: ArcValue>(&self, values: &[T], out: &mut [T]) -> Result<u64, EngineError> {
+    fn sum_in_arcs<T: ArcValue, R: Send>(
+        &self,
+        values: &[T],
+        out: &mut [T],
+        apply: impl Fn(usize, &mut [T]) -> R + Sync,
+    ) -> Result<(u64, Vec<R>), EngineError> {
         crate::interrupt::check();
-        OocGraph::sum_in_arcs(self, values, out).map_err(EngineError::read)
+        OocGraph::sum_in_arcs(self, values, out, apply).map_err(EngineError::read)
     }
 
     fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>
@@ -435,14 +447,19 @@ impl<A: Adjacency> Traversal for Graph<A> {
         self.out().tiles().is_some() || self.out().on_disk().is_some_and(|g| g.has_tiles())
     }
 
-    fn sum_in_arcs<T: ArcValue>(&self, values: &[T], out: &mut [T]) -> Result<u64, EngineError> {
+    fn sum_in_arcs<T: ArcValue, R: Send>(
+        &self,
+        values: &[T],
+        out: &mut [T],
+        apply: impl Fn(usize, &mut [T]) -> R + Sync,
+    ) -> Result<(u64, Vec<R>), EngineError> {
         crate::progress::operation(None);
         match (self.out().tiles(), self.out().on_disk()) {
-            (Some(tiles), _) => {
-                crate::tiles::sum_in_arcs(&tiles, values, out);
-                Ok(tiles.num_edges())
-            }
-            (None, Some(g)) => Traversal::sum_in_arcs(g, values, out),
+            (Some(tiles), _) => Ok((
+                tiles.num_edges(),
+                crate::tiles::sum_in_arcs(&tiles, values, out, apply),
+            )),
+            (None, Some(g)) => Traversal::sum_in_arcs(g, values, out, apply),
             (None, None) => Err(EngineError::read(anyhow::anyhow!(
                 "the graph has no tiles open"
             ))),

@@ -8,7 +8,7 @@
 //! arcs are stored, column by column, and within a column by row. The arcs of a tile are sorted
 //! by source, then target (ascending u32), so that within a column:
 //! - the sources are read in ascending order, a stream through the source values, while
-//!   the target block's state (8·2^k bytes) stays in the L2 cache;
+//!   the target block's state (8·2^k bytes) stays in the L2 cache, beside the source block's;
 //! - each target receives its in-arcs in ascending source order, the order of its in-list,
 //!   so a sum over tiles equals the sequential sum over the list bit for bit, for any thread
 //!   count (one thread owns a column).
@@ -46,15 +46,17 @@ pub const MIN_SIDE_LOG2: u32 = 6;
 /// columns² cells.
 pub const MAX_COLUMNS: u64 = 1 << 16;
 
-/// The tile side for this machine: the largest whose target block of f64 state (8·2^k bytes)
-/// fits one core's L2 cache, from sysfs; 2^16 when the cache size cannot be read.
+/// The tile side for this machine: the largest whose target block and source block of f64
+/// state (16·2^k bytes together) fit one core's L2 cache, from sysfs; 2^16 when the cache
+/// size cannot be read. (With only the target block in L2, 2^16 on a 512 KiB L2, a 20-iteration
+/// PageRank on Kronecker 20 took 0.34–0.36 s, against 0.30–0.31 s at 2^15.)
 pub fn default_side_log2() -> u32 {
     let l2 = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index2/size")
         .ok()
         .and_then(|s| parse_cache_size(s.trim()));
     match l2 {
-        Some(bytes) if bytes >= 8 << MIN_SIDE_LOG2 => {
-            (63 - (bytes / 8).leading_zeros()).clamp(MIN_SIDE_LOG2, MAX_SIDE_LOG2)
+        Some(bytes) if bytes >= 16 << MIN_SIDE_LOG2 => {
+            (63 - (bytes / 16).leading_zeros()).clamp(MIN_SIDE_LOG2, MAX_SIDE_LOG2)
         }
         _ => MAX_SIDE_LOG2,
     }

@@ -1,7 +1,8 @@
 //! PageRank over tiles: the same scores as over the lists (within rounding), bit for bit the
-//! same for any thread count and in memory or out of core; delta-PageRank and personalised
-//! PageRank over tiles give the lists' scores bit for bit, label propagation its labels; damaged tiles out of core are an
-//! error naming the file, and `tiles: false` runs on the lists past them.
+//! same for any thread count, in memory or out of core, and resumed from a checkpoint;
+//! delta-PageRank and personalised PageRank over tiles give the lists' scores bit for bit, label
+//! propagation its labels; damaged tiles out of core are an error naming the file, and
+//! `tiles: false` runs on the lists past them.
 
 use std::path::Path;
 
@@ -246,5 +247,37 @@ fn label_propagation_over_tiles_gives_the_lists_labels() {
         assert_eq!(layout, "tiles");
         assert_eq!(tiled, lists, "symmetric: {symmetric}");
         assert_eq!(run(1).0, lists);
+    }
+}
+
+#[test]
+fn tiled_pagerank_resumed_from_a_checkpoint_gives_the_uninterrupted_scores() {
+    use std::sync::Arc;
+    use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 3_000, 40_000, true);
+    tile(&dir, 6);
+    let (whole, layout) = pagerank(&dir, None, true, 2);
+    assert_eq!(layout, "tiles");
+    let saves = tmp.path().join("checkpoint");
+    let run = |resume: bool, stop_after: Option<u64>| {
+        let options = CheckpointOptions {
+            every: Every::Iterations(1),
+            resume,
+            stop_after,
+        };
+        let checkpoint = Checkpoint::open(&saves, &store_fingerprint(&dir).unwrap(), options);
+        let mut params = Params::default()
+            .with("max_iters", 30)
+            .with("tolerance", 0.0);
+        params.checkpoint = Some(Arc::new(checkpoint.unwrap()));
+        harness::run(Request::new(&dir, "pagerank", &params))
+    };
+    assert!(run(false, Some(7)).is_err(), "stopped after iteration 7");
+    let resumed = run(true, None).unwrap();
+    match resumed.values {
+        Some(Values::F64(scores)) => assert_eq!(scores, whole),
+        _ => panic!("pagerank gives f64 scores"),
     }
 }

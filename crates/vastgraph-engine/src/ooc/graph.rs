@@ -441,18 +441,20 @@ impl OocGraph {
     }
 
     /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one streamed pass over the tiles,
+    /// with `apply` on each column's sums once complete ([`crate::Traversal::sum_in_arcs`]),
     /// recorded as an iteration. Errors when the store has no tiles open.
-    pub fn sum_in_arcs<T: crate::tiles::ArcValue>(
+    pub fn sum_in_arcs<T: crate::tiles::ArcValue, R: Send>(
         &self,
         values: &[T],
         out: &mut [T],
-    ) -> anyhow::Result<u64> {
+        apply: impl Fn(usize, &mut [T]) -> R + Sync,
+    ) -> anyhow::Result<(u64, Vec<R>)> {
         let tiles = self.tiles.as_ref().context("the graph has no tiles open")?;
-        let record = tiles.sum_in_arcs(values, out)?;
+        let (record, results) = tiles.sum_in_arcs(values, out, apply)?;
         crate::progress::pass(record.bytes_read, record.mode);
         let arcs = record.arcs_processed;
         self.records.lock().unwrap().push(record);
-        Ok(arcs)
+        Ok((arcs, results))
     }
 
     /// The records of the iterations run so far, removing them.

@@ -119,14 +119,19 @@ impl OocTiles {
         })
     }
 
-    /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one sequential pass over the file.
-    pub(crate) fn sum_in_arcs<T: ArcValue>(
+    /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one sequential pass over the file,
+    /// with `apply` on each column's sums once complete ([`crate::tiles::sum_in_arcs`]): in
+    /// the chunk holding the column's last arc, or after the pass for a column without arcs.
+    pub(crate) fn sum_in_arcs<T: ArcValue, R: Send>(
         &self,
         values: &[T],
         out: &mut [T],
-    ) -> anyhow::Result<IterationRecord> {
+        apply: impl Fn(usize, &mut [T]) -> R + Sync,
+    ) -> anyhow::Result<(IterationRecord, Vec<R>)> {
         let started = Instant::now();
         out.fill(T::ZERO);
+        let k = self.info.side_log2;
+        let mut applied: Vec<Option<R>> = (0..self.columns.len() - 1).map(|_| None).collect();
         let arcs = *self.offsets.last().unwrap_or(&0);
         let chunks: Vec<(u64, u64)> = (0..arcs)
             .step_by(self.chunk_arcs as usize)
@@ -186,9 +191,13 @@ impl OocTiles {
                     let chunk: &[u32] = unsafe {
                         std::slice::from_raw_parts(bytes.as_ptr() as *const u32, bytes.len() / 4)
                     };
-                    carried = self
-                        .fold_chunk(first, chunk, carried, values, out)
+                    let (last, columns) = self
+                        .fold_chunk(first, chunk, carried, values, out, &apply)
                         .context(REMEDY)?;
+                    carried = last;
+                    for (c, result) in columns {
+                        applied[c] = Some(result);
+                    }
                     crate::interrupt::check();
                     empty_tx.send(buf).ok();
                 }
@@ -201,8 +210,20 @@ impl OocTiles {
             }
             folded
         })?;
+        // The columns no arc reaches: their sums are 0.
+        let results = applied
+            .into_iter()
+            .enumerate()
+            .map(|(c, result)| match result {
+                Some(result) => result,
+                None => {
+                    let first = c << k;
+                    apply(first, &mut out[first..(first + (1 << k)).min(values.len())])
+                }
+            })
+            .collect();
         let seconds = started.elapsed().as_secs_f64();
-        Ok(IterationRecord {
+        let record = IterationRecord {
             mode: "streaming",
             active_vertices: self.vertices,
             selective: None,
@@ -217,19 +238,22 @@ impl OocTiles {
             seconds,
             io_wait_seconds: io_wait,
             compute_seconds: seconds - io_wait,
-        })
+        };
+        Ok((record, results))
     }
 
-    /// Checks and folds the arcs `first..first + chunk.len()` of the file; returns the last
-    /// arc when the chunk ends inside a tile.
-    fn fold_chunk<T: ArcValue>(
+    /// Checks and folds the arcs `first..first + chunk.len()` of the file, applying `apply`
+    /// to the columns whose last arc it holds; returns the last arc when the chunk ends inside
+    /// a tile, and `apply`'s results by column.
+    fn fold_chunk<T: ArcValue, R: Send>(
         &self,
         first: u64,
         chunk: &[u32],
         carried: Option<u32>,
         values: &[T],
         out: &mut [T],
-    ) -> anyhow::Result<Option<u32>> {
+        apply: &(impl Fn(usize, &mut [T]) -> R + Sync),
+    ) -> anyhow::Result<(Option<u32>, Vec<(usize, R)>)> {
         let end = first + chunk.len() as u64;
         let k = self.info.side_log2;
         // Tiles overlapping the chunk: from the one holding `first` to the one holding end-1.
@@ -248,11 +272,11 @@ impl OocTiles {
         let width = stripe_columns(self.vertices as usize, k)
             .min(chunk_columns.div_ceil(threads))
             .max(1);
-        targets
+        let applied = targets
             .par_chunks_mut(side * width)
             .enumerate()
             .with_max_len(1)
-            .try_for_each(|(stripe, sums)| {
+            .map(|(stripe, sums)| {
                 let c0 = c_first + stripe * width;
                 let columns: Vec<Vec<Tile<'_>>> = (c0..(c0 + width).min(c_last + 1))
                     .map(|c| {
@@ -285,8 +309,19 @@ impl OocTiles {
                             reason: format!("tile {t} (column {c}): arc {edge:#010x}"),
                         })
                     })
-                })
-            })?;
-        Ok((self.offsets[t_last + 1] > end).then(|| chunk[chunk.len() - 1]))
+                })?;
+                // A column is complete in the chunk that holds its last arc.
+                let done = sums
+                    .chunks_mut(side)
+                    .enumerate()
+                    .map(|(i, sums)| (c0 + i, sums))
+                    .filter(|&(c, _)| self.offsets[self.columns[c + 1] as usize] <= end)
+                    .map(|(c, sums)| (c, apply(c << k, sums)))
+                    .collect::<Vec<_>>();
+                Ok::<_, vastgraph_store::StoreError>(done)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let last = (self.offsets[t_last + 1] > end).then(|| chunk[chunk.len() - 1]);
+        Ok((last, applied.into_iter().flatten().collect()))
     }
 }
