@@ -57,7 +57,7 @@ pub fn stripe_columns(vertices: usize, side_log2: u32) -> usize {
 }
 
 /// The last-level cache, from sysfs (`index3`); 32 MiB when it cannot be read.
-fn last_level_cache_bytes() -> usize {
+pub fn last_level_cache_bytes() -> usize {
     std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size")
         .ok()
         .and_then(|s| vastgraph_store::tiles::parse_cache_size(s.trim()))

@@ -219,7 +219,9 @@ fn label_propagation_over_tiles_gives_the_lists_labels() {
     let tmp = tempfile::tempdir().unwrap();
     for symmetric in [true, false] {
         let dir = tmp.path().join(format!("g-{symmetric}"));
-        build_with(&dir, 5_000, 60_000, symmetric, !symmetric);
+        // Labels of a quarter of the last-level cache: enough for the kernel to read the tiles.
+        let n = vastgraph_engine::tiles::last_level_cache_bytes() / 16 + 64;
+        build_with(&dir, n as u32, 3 * n, symmetric, !symmetric);
         let run = |threads: usize| {
             let params = Params::default().with("max_iters", 8);
             let pool = rayon::ThreadPoolBuilder::new()
@@ -242,7 +244,7 @@ fn label_propagation_over_tiles_gives_the_lists_labels() {
         };
         let (lists, layout) = run(2);
         assert_eq!(layout, "lists");
-        tile(&dir, 6);
+        tile(&dir, 12);
         let (tiled, layout) = run(2);
         assert_eq!(layout, "tiles");
         assert_eq!(tiled, lists, "symmetric: {symmetric}");
