@@ -14,8 +14,8 @@ pub struct TileArgs {
     /// The store to add tiles to (raw or compressed); tiles it already has are replaced.
     pub store: PathBuf,
     /// log2 of a tile's side: its sources and its targets are blocks of 2^K vertices, K from 6
-    /// to 16 (default: the largest whose source and target blocks of f64 state fit this machine's L2
-    /// cache).
+    /// to 16 (default: the largest whose source and target blocks of f64 state take at most half of
+    /// this machine's L2 cache, or 16 when the graph's f64 values outgrow its last-level cache).
     #[arg(long, value_name = "K")]
     pub side_log2: Option<u32>,
     /// Memory budget of the build, e.g. 1GiB (default: half of RAM).
@@ -37,7 +37,14 @@ pub fn add_tiles(
     quiet: bool,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let side_log2 = side_log2.unwrap_or_else(default_side_log2);
+    let side_log2 = match side_log2 {
+        Some(k) => k,
+        None => {
+            let manifest = vastgraph_store::open_manifest(store)
+                .with_context(|| format!("tiling {}", store.display()))?;
+            default_side_log2(manifest.vertices)
+        }
+    };
     if !(MIN_SIDE_LOG2..=MAX_SIDE_LOG2).contains(&side_log2) {
         anyhow::bail!("--side-log2 {side_log2}: choose from {MIN_SIDE_LOG2} to {MAX_SIDE_LOG2}");
     }

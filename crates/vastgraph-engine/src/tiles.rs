@@ -16,7 +16,8 @@
 //! stripes freely.
 
 use rayon::prelude::*;
-use vastgraph_store::tiles::{unpack, Tile, TilesRef};
+pub use vastgraph_store::tiles::last_level_cache_bytes;
+use vastgraph_store::tiles::{unpack, values_fit_cache, Tile, TilesRef};
 
 /// A value summed over in-arcs: `f64`, or `i64` in fixed point, whose sums are exact and so
 /// equal in any order (delta-PageRank's). Both take 8 bytes, which [`stripe_columns`] assumes.
@@ -46,22 +47,14 @@ impl ArcValue for i64 {
 /// The sums a stripe of several columns spans: a share of the last-level cache per thread.
 pub const STRIPE_BYTES: usize = 4 << 20;
 
-/// Columns a stripe takes: 1 while the `values` (8 bytes a vertex) fit the last-level cache,
-/// else as many as [`STRIPE_BYTES`] of sums hold.
+/// Columns a stripe takes: 1 while the `values` (8 bytes a vertex) fit the last-level cache
+/// ([`values_fit_cache`]), else as many as [`STRIPE_BYTES`] of sums hold.
 pub fn stripe_columns(vertices: usize, side_log2: u32) -> usize {
-    if vertices * 8 <= last_level_cache_bytes() {
+    if values_fit_cache(vertices as u64) {
         1
     } else {
         (STRIPE_BYTES >> (side_log2 + 3)).max(1)
     }
-}
-
-/// The last-level cache, from sysfs (`index3`); 32 MiB when it cannot be read.
-pub fn last_level_cache_bytes() -> usize {
-    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size")
-        .ok()
-        .and_then(|s| vastgraph_store::tiles::parse_cache_size(s.trim()))
-        .map_or(32 << 20, |b| b as usize)
 }
 
 /// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles, then

@@ -158,7 +158,7 @@ pub fn convert(
             true => vastgraph_store::build_tiles(
                 &output,
                 &vastgraph_store::TileOptions {
-                    side_log2: vastgraph_store::tiles::default_side_log2(),
+                    side_log2: vastgraph_store::tiles::default_side_log2(manifest.vertices),
                     memory_bytes,
                     progress: Default::default(),
                 },

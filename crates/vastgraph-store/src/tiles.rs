@@ -46,20 +46,44 @@ pub const MIN_SIDE_LOG2: u32 = 6;
 /// columns² cells.
 pub const MAX_COLUMNS: u64 = 1 << 16;
 
-/// The tile side for this machine: the largest whose target block and source block of f64
-/// state (16·2^k bytes together) fit one core's L2 cache, from sysfs; 2^16 when the cache
-/// size cannot be read. (With only the target block in L2, 2^16 on a 512 KiB L2, a 20-iteration
-/// PageRank on Kronecker 20 took 0.34–0.36 s, against 0.30–0.31 s at 2^15.)
-pub fn default_side_log2() -> u32 {
+/// The tile side for a graph of `vertices` on this machine. While the f64 values of all the
+/// vertices fit the last-level cache, a pass keeps one column's sums in L2 beside a row's
+/// source values: the largest side whose two blocks (16·2^k bytes) take at most half of one
+/// core's L2 (from sysfs), the rest left to the streamed arcs. Past that, the sums of a stripe
+/// of columns live in the last-level cache and each tile reads its block of sources again, so
+/// the largest side, whose tiles are the densest. 2^16 when the L2's size cannot be read.
+/// (20 PageRank iterations on Kronecker 20, values in cache: 0.30–0.31 s at 2^15 on a 1 MiB
+/// L2, 0.34–0.38 s at 2^16. 10 on Kronecker 22, 32 MiB of values: 1.3–1.4 s at 2^16, 2.0–2.2 s
+/// at 2^15, 2.2–2.5 s at 2^14.)
+pub fn default_side_log2(vertices: u64) -> u32 {
+    if !values_fit_cache(vertices) {
+        return MAX_SIDE_LOG2;
+    }
     let l2 = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index2/size")
         .ok()
         .and_then(|s| parse_cache_size(s.trim()));
     match l2 {
-        Some(bytes) if bytes >= 16 << MIN_SIDE_LOG2 => {
-            (63 - (bytes / 16).leading_zeros()).clamp(MIN_SIDE_LOG2, MAX_SIDE_LOG2)
+        Some(bytes) if bytes >= 32 << MIN_SIDE_LOG2 => {
+            (63 - (bytes / 32).leading_zeros()).clamp(MIN_SIDE_LOG2, MAX_SIDE_LOG2)
         }
         _ => MAX_SIDE_LOG2,
     }
+}
+
+/// Whether one f64 a vertex stays in the last-level cache through a pass: it takes at most half
+/// of it, the rest left to the sums and the streamed arcs. (Kronecker 22, whose 32 MiB of values
+/// equal a 32 MiB cache, ran 20 PageRank iterations in 4.0 s with one column a stripe and 2^15
+/// tiles, the values read again for every column, against 2.5 s with 2^16 tiles.)
+pub fn values_fit_cache(vertices: u64) -> bool {
+    vertices.saturating_mul(8) <= last_level_cache_bytes() as u64 / 2
+}
+
+/// The last-level cache, from sysfs (`index3`); 32 MiB when it cannot be read.
+pub fn last_level_cache_bytes() -> usize {
+    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size")
+        .ok()
+        .and_then(|s| parse_cache_size(s.trim()))
+        .map_or(32 << 20, |b| b as usize)
 }
 
 /// sysfs's spelling of a cache size: `512K`, `1M`, or bytes.
