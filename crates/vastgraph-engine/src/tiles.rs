@@ -5,7 +5,8 @@
 //! place, with no atomics. It goes through the stripe row by row: the tiles of one row (one
 //! block of sources) across the stripe's columns, then the next row, so each block of source
 //! values is read once per stripe and reused by all its tiles. A stripe is one column (its
-//! 8·2^k bytes of sums stay in L2) while the source values fit the last-level cache; past that
+//! 8·2^k bytes of sums stay in L2) while the source values fit half the last-level cache
+//! ([`values_fit_cache`]); past that
 //! the values come from DRAM and a tile of a sparse graph reads about one line of them an arc,
 //! so a stripe spans [`STRIPE_BYTES`] of sums, which stay in the last-level cache, and the
 //! values are streamed once per stripe instead of once per column.
@@ -13,7 +14,9 @@
 //! Each target's in-arcs are folded in ascending source order (rows in order, a tile's arcs
 //! sorted by source), the order of its in-list: a sum here equals the sequential sum over that
 //! list bit for bit, whatever the thread count or the stripe width, so a pass may choose its
-//! stripes freely.
+//! stripes freely. A column's sums are handed to the pass's `apply` as soon as they are
+//! complete, in the task that summed them, so that an iteration needs no pass over the
+//! vertices of its own.
 
 use rayon::prelude::*;
 pub use vastgraph_store::tiles::last_level_cache_bytes;
