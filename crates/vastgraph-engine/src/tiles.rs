@@ -185,7 +185,10 @@ pub(crate) fn fold_stripe<T, E>(
 
 /// [`sum_tile`] for arcs nobody has checked yet (read from disk): each arc must ascend, after
 /// `previous` (the last arc of the piece of the tile before, if any), and lie inside its
-/// blocks; the first that does not is returned, with the sums left partly folded.
+/// blocks; the first that does not is returned, with the sums left partly folded. The arcs are
+/// checked first, in loops without branches, then folded as [`sum_tile`] does: a check inside
+/// the fold took Kronecker 24's passes within 1 GiB to 1.36 s of computing each, against 0.77 s
+/// in memory.
 #[inline]
 pub(crate) fn sum_tile_checked<T: ArcValue>(
     tile: &Tile<'_>,
@@ -194,6 +197,10 @@ pub(crate) fn sum_tile_checked<T: ArcValue>(
     sums: &mut [T],
     previous: Option<u32>,
 ) -> Result<(), u32> {
+    if arcs_in_order(tile, previous) {
+        sum_tile(tile, k, values, sums);
+        return Ok(());
+    }
     let first = (tile.row as usize) << k;
     let sources = &values[first..(first + (1 << k)).min(values.len())];
     let targets = tile.targets.min(sums.len());
@@ -211,6 +218,24 @@ pub(crate) fn sum_tile_checked<T: ArcValue>(
         after = i64::from(edge);
     }
     Ok(())
+}
+
+/// Whether every arc of `tile` ascends, after `previous`, with both ends inside its blocks.
+fn arcs_in_order(tile: &Tile<'_>, previous: Option<u32>) -> bool {
+    let (Some(&head), Some(&last)) = (tile.edges.first(), tile.edges.last()) else {
+        return true;
+    };
+    // One flag for all the pairs, with no branch: the loop vectorises.
+    let targets = tile.targets as u32;
+    let edges = tile.edges;
+    let bad = edges.iter().zip(&edges[1..]).fold(0u32, |bad, (&a, &b)| {
+        bad | u32::from(a >= b) | u32::from(b & 0xffff >= targets)
+    });
+    // Ascending arcs have ascending sources: the last one's is the largest.
+    bad == 0
+        && previous.is_none_or(|p| p < head)
+        && unpack(head).1 < tile.targets
+        && unpack(last).0 < tile.sources
 }
 
 /// Folds one tile's arcs into its column's sums: `sums[t] += values[row·2^k + s]`.
