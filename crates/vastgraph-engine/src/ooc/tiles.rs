@@ -36,6 +36,10 @@ pub(crate) const MIN_CHUNK_BYTES: u64 = 1 << 20;
 pub(crate) const REMEDY: &str =
     "the store's tiles are damaged: `vastgraph tile` rebuilds them, --no-tiles runs on the lists";
 
+/// What folding a chunk leaves: its last arc when it ends inside a tile, and `apply`'s results
+/// for the columns it completed.
+type Folded<R> = (Option<u32>, Vec<(usize, R)>);
+
 pub(crate) struct OocTiles {
     dir: PathBuf,
     info: TileInfo,
@@ -253,7 +257,7 @@ impl OocTiles {
         values: &[T],
         out: &mut [T],
         apply: &(impl Fn(usize, &mut [T]) -> R + Sync),
-    ) -> anyhow::Result<(Option<u32>, Vec<(usize, R)>)> {
+    ) -> anyhow::Result<Folded<R>> {
         let end = first + chunk.len() as u64;
         let k = self.info.side_log2;
         // Tiles overlapping the chunk: from the one holding `first` to the one holding end-1.
