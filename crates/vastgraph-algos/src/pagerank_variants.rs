@@ -26,10 +26,10 @@
 //! every vertex; the fixed-point sums make the scores bit-identical to the in-memory run's.
 //!
 //! Where the store has tiles (`vastgraph tile`), a round in which more than a twentieth of
-//! the vertices are active ([`DENSE_RATIO`]) sums every arc over them instead ([`Traversal::sum_in_arcs`], in
-//! memory or streamed from disk), the inactive vertices' shares set to 0: the same fixed-point
-//! sums, so the same scores bit for bit. `tile_rounds` in the stats counts those rounds, and
-//! `layout` is `tiles` when there was one.
+//! the vertices are active ([`DENSE_RATIO`]) sums every arc over them instead
+//! ([`Traversal::sum_in_arcs`], in memory or streamed from disk), the inactive vertices' shares
+//! set to 0: the same fixed-point sums, so the same scores bit for bit. `tile_rounds` in the
+//! stats counts those rounds, and `layout` is `tiles` when there was one.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 
@@ -348,10 +348,10 @@ fn propagate<A: Adjacency>(
             }
         });
         let dangling = from_fixed(dangling_fixed.into_inner());
-        let dense = active.len() > n / DENSE_RATIO
-            || (dangling > 0.0 && matches!(teleport, Teleport::Uniform { .. }));
+        let many_active = active.len() > n / DENSE_RATIO;
+        let dense = many_active || (dangling > 0.0 && matches!(teleport, Teleport::Uniform { .. }));
         // The change is summed in fixed point, so its value does not depend on the order.
-        let (changed, next) = if on_tiles && active.len() > n / DENSE_RATIO {
+        let (changed, next) = if on_tiles && many_active {
             // Every arc from the tiles, the inactive sources' shares zeroed: the sums equal
             // the lists' bit for bit (fixed point), at the cost of a pass over all arcs.
             tile_rounds += 1;

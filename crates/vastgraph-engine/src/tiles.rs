@@ -6,10 +6,10 @@
 //! block of sources) across the stripe's columns, then the next row, so each block of source
 //! values is read once per stripe and reused by all its tiles. A stripe is one column (its
 //! 8·2^k bytes of sums stay in L2) while the source values fit half the last-level cache
-//! ([`values_fit_cache`]); past that
-//! the values come from DRAM and a tile of a sparse graph reads about one line of them an arc,
-//! so a stripe spans [`STRIPE_BYTES`] of sums, which stay in the last-level cache, and the
-//! values are streamed once per stripe instead of once per column.
+//! ([`values_fit_cache`]); past that the values come from DRAM and a tile of a sparse graph
+//! reads about one line of them an arc, so a stripe spans [`STRIPE_BYTES`] of sums, which stay
+//! in the last-level cache, and the values are streamed once per stripe instead of once per
+//! column.
 //!
 //! Each target's in-arcs are folded in ascending source order (rows in order, a tile's arcs
 //! sorted by source), the order of its in-list: a sum here equals the sequential sum over that
@@ -102,10 +102,10 @@ pub fn sum_in_arcs<T: ArcValue, R: Send>(
 
 /// For every column, in parallel, the values of its targets' in-neighbours gathered in one
 /// buffer, for a reduction that is not a sum (the most frequent label):
-/// `visit(first, starts, gathered, out)` (`gathered` the visitor's to reorder), where target `first + t` has its in-neighbours'
-/// values at `gathered[starts[t]..starts[t + 1]]`, in ascending source order, and its result
-/// slot at `out[t]`. `values` and `out` hold one entry a vertex. A task holds one column's
-/// in-arcs: 8 bytes a target and `size_of::<T>()` an arc.
+/// `visit(first, starts, gathered, out)`, where target `first + t` has its in-neighbours'
+/// values at `gathered[starts[t]..starts[t + 1]]`, in ascending source order (the visitor may
+/// reorder them), and its result slot at `out[t]`. `values` and `out` hold one entry a vertex.
+/// A task holds one column's in-arcs: 8 bytes a target and `size_of::<T>()` an arc.
 pub fn gather_in_arcs<T, O>(
     tiles: &TilesRef<'_>,
     values: &[T],

@@ -31,6 +31,11 @@ use crate::ooc::{OocGraph, ScanSpec, Weights};
 use crate::tiles::ArcValue;
 use crate::Vertex;
 
+/// The error of [`Traversal::sum_in_arcs`] on a graph without tiles.
+fn no_tiles() -> EngineError {
+    EngineError::read(anyhow::anyhow!("the graph has no tiles open"))
+}
+
 /// A pull: the vertices whose lists are walked, and what the caller already knows of them.
 pub struct PullSpec<'a> {
     /// The vertices whose lists are walked.
@@ -131,9 +136,7 @@ pub trait Traversal: Sync {
         _out: &mut [T],
         _apply: impl Fn(usize, &mut [T]) -> R + Sync,
     ) -> Result<(u64, Vec<R>), EngineError> {
-        Err(EngineError::read(anyhow::anyhow!(
-            "the graph has no tiles open"
-        )))
+        Err(no_tiles())
     }
 
     /// The out-degree sum of `set` (GAPBS's scout count).
@@ -460,9 +463,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
                 crate::tiles::sum_in_arcs(&tiles, values, out, apply),
             )),
             (None, Some(g)) => Traversal::sum_in_arcs(g, values, out, apply),
-            (None, None) => Err(EngineError::read(anyhow::anyhow!(
-                "the graph has no tiles open"
-            ))),
+            (None, None) => Err(no_tiles()),
         }
     }
 

@@ -56,6 +56,32 @@ fn tile(dir: &Path, side_log2: u32) {
     build_tiles(dir, &opts).unwrap();
 }
 
+/// A verified run of `algorithm` on `threads` threads; `memory` runs out of core, `tiles: false`
+/// on the lists.
+fn run(
+    dir: &Path,
+    algorithm: &str,
+    params: &Params,
+    memory: Option<u64>,
+    tiles: bool,
+    threads: usize,
+) -> harness::Report {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        harness::run(Request {
+            memory,
+            out_of_core: OocOptions::default(),
+            tiles,
+            verify: true,
+            ..Request::new(dir, algorithm, params)
+        })
+    })
+    .unwrap()
+}
+
 /// PageRank's scores and its layout, 30 iterations; `memory` runs out of core.
 fn pagerank(dir: &Path, memory: Option<u64>, tiles: bool, threads: usize) -> (Vec<f64>, String) {
     let (scores, layout, _) = pagerank_requests(dir, memory, tiles, threads);
@@ -72,21 +98,7 @@ fn pagerank_requests(
     let params = Params::default()
         .with("max_iters", 30)
         .with("tolerance", 0.0);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    let report = pool
-        .install(|| {
-            harness::run(Request {
-                memory,
-                out_of_core: OocOptions::default(),
-                tiles,
-                verify: true,
-                ..Request::new(dir, "pagerank", &params)
-            })
-        })
-        .unwrap();
+    let report = run(dir, "pagerank", &params, memory, tiles, threads);
     let layout = report.record.extra["layout"].as_str().unwrap().to_string();
     let requests = report.record.io_requests.unwrap_or(0);
     match report.values {
@@ -165,20 +177,7 @@ fn rank_variant(
     if algorithm == "personalized-pagerank" {
         params.set("sources", vec![0u64, 7, 19]);
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    let report = pool
-        .install(|| {
-            harness::run(Request {
-                memory,
-                tiles,
-                verify: true,
-                ..Request::new(dir, algorithm, &params)
-            })
-        })
-        .unwrap();
+    let report = run(dir, algorithm, &params, memory, tiles, threads);
     let rounds = report.record.extra["tile_rounds"].as_u64().unwrap();
     match report.values {
         Some(Values::F64(scores)) => (scores, rounds),
@@ -222,33 +221,22 @@ fn label_propagation_over_tiles_gives_the_lists_labels() {
         // Labels of a quarter of the last-level cache: enough for the kernel to read the tiles.
         let n = vastgraph_engine::tiles::last_level_cache_bytes() / 16 + 64;
         build_with(&dir, n as u32, 3 * n, symmetric, !symmetric);
-        let run = |threads: usize| {
-            let params = Params::default().with("max_iters", 8);
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            let report = pool
-                .install(|| {
-                    harness::run(Request {
-                        verify: true,
-                        ..Request::new(&dir, "label-propagation", &params)
-                    })
-                })
-                .unwrap();
+        let params = Params::default().with("max_iters", 8);
+        let labels = |threads: usize| {
+            let report = run(&dir, "label-propagation", &params, None, true, threads);
             let layout = report.record.extra["layout"].as_str().unwrap().to_string();
             match report.values {
                 Some(Values::U32(labels)) => (labels, layout),
                 _ => panic!("label-propagation gives u32 labels"),
             }
         };
-        let (lists, layout) = run(2);
+        let (lists, layout) = labels(2);
         assert_eq!(layout, "lists");
         tile(&dir, 12);
-        let (tiled, layout) = run(2);
+        let (tiled, layout) = labels(2);
         assert_eq!(layout, "tiles");
         assert_eq!(tiled, lists, "symmetric: {symmetric}");
-        assert_eq!(run(1).0, lists);
+        assert_eq!(labels(1).0, lists);
     }
 }
 
