@@ -28,8 +28,10 @@
 //! Where the store has tiles (`vastgraph tile`), a round in which more than a twentieth of
 //! the vertices are active ([`DENSE_RATIO`]) sums every arc over them instead
 //! ([`Traversal::sum_in_arcs`], in memory or streamed from disk), the inactive vertices' shares
-//! set to 0: the same fixed-point sums, so the same scores bit for bit. `tile_rounds` in the
-//! stats counts those rounds, and `layout` is `tiles` when there was one.
+//! set to 0: the same fixed-point sums, so the same scores bit for bit. A tile whose sources are
+//! all inactive adds nothing and is skipped. `tile_rounds` in the stats counts those rounds,
+//! `tile_arcs_skipped` the arcs of the tiles they skipped, and `layout` is `tiles` when there
+//! was one.
 
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering::Relaxed};
 
@@ -325,7 +327,7 @@ fn propagate<A: Adjacency>(
     // Where the store has tiles, a round with many active vertices sums over them instead
     // (`Traversal::sum_in_arcs`), in memory and on disk.
     let on_tiles = g.has_tiles();
-    let (mut arcs_in_passes, mut tile_rounds) = (0u64, 0u64);
+    let (mut arcs_in_passes, mut tile_rounds, mut tile_arcs_skipped) = (0u64, 0u64, 0u64);
     let sparse_opts = EdgeMapOptions::with_counters(&counters);
     let dense_opts = EdgeMapOptions {
         output: false,
@@ -365,10 +367,12 @@ fn propagate<A: Adjacency>(
             // SAFETY: no other thread reads or writes `share` or `incoming` during the sum, and
             // an AtomicI64 has the size and bit validity of an i64.
             let (values, sums) = unsafe { (plain(&state.share), plain_mut(&state.incoming)) };
-            arcs_in_passes += g
+            // Tiles whose sources are all inactive are skipped.
+            let (folded, _) = g
                 .sum_in_arcs(values, sums, |_, _| ())
-                .map_err(read_error(settings.algorithm))?
-                .0;
+                .map_err(read_error(settings.algorithm))?;
+            arcs_in_passes += folded;
+            tile_arcs_skipped += g.num_arcs() - folded;
             let (changed, next) = dense_pass(n, |v| update(v, dangling, false));
             (changed, VertexSubset::from_bitmap(next))
         } else if on_disk {
@@ -473,6 +477,7 @@ fn propagate<A: Adjacency>(
     .with("converged", converged)
     .with("pushes", pushes)
     .with("tile_rounds", tile_rounds)
+    .with("tile_arcs_skipped", tile_arcs_skipped)
     .with("layout", crate::pagerank::layout_name(tile_rounds > 0));
     Ok(RankResult { scores, stats })
 }

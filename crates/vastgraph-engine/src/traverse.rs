@@ -128,8 +128,10 @@ pub trait Traversal: Sync {
     /// `out[v] = Σ_{u→v} values[u]` for every vertex v, over the tiles ([`crate::tiles`]):
     /// each sum takes v's in-arcs in ascending source order, whatever the thread count. Then
     /// `apply(first, sums)` runs on each column's sums (targets `first..first + sums.len()`)
-    /// once they are complete, in the task that summed them. Returns the arcs read and
-    /// `apply`'s results in column order; an error when [`Self::has_tiles`] is false.
+    /// once they are complete, in the task that summed them. Tiles whose sources' values are
+    /// all zero add nothing and are not folded (on disk they are still read and checked).
+    /// Returns the arcs folded and `apply`'s results in column order; an error when
+    /// [`Self::has_tiles`] is false.
     fn sum_in_arcs<T: ArcValue, R: Send>(
         &self,
         _values: &[T],
@@ -458,10 +460,7 @@ impl<A: Adjacency> Traversal for Graph<A> {
     ) -> Result<(u64, Vec<R>), EngineError> {
         crate::progress::operation(None);
         match (self.out().tiles(), self.out().on_disk()) {
-            (Some(tiles), _) => Ok((
-                tiles.num_edges(),
-                crate::tiles::sum_in_arcs(&tiles, values, out, apply),
-            )),
+            (Some(tiles), _) => Ok(crate::tiles::sum_in_arcs(&tiles, values, out, apply)),
             (None, Some(g)) => Traversal::sum_in_arcs(g, values, out, apply),
             (None, None) => Err(no_tiles()),
         }

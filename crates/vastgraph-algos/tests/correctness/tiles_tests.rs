@@ -271,3 +271,56 @@ fn tiled_pagerank_resumed_from_a_checkpoint_gives_the_uninterrupted_scores() {
         _ => panic!("pagerank gives f64 scores"),
     }
 }
+
+#[test]
+fn tiles_of_inactive_sources_are_skipped_with_the_lists_scores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    // Two components, each a ring with chords: 0..256 (rows 0-3 of 64 vertices) and 256..1024.
+    // Personalised PageRank from 0 never reaches the second: its rows stay zero.
+    let mut builder = StoreBuilder::create(
+        &dir,
+        BuildOptions {
+            symmetrize: true,
+            memory_bytes: 64 * MIB,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let (mut src, mut dst) = (Vec::new(), Vec::new());
+    for (first, len) in [(0u32, 256u32), (256, 768)] {
+        for i in 0..len {
+            for step in [1, 7, 31] {
+                src.push(first + i);
+                dst.push(first + (i + step) % len);
+            }
+        }
+    }
+    builder.push_batch(&src, &dst, None).unwrap();
+    builder.finish().unwrap();
+    let params = Params::default()
+        .with("tolerance", 1e-9)
+        .with("sources", vec![0u64]);
+    let scores = |memory, tiles| {
+        let report = run(&dir, "personalized-pagerank", &params, memory, tiles, 2);
+        let extra = &report.record.extra;
+        let counts = [&extra["tile_rounds"], &extra["tile_arcs_skipped"]].map(|c| c.as_u64());
+        match report.values {
+            Some(Values::F64(scores)) => (scores, counts.map(Option::unwrap)),
+            _ => panic!("personalized-pagerank gives f64 scores"),
+        }
+    };
+    let (lists, _) = scores(None, true);
+    tile(&dir, 6);
+    for memory in [None, Some(6 * MIB)] {
+        let (tiled, [rounds, skipped]) = scores(memory, true);
+        assert!(rounds > 0, "its dense rounds read the tiles");
+        // Each round over tiles skips at least the second component's 4608 arcs (768 × 6).
+        assert!(
+            skipped >= 4608 * rounds,
+            "{skipped} arcs skipped in {rounds} rounds"
+        );
+        assert_eq!(tiled, lists, "memory {memory:?}");
+        assert!(tiled[256..].iter().all(|&s| s == 0.0));
+    }
+}

@@ -22,7 +22,7 @@ use vastgraph_store::tiles::{block_len, validate_edges, validate_index, Tile};
 
 use super::graph::read_le_file;
 use super::scan::IterationRecord;
-use crate::tiles::{fold_stripe, stripe_columns, sum_tile_checked, ArcValue};
+use crate::tiles::{fold_stripe, stripe_columns, sum_tile_checked, zero_rows, ArcValue};
 
 /// The largest chunk a pass reads at once. Large enough for the device's full sequential
 /// bandwidth with direct I/O, and for a chunk to hold a stripe of columns a thread: a chunk of
@@ -36,9 +36,10 @@ pub(crate) const MIN_CHUNK_BYTES: u64 = 1 << 20;
 pub(crate) const REMEDY: &str =
     "the store's tiles are damaged: `vastgraph tile` rebuilds them, --no-tiles runs on the lists";
 
-/// What folding a chunk leaves: its last arc when it ends inside a tile, and `apply`'s results
-/// for the columns it completed.
-type Folded<R> = (Option<u32>, Vec<(usize, R)>);
+/// What folding a chunk leaves: its last arc when it ends inside a tile, the arcs folded (a
+/// tile of a row of zeros is only checked), and `apply`'s results for the columns it
+/// completed.
+type Folded<R> = (Option<u32>, u64, Vec<(usize, R)>);
 
 pub(crate) struct OocTiles {
     dir: PathBuf,
@@ -135,6 +136,8 @@ impl OocTiles {
         let started = Instant::now();
         out.fill(T::ZERO);
         let k = self.info.side_log2;
+        let zero = zero_rows(values, k);
+        let mut folded_arcs = 0u64;
         let mut applied: Vec<Option<R>> = (0..self.columns.len() - 1).map(|_| None).collect();
         let arcs = *self.offsets.last().unwrap_or(&0);
         let chunks: Vec<(u64, u64)> = (0..arcs)
@@ -195,10 +198,11 @@ impl OocTiles {
                     let chunk: &[u32] = unsafe {
                         std::slice::from_raw_parts(bytes.as_ptr() as *const u32, bytes.len() / 4)
                     };
-                    let (last, columns) = self
-                        .fold_chunk(first, chunk, carried, values, out, &apply)
+                    let (last, arcs, columns) = self
+                        .fold_chunk(first, chunk, carried, values, &zero, out, &apply)
                         .context(REMEDY)?;
                     carried = last;
+                    folded_arcs += arcs;
                     for (c, result) in columns {
                         applied[c] = Some(result);
                     }
@@ -235,7 +239,7 @@ impl OocTiles {
             bytes_read,
             requests: chunks.len() as u64,
             bytes_needed: arcs * 4,
-            arcs_processed: arcs,
+            arcs_processed: folded_arcs,
             reentries: 0,
             cached_vertices: 0,
             cached_bytes: 0,
@@ -246,15 +250,17 @@ impl OocTiles {
         Ok((record, results))
     }
 
-    /// Checks and folds the arcs `first..first + chunk.len()` of the file, applying `apply`
-    /// to the columns whose last arc it holds; returns the last arc when the chunk ends inside
-    /// a tile, and `apply`'s results by column.
+    /// Checks and folds the arcs `first..first + chunk.len()` of the file (the tiles of the
+    /// rows `zero` marks are only checked), applying `apply` to the columns whose last arc it
+    /// holds ([`Folded`]).
+    #[allow(clippy::too_many_arguments)]
     fn fold_chunk<T: ArcValue, R: Send>(
         &self,
         first: u64,
         chunk: &[u32],
         carried: Option<u32>,
         values: &[T],
+        zero: &[bool],
         out: &mut [T],
         apply: &(impl Fn(usize, &mut [T]) -> R + Sync),
     ) -> anyhow::Result<Folded<R>> {
@@ -300,13 +306,16 @@ impl OocTiles {
                             .collect()
                     })
                     .collect();
+                let mut folded = 0u64;
                 fold_stripe(&columns, sums, k, |i, j, tile, sums| {
                     let c = c0 + i;
                     // Column c's tiles in the chunk start at its first or at the chunk's.
                     let t = (self.columns[c] as usize).max(t_first) + j;
                     let previous = carried.filter(|_| t == t_first && self.offsets[t] < first);
+                    let zero_row = zero[tile.row as usize];
+                    folded += if zero_row { 0 } else { tile.edges.len() as u64 };
                     // Checked as folded; a bad arc gets the store's own message.
-                    sum_tile_checked(tile, k, values, sums, previous).or_else(|edge| {
+                    sum_tile_checked(tile, k, values, sums, previous, zero_row).or_else(|edge| {
                         validate_edges(&self.dir, t, c, tile, previous)?;
                         Err(vastgraph_store::StoreError::BadTiles {
                             path: self.edges.path().to_path_buf(),
@@ -322,10 +331,12 @@ impl OocTiles {
                     .filter(|&(c, _)| self.offsets[self.columns[c + 1] as usize] <= end)
                     .map(|(c, sums)| (c, apply(c << k, sums)))
                     .collect::<Vec<_>>();
-                Ok::<_, vastgraph_store::StoreError>(done)
+                Ok::<_, vastgraph_store::StoreError>((folded, done))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let last = (self.offsets[t_last + 1] > end).then(|| chunk[chunk.len() - 1]);
-        Ok((last, applied.into_iter().flatten().collect()))
+        let folded = applied.iter().map(|(arcs, _)| arcs).sum();
+        let applied = applied.into_iter().flat_map(|(_, done)| done).collect();
+        Ok((last, folded, applied))
     }
 }
