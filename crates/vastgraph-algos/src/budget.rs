@@ -51,8 +51,16 @@ pub enum BudgetFit {
 }
 
 /// The kernels whose passes over every arc read the store's tiles when it has them
-/// ([`vastgraph_engine::Traversal::sum_in_arcs`]).
-const READS_TILES: &[&str] = &["pagerank", "delta-pagerank", "personalized-pagerank"];
+/// ([`vastgraph_engine::Traversal::sum_in_arcs`], or [`GATHERS_TILES`]).
+const READS_TILES: &[&str] = &[
+    "pagerank",
+    "delta-pagerank",
+    "personalized-pagerank",
+    "label-propagation",
+];
+/// Those of [`READS_TILES`] that gather each column's in-arcs
+/// ([`vastgraph_engine::Traversal::gather_in_arcs`]).
+const GATHERS_TILES: &[&str] = &["label-propagation"];
 
 /// Plans a run of `name` within `budget` bytes, for the CLI's `--memory` and Python's `memory=`
 /// alike. Fails before anything runs when the state alone does not fit (the message gives the
@@ -68,6 +76,7 @@ pub fn open_within_budget(
     let (n, m) = (manifest.vertices, manifest.arcs);
     let options = OocOptions {
         tiles: options.tiles && READS_TILES.contains(&name),
+        gather_tiles: options.tiles && GATHERS_TILES.contains(&name),
         ..options
     };
     let threads = rayon::current_num_threads() as u64;

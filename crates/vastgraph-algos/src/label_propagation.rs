@@ -15,7 +15,9 @@
 //! block at a time, where the in-lists read the labels at random. Below that the labels stay
 //! in cache and the gather's two extra passes over the arcs cost more (10 rounds on Kronecker
 //! 20, 4 MiB of labels: 1.05 s over tiles, 0.80 s over lists; Kronecker 22, 16 MiB: 4.5–4.8 s
-//! against 4.9–5.6 s). `layout` in the stats says which.
+//! against 4.9–5.6 s). Out of core (`--memory`) a round is one streamed pass over the tiles
+//! whatever the size, where the in-lists would be read a block at a time. `layout` in the stats
+//! says which.
 //!
 //! The semi-synchronous schedule (Cordasco and Gargano, 2010; NetworkX's
 //! `label_propagation_communities`) needs a symmetric graph. The vertices are coloured greedily
@@ -34,11 +36,11 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::tiles::{gather_in_arcs, last_level_cache_bytes};
-use vastgraph_engine::{Adjacency, Bitmap, Graph, Vertex};
+use vastgraph_engine::tiles::last_level_cache_bytes;
+use vastgraph_engine::{Adjacency, Bitmap, Graph, Traversal, Vertex};
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
-use crate::common::{AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{read_error, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): two label arrays and the changed
 /// flags.
@@ -110,16 +112,18 @@ pub fn label_propagation_resumable<A: Adjacency>(
     if params.schedule == Schedule::SemiSynchronous {
         return semi_synchronous(g, params, checkpoint);
     }
-    let incoming = g.incoming().ok_or(AlgoError::NeedsTranspose {
-        algorithm: ALGORITHM,
-    })?;
     let n = g.num_vertices();
     // The tiles hold every vertex's in-arcs too, by column: read when the labels outgrow the
-    // cache (see the module documentation).
-    let tiles = g
-        .out()
-        .tiles()
-        .filter(|_| 4 * n >= last_level_cache_bytes() / 4);
+    // cache, and always out of core, where the in-lists are read a block at a time (see the
+    // module documentation).
+    let on_tiles =
+        g.has_tiles() && (g.out().on_disk().is_some() || 4 * n >= last_level_cache_bytes() / 4);
+    let incoming = g.incoming();
+    if incoming.is_none() && !on_tiles {
+        return Err(AlgoError::NeedsTranspose {
+            algorithm: ALGORITHM,
+        });
+    }
     let (mut rounds, mut changed) = (0u64, 0u64);
     let mut labels: Vec<u32> = match checkpoint::begin(checkpoint, ALGORITHM, params)? {
         Some(mut saved) => {
@@ -132,10 +136,10 @@ pub fn label_propagation_resumable<A: Adjacency>(
     let mut next = vec![0u32; n];
     while rounds < params.max_iters as u64 {
         rounds += 1;
-        changed = match tiles {
-            Some(tiles) => {
+        changed = match on_tiles {
+            true => {
                 let changed = AtomicU64::new(0);
-                gather_in_arcs(&tiles, &labels, &mut next, |first, starts, seen, out| {
+                g.gather_in_arcs(&labels, &mut next, |first, starts, seen, out| {
                     let mut count = 0;
                     for (t, slot) in out.iter_mut().enumerate() {
                         let own = labels[first + t];
@@ -143,21 +147,24 @@ pub fn label_propagation_resumable<A: Adjacency>(
                         count += (*slot != own) as u64;
                     }
                     changed.fetch_add(count, Relaxed);
-                });
+                })
+                .map_err(read_error(ALGORITHM))?;
                 changed.into_inner()
             }
             // Leaves of at most 1024 vertices: see `vastgraph_engine::bitmap::WORDS_PER_TASK`.
-            None => next
-                .par_iter_mut()
-                .with_max_len(1024)
-                .enumerate()
-                .map_init(Vec::new, |seen: &mut Vec<u32>, (v, slot)| {
-                    seen.clear();
-                    incoming.for_each_neighbor(v as Vertex, |u| seen.push(labels[u as usize]));
-                    *slot = most_frequent(seen).unwrap_or(labels[v]);
-                    (*slot != labels[v]) as u64
-                })
-                .sum(),
+            false => {
+                let incoming = incoming.expect("the in-lists, checked above");
+                next.par_iter_mut()
+                    .with_max_len(1024)
+                    .enumerate()
+                    .map_init(Vec::new, |seen: &mut Vec<u32>, (v, slot)| {
+                        seen.clear();
+                        incoming.for_each_neighbor(v as Vertex, |u| seen.push(labels[u as usize]));
+                        *slot = most_frequent(seen).unwrap_or(labels[v]);
+                        (*slot != labels[v]) as u64
+                    })
+                    .sum()
+            }
         };
         std::mem::swap(&mut labels, &mut next);
         if changed == 0 {
@@ -171,7 +178,7 @@ pub fn label_propagation_resumable<A: Adjacency>(
     let mut result = finish(g, labels, rounds, changed);
     result.stats = result
         .stats
-        .with("layout", crate::pagerank::layout_name(tiles.is_some()));
+        .with("layout", crate::pagerank::layout_name(on_tiles));
     Ok(result)
 }
 

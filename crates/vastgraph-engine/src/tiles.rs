@@ -150,37 +150,62 @@ pub fn gather_in_arcs<T, O>(
     out.par_chunks_mut(tiles.side())
         .enumerate()
         .with_max_len(1)
-        .for_each_init(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |(starts, next, gathered): &mut (Vec<usize>, Vec<usize>, Vec<T>), (c, out)| {
-                let column: Vec<Tile<'_>> = tiles.column(c).collect();
-                let targets = out.len();
-                // Counts, then starts, then each value placed at its target's next slot.
-                starts.clear();
-                starts.resize(targets + 1, 0);
-                for tile in &column {
-                    for &edge in tile.edges {
-                        starts[unpack(edge).1 + 1] += 1;
-                    }
-                }
-                for t in 0..targets {
-                    starts[t + 1] += starts[t];
-                }
-                gathered.clear();
-                gathered.resize(starts[targets], T::default());
-                next.clear();
-                next.extend_from_slice(&starts[..targets]);
-                for tile in &column {
-                    let sources = &values[(tile.row as usize) << k..];
-                    for &edge in tile.edges {
-                        let (s, t) = unpack(edge);
-                        gathered[next[t]] = sources[s];
-                        next[t] += 1;
-                    }
-                }
-                visit(c << k, starts, gathered, out);
-            },
-        );
+        .for_each_init(Gathered::default, |buffers, (c, out)| {
+            let column: Vec<Tile<'_>> = tiles.column(c).collect();
+            gather_column(&column, k, values, c << k, out, buffers, &visit);
+        });
+}
+
+/// A task's buffers for [`gather_column`], kept from one column to the next.
+#[derive(Default)]
+pub(crate) struct Gathered<T> {
+    starts: Vec<usize>,
+    next: Vec<usize>,
+    values: Vec<T>,
+}
+
+/// Gathers the in-neighbours' values of one column's targets (`first..first + out.len()`)
+/// from its tiles, in row order, and hands them to `visit` ([`gather_in_arcs`]). The tiles'
+/// arcs must have been checked against their blocks: a target beyond `out` panics.
+pub(crate) fn gather_column<T: Copy + Default, O>(
+    column: &[Tile<'_>],
+    k: u32,
+    values: &[T],
+    first: usize,
+    out: &mut [O],
+    buffers: &mut Gathered<T>,
+    visit: &(impl Fn(usize, &[usize], &mut [T], &mut [O]) + Sync),
+) {
+    let Gathered {
+        starts,
+        next,
+        values: gathered,
+    } = buffers;
+    let targets = out.len();
+    // Counts, then starts, then each value placed at its target's next slot.
+    starts.clear();
+    starts.resize(targets + 1, 0);
+    for tile in column {
+        for &edge in tile.edges {
+            starts[unpack(edge).1 + 1] += 1;
+        }
+    }
+    for t in 0..targets {
+        starts[t + 1] += starts[t];
+    }
+    gathered.clear();
+    gathered.resize(starts[targets], T::default());
+    next.clear();
+    next.extend_from_slice(&starts[..targets]);
+    for tile in column {
+        let sources = &values[(tile.row as usize) << k..];
+        for &edge in tile.edges {
+            let (s, t) = unpack(edge);
+            gathered[next[t]] = sources[s];
+            next[t] += 1;
+        }
+    }
+    visit(first, starts, gathered, out);
 }
 
 /// Walks the tiles of a stripe of consecutive columns (`columns[i]`: the tiles of its i-th
@@ -255,7 +280,7 @@ pub(crate) fn sum_tile_checked<T: ArcValue>(
 }
 
 /// Whether every arc of `tile` ascends, after `previous`, with both ends inside its blocks.
-fn arcs_in_order(tile: &Tile<'_>, previous: Option<u32>) -> bool {
+pub(crate) fn arcs_in_order(tile: &Tile<'_>, previous: Option<u32>) -> bool {
     let (Some(&head), Some(&last)) = (tile.edges.first(), tile.edges.last()) else {
         return true;
     };

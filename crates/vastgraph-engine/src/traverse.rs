@@ -141,6 +141,24 @@ pub trait Traversal: Sync {
         Err(no_tiles())
     }
 
+    /// For every column of the tiles, the values of its targets' in-neighbours gathered in one
+    /// buffer and handed to `visit(first, starts, gathered, out)`: target `first + t` has its
+    /// in-neighbours' values at `gathered[starts[t]..starts[t + 1]]`, in ascending source
+    /// order, and its result slot at `out[t]` ([`crate::tiles::gather_in_arcs`]). Returns the
+    /// arcs read; an error when [`Self::has_tiles`] is false.
+    fn gather_in_arcs<T, O>(
+        &self,
+        _values: &[T],
+        _out: &mut [O],
+        _visit: impl Fn(usize, &[usize], &mut [T], &mut [O]) + Sync,
+    ) -> Result<u64, EngineError>
+    where
+        T: Copy + Default + Send + Sync,
+        O: Send,
+    {
+        Err(no_tiles())
+    }
+
     /// The out-degree sum of `set` (GAPBS's scout count).
     fn degree_sum(&self, set: &Bitmap) -> u64 {
         set.words()
@@ -209,6 +227,20 @@ impl Traversal for OocGraph {
     ) -> Result<(u64, Vec<R>), EngineError> {
         crate::interrupt::check();
         OocGraph::sum_in_arcs(self, values, out, apply).map_err(EngineError::read)
+    }
+
+    fn gather_in_arcs<T, O>(
+        &self,
+        values: &[T],
+        out: &mut [O],
+        visit: impl Fn(usize, &[usize], &mut [T], &mut [O]) + Sync,
+    ) -> Result<u64, EngineError>
+    where
+        T: Copy + Default + Send + Sync,
+        O: Send,
+    {
+        crate::interrupt::check();
+        OocGraph::gather_in_arcs(self, values, out, visit).map_err(EngineError::read)
     }
 
     fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>
@@ -462,6 +494,27 @@ impl<A: Adjacency> Traversal for Graph<A> {
         match (self.out().tiles(), self.out().on_disk()) {
             (Some(tiles), _) => Ok(crate::tiles::sum_in_arcs(&tiles, values, out, apply)),
             (None, Some(g)) => Traversal::sum_in_arcs(g, values, out, apply),
+            (None, None) => Err(no_tiles()),
+        }
+    }
+
+    fn gather_in_arcs<T, O>(
+        &self,
+        values: &[T],
+        out: &mut [O],
+        visit: impl Fn(usize, &[usize], &mut [T], &mut [O]) + Sync,
+    ) -> Result<u64, EngineError>
+    where
+        T: Copy + Default + Send + Sync,
+        O: Send,
+    {
+        crate::progress::operation(None);
+        match (self.out().tiles(), self.out().on_disk()) {
+            (Some(tiles), _) => {
+                crate::tiles::gather_in_arcs(&tiles, values, out, visit);
+                Ok(tiles.num_edges())
+            }
+            (None, Some(g)) => Traversal::gather_in_arcs(g, values, out, visit),
             (None, None) => Err(no_tiles()),
         }
     }

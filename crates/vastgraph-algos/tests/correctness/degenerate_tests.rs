@@ -84,6 +84,7 @@ fn options() -> OocOptions {
         recalibrate: false,
         random_access: false,
         tiles: false,
+        gather_tiles: false,
     }
 }
 

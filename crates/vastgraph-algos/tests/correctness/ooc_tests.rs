@@ -91,6 +91,7 @@ fn adaptive_options() -> OocOptions {
         recalibrate: false,
         random_access: false,
         tiles: false,
+        gather_tiles: false,
     }
 }
 
@@ -154,6 +155,7 @@ fn try_open_within(
             recalibrate: false,
             random_access: false,
             tiles: false,
+            gather_tiles: false,
         },
     )
 }

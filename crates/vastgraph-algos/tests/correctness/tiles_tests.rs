@@ -66,6 +66,18 @@ fn run(
     tiles: bool,
     threads: usize,
 ) -> harness::Report {
+    try_run(dir, algorithm, params, memory, tiles, threads).unwrap()
+}
+
+/// [`run`], its error returned.
+fn try_run(
+    dir: &Path,
+    algorithm: &str,
+    params: &Params,
+    memory: Option<u64>,
+    tiles: bool,
+    threads: usize,
+) -> anyhow::Result<harness::Report> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -79,7 +91,6 @@ fn run(
             ..Request::new(dir, algorithm, params)
         })
     })
-    .unwrap()
 }
 
 /// PageRank's scores and its layout, 30 iterations; `memory` runs out of core.
@@ -322,5 +333,81 @@ fn tiles_of_inactive_sources_are_skipped_with_the_lists_scores() {
         );
         assert_eq!(tiled, lists, "memory {memory:?}");
         assert!(tiled[256..].iter().all(|&s| s == 0.0));
+    }
+}
+
+#[test]
+fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() {
+    let tmp = tempfile::tempdir().unwrap();
+    let params = Params::default().with("max_iters", 3);
+    for symmetric in [true, false] {
+        // 2^17 vertices and 8M random arcs, and a column of 6 MiB of arcs, which spans several
+        // chunks: 24,576 vertices link to each of the vertices 0..64, in column 0 (2^8 wide).
+        let dir = tmp.path().join(format!("g-{symmetric}"));
+        let mut builder = StoreBuilder::create(
+            &dir,
+            BuildOptions {
+                symmetrize: symmetric,
+                transpose: !symmetric,
+                memory_bytes: 64 * MIB,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let mut rng = vastgraph_store::synthetic::SplitMix64::new(5);
+        let (mut src, mut dst): (Vec<u32>, Vec<u32>) = (0..8_000_000)
+            .map(|_| (rng.below(1 << 17), rng.below(1 << 17)))
+            .unzip();
+        src.extend((0..24_576u32).flat_map(|u| [u + 64; 64]));
+        dst.extend((0..24_576u32).flat_map(|_| 0..64u32));
+        builder.push_batch(&src, &dst, None).unwrap();
+        builder.finish().unwrap();
+        let labels = |memory, tiles, threads| {
+            let report = try_run(&dir, "label-propagation", &params, memory, tiles, threads)?;
+            let layout = report.record.extra["layout"].as_str().unwrap().to_string();
+            // Reads a round: more than one when a round's pass takes several chunks.
+            let rounds = report.record.iterations.max(1);
+            let reads = report.record.io_requests.unwrap_or(0) as f64 / rounds as f64;
+            match report.values {
+                Some(Values::U32(labels)) => anyhow::Ok((labels, layout, reads)),
+                _ => panic!("label-propagation gives u32 labels"),
+            }
+        };
+        let (lists, _, _) = labels(None, true, 2).unwrap();
+        tile(&dir, 8);
+        // The smallest budget, in steps of 1 MiB, that gathers from the tiles (their 6 MiB
+        // column needs about 30 MiB): the chunks are then the smallest, about 1 MiB, so the
+        // column spans several. Below it, the lists are read, with the same labels; out of core
+        // the lists give no in-arcs of a directed graph, so a directed run there is refused.
+        let mut memory = 44 * MIB;
+        loop {
+            match labels(Some(memory), true, 2) {
+                Ok((_, layout, _)) if layout == "tiles" => break,
+                Ok((ooc, _, _)) => assert_eq!(ooc, lists, "symmetric {symmetric}, {memory}"),
+                Err(e) => assert!(!symmetric && format!("{e}").contains("in-edges"), "{e}"),
+            }
+            // Past about 80 MiB the whole graph fits, and runs in memory.
+            assert!(
+                memory < 72 * MIB,
+                "symmetric {symmetric}: no budget gathers"
+            );
+            memory += MIB;
+        }
+        for threads in [1, 2] {
+            let (ooc, layout, reads) = labels(Some(memory), true, threads).unwrap();
+            assert_eq!(layout, "tiles");
+            // On 2 threads (the loop's), chunks of at most 2 MiB: more reads than the tiles'
+            // MiB over 2. One thread's gather takes less, and leaves room for larger chunks.
+            let bytes = std::fs::metadata(dir.join(vastgraph_store::manifest::files::TILE_EDGES))
+                .unwrap()
+                .len();
+            let least = if threads == 2 {
+                bytes as f64 / (2 * MIB) as f64
+            } else {
+                4.0
+            };
+            assert!(reads > least, "{reads} reads a round on {threads} threads");
+            assert_eq!(ooc, lists, "symmetric {symmetric}, {threads} threads");
+        }
     }
 }

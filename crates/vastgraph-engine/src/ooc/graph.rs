@@ -48,6 +48,10 @@ pub struct OocOptions {
     /// ([`crate::Traversal::sum_in_arcs`]); their index and two chunk buffers come from the
     /// room of the cache.
     pub tiles: bool,
+    /// With `tiles`, the kernel also gathers each column's in-arcs
+    /// ([`crate::Traversal::gather_in_arcs`]): room for the largest column's arcs in each
+    /// thread, and in the column carried across chunks, comes from the room of the cache too.
+    pub gather_tiles: bool,
 }
 
 impl Default for OocOptions {
@@ -61,6 +65,7 @@ impl Default for OocOptions {
             recalibrate: false,
             random_access: false,
             tiles: false,
+            gather_tiles: false,
         }
     }
 }
@@ -246,28 +251,60 @@ impl OocGraph {
             }
             fits
         });
-        // The tiles' index and two chunks come from the cache's room beyond its floor; a budget
-        // without room for chunks of at least MIN_CHUNK_BYTES reads the lists.
+        // Before the tiles, which take what room is left.
+        if options.random_access {
+            // Each thread holds the lists it is handed in buffers of its own (see `lists.rs`).
+            let max_degree = (0..n)
+                .into_par_iter()
+                .map(|v| offsets[v + 1] - offsets[v])
+                .max()
+                .unwrap_or(0);
+            let threads = rayon::current_num_threads() as u64;
+            let buffers =
+                threads * list_buffer_bytes(max_degree, weights.is_some(), codes.is_some());
+            take_from_cache_room(&mut plan, buffers, "the buffers of the longest lists")?;
+            plan.long_list_bytes += buffers;
+        }
+        // The tiles' index, the gather's buffers when the kernel gathers, and two chunks come
+        // from the cache's room beyond its floor; a budget without room for chunks of at least
+        // MIN_CHUNK_BYTES reads the lists.
         let tiles = match tile_edges {
             None => None,
             Some(edges) => {
                 let index = OocTiles::index_bytes(&manifest);
-                let room = plan.cache_bytes.saturating_sub(MIN_CACHE + index);
-                let chunk = (room / 2).min(tiles::MAX_CHUNK_BYTES) / 4096 * 4096;
-                if chunk < tiles::MIN_CHUNK_BYTES {
-                    log::warn!(
-                        "the budget leaves no room to stream the tiles ({} for their index and \
-                         chunks); reading the lists",
-                        human_bytes(index + OocTiles::buffers_bytes(tiles::MIN_CHUNK_BYTES))
-                    );
-                    None
-                } else {
-                    take_from_cache_room(
-                        &mut plan,
-                        index + OocTiles::buffers_bytes(chunk),
-                        "the tiles' index and chunks",
-                    )?;
-                    Some(OocTiles::open(dir, &manifest, edges, chunk).context(tiles::REMEDY)?)
+                let least = index + OocTiles::buffers_bytes(tiles::MIN_CHUNK_BYTES);
+                let mut opened = None;
+                let mut need = least;
+                if least + MIN_CACHE <= plan.cache_bytes {
+                    let t = OocTiles::open(dir, &manifest, edges, tiles::MIN_CHUNK_BYTES)
+                        .context(tiles::REMEDY)?;
+                    let gather = match options.gather_tiles {
+                        true => t.gather_bytes(rayon::current_num_threads()),
+                        false => 0,
+                    };
+                    need += gather;
+                    opened = Some((t, gather));
+                }
+                match opened.filter(|_| need + MIN_CACHE <= plan.cache_bytes) {
+                    None => {
+                        log::warn!(
+                            "the budget leaves no room to stream the tiles ({} for their index, \
+                             chunks and buffers); reading the lists",
+                            human_bytes(need)
+                        );
+                        None
+                    }
+                    Some((mut t, gather)) => {
+                        let room = plan.cache_bytes - MIN_CACHE - index - gather;
+                        let chunk = (room / 2).min(tiles::MAX_CHUNK_BYTES) / 4096 * 4096;
+                        take_from_cache_room(
+                            &mut plan,
+                            index + gather + OocTiles::buffers_bytes(chunk),
+                            "the tiles' index, chunks and buffers",
+                        )?;
+                        t.set_chunk_bytes(chunk);
+                        Some(t)
+                    }
                 }
             }
         };
@@ -304,19 +341,6 @@ impl OocGraph {
         );
         // Every file is open: from here on a replacement of the store cannot mix the two.
         vastgraph_store::check_not_replaced(dir, identity)?;
-        if options.random_access {
-            // Each thread holds the lists it is handed in buffers of its own (see `lists.rs`).
-            let max_degree = (0..n)
-                .into_par_iter()
-                .map(|v| offsets[v + 1] - offsets[v])
-                .max()
-                .unwrap_or(0);
-            let threads = rayon::current_num_threads() as u64;
-            let buffers =
-                threads * list_buffer_bytes(max_degree, weights.is_some(), codes.is_some());
-            take_from_cache_room(&mut plan, buffers, "the buffers of the longest lists")?;
-            plan.long_list_bytes += buffers;
-        }
         // A kernel reading lists at random also reads frontiers in passes (edge_map): the
         // room is shared between the blocks and the short lists its passes read again.
         // A run of passes keeps a few blocks for the lists its label-correcting queue reads one
@@ -455,6 +479,27 @@ impl OocGraph {
         let arcs = record.arcs_processed;
         self.records.lock().unwrap().push(record);
         Ok((arcs, results))
+    }
+
+    /// Every column's in-neighbours' values gathered and handed to `visit`, in one streamed
+    /// pass over the tiles ([`crate::Traversal::gather_in_arcs`]), recorded as an iteration.
+    /// Errors when the store has no tiles open.
+    pub fn gather_in_arcs<T, O>(
+        &self,
+        values: &[T],
+        out: &mut [O],
+        visit: impl Fn(usize, &[usize], &mut [T], &mut [O]) + Sync,
+    ) -> anyhow::Result<u64>
+    where
+        T: Copy + Default + Send + Sync,
+        O: Send,
+    {
+        let tiles = self.tiles.as_ref().context("the graph has no tiles open")?;
+        let record = tiles.gather_in_arcs(values, out, visit)?;
+        crate::progress::pass(record.bytes_read, record.mode);
+        let arcs = record.arcs_processed;
+        self.records.lock().unwrap().push(record);
+        Ok(arcs)
     }
 
     /// The records of the iterations run so far, removing them.

@@ -22,7 +22,10 @@ use vastgraph_store::tiles::{block_len, validate_edges, validate_index, Tile};
 
 use super::graph::read_le_file;
 use super::scan::IterationRecord;
-use crate::tiles::{fold_stripe, stripe_columns, sum_tile_checked, zero_rows, ArcValue};
+use crate::tiles::{
+    arcs_in_order, fold_stripe, gather_column, stripe_columns, sum_tile_checked, zero_rows,
+    ArcValue, Gathered,
+};
 
 /// The largest chunk a pass reads at once. Large enough for the device's full sequential
 /// bandwidth with direct I/O, and for a chunk to hold a stripe of columns a thread: a chunk of
@@ -40,6 +43,39 @@ pub(crate) const REMEDY: &str =
 /// tile of a row of zeros is only checked), and `apply`'s results for the columns it
 /// completed.
 type Folded<R> = (Option<u32>, u64, Vec<(usize, R)>);
+
+/// What a pass over the file read ([`OocTiles::stream`]).
+#[derive(Default)]
+struct Streamed {
+    vertices: u64,
+    arcs: u64,
+    bytes_read: u64,
+    requests: u64,
+    io_wait: f64,
+}
+
+impl Streamed {
+    /// The pass's record, started at `started`, having processed `arcs_processed` arcs.
+    fn record(&self, started: Instant, arcs_processed: u64) -> IterationRecord {
+        let seconds = started.elapsed().as_secs_f64();
+        IterationRecord {
+            mode: "streaming",
+            active_vertices: self.vertices,
+            selective: None,
+            streaming: None,
+            bytes_read: self.bytes_read,
+            requests: self.requests,
+            bytes_needed: self.arcs * 4,
+            arcs_processed,
+            reentries: 0,
+            cached_vertices: 0,
+            cached_bytes: 0,
+            seconds,
+            io_wait_seconds: self.io_wait,
+            compute_seconds: seconds - self.io_wait,
+        }
+    }
+}
 
 pub(crate) struct OocTiles {
     dir: PathBuf,
@@ -124,6 +160,12 @@ impl OocTiles {
         })
     }
 
+    /// Passes read chunks of `chunk_bytes` from now on.
+    pub(crate) fn set_chunk_bytes(&mut self, chunk_bytes: u64) {
+        self.chunk_arcs = (chunk_bytes / 4).min(self.edges.len() / 4).max(1);
+        self.buffers.lock().unwrap().clear();
+    }
+
     /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one sequential pass over the file,
     /// with `apply` on each column's sums once complete ([`crate::tiles::sum_in_arcs`]): in
     /// the chunk holding the column's last arc, or after the pass for a column without arcs.
@@ -139,6 +181,199 @@ impl OocTiles {
         let zero = zero_rows(values, k);
         let mut folded_arcs = 0u64;
         let mut applied: Vec<Option<R>> = (0..self.columns.len() - 1).map(|_| None).collect();
+        // The last arc of the tile a chunk ends inside, for the next chunk's order check.
+        let mut carried: Option<u32> = None;
+        let streamed = self.stream(|first, chunk| {
+            let (last, arcs, columns) =
+                self.fold_chunk(first, chunk, carried, values, &zero, out, &apply)?;
+            carried = last;
+            folded_arcs += arcs;
+            for (c, result) in columns {
+                applied[c] = Some(result);
+            }
+            Ok(())
+        })?;
+        // The columns no arc reaches: their sums are 0.
+        let results = applied
+            .into_iter()
+            .enumerate()
+            .map(|(c, result)| match result {
+                Some(result) => result,
+                None => {
+                    let first = c << k;
+                    apply(first, &mut out[first..(first + (1 << k)).min(values.len())])
+                }
+            })
+            .collect();
+        Ok((streamed.record(started, folded_arcs), results))
+    }
+
+    /// For every column, the values of its targets' in-neighbours gathered in one buffer and
+    /// handed to `visit` ([`crate::tiles::gather_in_arcs`]), in one sequential pass over the
+    /// file: a column in the chunk that holds its last arc, its pieces in earlier chunks
+    /// carried until then (the room [`Self::gather_bytes`] gives); a column without arcs after
+    /// the pass.
+    pub(crate) fn gather_in_arcs<T, O>(
+        &self,
+        values: &[T],
+        out: &mut [O],
+        visit: impl Fn(usize, &[usize], &mut [T], &mut [O]) + Sync,
+    ) -> anyhow::Result<IterationRecord>
+    where
+        T: Copy + Default + Send + Sync,
+        O: Send,
+    {
+        let started = Instant::now();
+        let k = self.info.side_log2;
+        let side = 1usize << k;
+        let columns = self.columns.len() - 1;
+        let mut visited = vec![false; columns];
+        // The column a chunk ended inside: its tiles' arcs so far, by tile.
+        let mut open: Option<(usize, Vec<(usize, Vec<u32>)>)> = None;
+        let mut carried: Option<u32> = None;
+        let streamed = self.stream(|first, chunk| {
+            let end = first + chunk.len() as u64;
+            let pieces = self.check_chunk(first, chunk, carried)?;
+            carried = (self.offsets[pieces.end] > end).then(|| chunk[chunk.len() - 1]);
+            let piece = |t: usize| {
+                let (lo, hi) = (self.offsets[t].max(first), self.offsets[t + 1].min(end));
+                &chunk[(lo - first) as usize..(hi - first) as usize]
+            };
+            let tiles_of = |c: usize| {
+                (self.columns[c] as usize).max(pieces.start)
+                    ..(self.columns[c + 1] as usize).min(pieces.end)
+            };
+            let (c_first, c_last) = (self.column_of(pieces.start), self.column_of(pieces.end - 1));
+            if let Some((_, kept)) = open.as_mut().filter(|(c, _)| *c == c_first) {
+                for t in tiles_of(c_first) {
+                    match kept.last_mut() {
+                        Some((last, arcs)) if *last == t => arcs.extend_from_slice(piece(t)),
+                        _ => kept.push((t, piece(t).to_vec())),
+                    }
+                }
+            }
+            let complete = |c: usize| self.offsets[self.columns[c + 1] as usize] <= end;
+            let targets = &mut out[c_first * side..((c_last + 1) * side).min(values.len())];
+            targets
+                .par_chunks_mut(side)
+                .enumerate()
+                .with_max_len(1)
+                .filter(|&(i, _)| complete(c_first + i))
+                .for_each_init(Gathered::default, |buffers, (i, out)| {
+                    let c = c_first + i;
+                    let column: Vec<Tile<'_>> = match &open {
+                        Some((open_c, kept)) if *open_c == c => kept
+                            .iter()
+                            .map(|(t, arcs)| self.tile(*t, c, arcs))
+                            .collect(),
+                        _ => tiles_of(c).map(|t| self.tile(t, c, piece(t))).collect(),
+                    };
+                    gather_column(&column, k, values, c << k, out, buffers, &visit);
+                });
+            for c in c_first..=c_last {
+                visited[c] |= complete(c);
+            }
+            if open.as_ref().is_some_and(|(c, _)| visited[*c]) {
+                open = None;
+            }
+            if !complete(c_last) && open.is_none() {
+                let kept = tiles_of(c_last).map(|t| (t, piece(t).to_vec())).collect();
+                open = Some((c_last, kept));
+            }
+            Ok(())
+        })?;
+        // The columns no arc reaches.
+        let mut buffers = Gathered::default();
+        for c in (0..columns).filter(|&c| !visited[c]) {
+            let stop = ((c + 1) << k).min(values.len());
+            gather_column(
+                &[],
+                k,
+                values,
+                c << k,
+                &mut out[c << k..stop],
+                &mut buffers,
+                &visit,
+            );
+        }
+        let arcs = *self.offsets.last().unwrap_or(&0);
+        Ok(streamed.record(started, arcs))
+    }
+
+    /// The DRAM a gather ([`Self::gather_in_arcs`]) needs beside the chunks, on `threads`
+    /// threads, for the index's largest column: a task's buffers (two words a target, 8 bytes
+    /// of values an arc, and its tiles' handles), and the arcs and handles of a column carried
+    /// across chunks.
+    pub(crate) fn gather_bytes(&self, threads: usize) -> u64 {
+        let columns = self.columns.len() - 1;
+        let arcs = |c: usize| {
+            self.offsets[self.columns[c + 1] as usize] - self.offsets[self.columns[c] as usize]
+        };
+        let largest = (0..columns).map(arcs).max().unwrap_or(0);
+        let tiles = (0..columns)
+            .map(|c| self.columns[c + 1] - self.columns[c])
+            .max()
+            .unwrap_or(0);
+        let side = 1u64 << self.info.side_log2;
+        let handles = 48 * tiles;
+        threads as u64 * (16 * side + 8 * largest + handles)
+            + 4 * largest
+            + handles
+            + columns as u64
+    }
+
+    /// The column holding tile `t`.
+    fn column_of(&self, t: usize) -> usize {
+        self.columns.partition_point(|&f| f as usize <= t) - 1
+    }
+
+    /// Tile `t` of column `c`, or a piece of it: `edges`.
+    fn tile<'a>(&self, t: usize, c: usize, edges: &'a [u32]) -> Tile<'a> {
+        let k = self.info.side_log2;
+        Tile {
+            row: self.rows[t],
+            edges,
+            sources: block_len(self.vertices, k, self.rows[t] as usize),
+            targets: block_len(self.vertices, k, c),
+        }
+    }
+
+    /// Checks the arcs `first..first + chunk.len()` of the file, each tile's piece by the rule
+    /// [`validate_edges`] applies (which names the first bad arc), `carried` being the last
+    /// arc of the previous chunk when it ended inside a tile; returns the tiles the chunk
+    /// overlaps.
+    fn check_chunk(
+        &self,
+        first: u64,
+        chunk: &[u32],
+        carried: Option<u32>,
+    ) -> anyhow::Result<std::ops::Range<usize>> {
+        let end = first + chunk.len() as u64;
+        let t_first = self.offsets.partition_point(|&o| o <= first) - 1;
+        let t_last = self.offsets.partition_point(|&o| o < end) - 1;
+        (t_first..=t_last).into_par_iter().try_for_each(|t| {
+            let (lo, hi) = (self.offsets[t].max(first), self.offsets[t + 1].min(end));
+            let c = self.column_of(t);
+            let tile = self.tile(t, c, &chunk[(lo - first) as usize..(hi - first) as usize]);
+            let previous = carried.filter(|_| t == t_first && self.offsets[t] < first);
+            if arcs_in_order(&tile, previous) {
+                return Ok(());
+            }
+            validate_edges(&self.dir, t, c, &tile, previous)?;
+            Err(vastgraph_store::StoreError::BadTiles {
+                path: self.edges.path().to_path_buf(),
+                reason: format!("tile {t} (column {c}): arcs out of order"),
+            })
+        })?;
+        Ok(t_first..t_last + 1)
+    }
+
+    /// Reads `tile_edges.u32` once, in order, in chunks of at most `chunk_arcs` arcs, each
+    /// read by a second thread while `each(first arc, arcs)` works on the one before.
+    fn stream(
+        &self,
+        mut each: impl FnMut(u64, &[u32]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<Streamed> {
         let arcs = *self.offsets.last().unwrap_or(&0);
         let chunks: Vec<(u64, u64)> = (0..arcs)
             .step_by(self.chunk_arcs as usize)
@@ -147,10 +382,12 @@ impl OocTiles {
         let buffer_bytes = (self.chunk_arcs * 4) as usize + 2 * ALIGN;
         let mut buffers = std::mem::take(&mut *self.buffers.lock().unwrap());
         buffers.resize_with(2, || AlignedBuf::new(buffer_bytes));
-        let mut bytes_read = 0u64;
-        let mut io_wait = 0.0f64;
-        // The last arc of the tile a chunk ends inside, for the next chunk's order check.
-        let mut carried: Option<u32> = None;
+        let mut streamed = Streamed {
+            vertices: self.vertices,
+            arcs,
+            requests: chunks.len() as u64,
+            ..Default::default()
+        };
         std::thread::scope(|scope| -> anyhow::Result<()> {
             let (full_tx, full_rx) = sync_channel::<anyhow::Result<(AlignedBuf, u64)>>(1);
             let (empty_tx, empty_rx) = sync_channel::<AlignedBuf>(2);
@@ -159,7 +396,7 @@ impl OocTiles {
             }
             let (reader_chunks, edges) = (&chunks, &self.edges);
             // Reads the chunks in order into the buffers handed back, then returns the buffers
-            // once the folding side is done with them.
+            // once the working side is done with them.
             let reader = scope.spawn(move || -> Vec<AlignedBuf> {
                 for &(first, end) in reader_chunks {
                     let Ok(mut buf) = empty_rx.recv() else {
@@ -181,7 +418,7 @@ impl OocTiles {
                 drop(full_tx);
                 empty_rx.iter().collect()
             });
-            let folded = (|| -> anyhow::Result<()> {
+            let worked = (|| -> anyhow::Result<()> {
                 for &(first, end) in &chunks {
                     let waited = Instant::now();
                     let (buf, got) = full_rx
@@ -189,8 +426,8 @@ impl OocTiles {
                         .context("the reader of the tiles stopped")?
                         .with_context(|| format!("reading {}", self.edges.path().display()))
                         .context(REMEDY)?;
-                    io_wait += waited.elapsed().as_secs_f64();
-                    bytes_read += got;
+                    streamed.io_wait += waited.elapsed().as_secs_f64();
+                    streamed.bytes_read += got;
                     let skip = (first * 4 % ALIGN as u64) as usize;
                     let bytes = &buf.as_slice()[skip..skip + ((end - first) * 4) as usize];
                     // SAFETY: the buffer is page-aligned and `skip` a multiple of 4, so the
@@ -198,14 +435,7 @@ impl OocTiles {
                     let chunk: &[u32] = unsafe {
                         std::slice::from_raw_parts(bytes.as_ptr() as *const u32, bytes.len() / 4)
                     };
-                    let (last, arcs, columns) = self
-                        .fold_chunk(first, chunk, carried, values, &zero, out, &apply)
-                        .context(REMEDY)?;
-                    carried = last;
-                    folded_arcs += arcs;
-                    for (c, result) in columns {
-                        applied[c] = Some(result);
-                    }
+                    each(first, chunk).context(REMEDY)?;
                     crate::interrupt::check();
                     empty_tx.send(buf).ok();
                 }
@@ -216,38 +446,9 @@ impl OocTiles {
             if let Ok(returned) = reader.join() {
                 *self.buffers.lock().unwrap() = returned;
             }
-            folded
+            worked
         })?;
-        // The columns no arc reaches: their sums are 0.
-        let results = applied
-            .into_iter()
-            .enumerate()
-            .map(|(c, result)| match result {
-                Some(result) => result,
-                None => {
-                    let first = c << k;
-                    apply(first, &mut out[first..(first + (1 << k)).min(values.len())])
-                }
-            })
-            .collect();
-        let seconds = started.elapsed().as_secs_f64();
-        let record = IterationRecord {
-            mode: "streaming",
-            active_vertices: self.vertices,
-            selective: None,
-            streaming: None,
-            bytes_read,
-            requests: chunks.len() as u64,
-            bytes_needed: arcs * 4,
-            arcs_processed: folded_arcs,
-            reentries: 0,
-            cached_vertices: 0,
-            cached_bytes: 0,
-            seconds,
-            io_wait_seconds: io_wait,
-            compute_seconds: seconds - io_wait,
-        };
-        Ok((record, results))
+        Ok(streamed)
     }
 
     /// Checks and folds the arcs `first..first + chunk.len()` of the file (the tiles of the
