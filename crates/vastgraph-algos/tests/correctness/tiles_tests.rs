@@ -1,8 +1,9 @@
 //! PageRank over tiles: the same scores as over the lists (within rounding), bit for bit the
 //! same for any thread count, in memory or out of core, and resumed from a checkpoint;
-//! delta-PageRank and personalised PageRank over tiles give the lists' scores bit for bit, label
-//! propagation its labels; damaged tiles out of core are an error naming the file, and
-//! `tiles: false` runs on the lists past them.
+//! delta-PageRank and personalised PageRank over tiles give the lists' scores bit for bit, with
+//! the tiles of inactive sources skipped; label propagation gives the lists' labels, in memory
+//! and out of core (a column spanning several chunks); damaged tiles out of core are an error
+//! naming the file, and `tiles: false` runs on the lists past them.
 
 use std::path::Path;
 
