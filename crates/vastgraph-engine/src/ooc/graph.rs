@@ -273,18 +273,16 @@ impl OocGraph {
             Some(edges) => {
                 let index = OocTiles::index_bytes(&manifest);
                 let least = index + OocTiles::buffers_bytes(tiles::MIN_CHUNK_BYTES);
-                let mut opened = None;
-                let mut need = least;
-                if least + MIN_CACHE <= plan.cache_bytes {
-                    let t = OocTiles::open(dir, &manifest, edges, tiles::MIN_CHUNK_BYTES)
-                        .context(tiles::REMEDY)?;
-                    let gather = match options.gather_tiles {
-                        true => t.gather_bytes(rayon::current_num_threads()),
-                        false => 0,
-                    };
-                    need += gather;
-                    opened = Some((t, gather));
-                }
+                // The index is read only when it fits; the gather's room is known from it.
+                let opened = (least + MIN_CACHE <= plan.cache_bytes)
+                    .then(|| OocTiles::open(dir, &manifest, edges, tiles::MIN_CHUNK_BYTES))
+                    .transpose()
+                    .context(tiles::REMEDY)?;
+                let gather = match (&opened, options.gather_tiles) {
+                    (Some(t), true) => t.gather_bytes(rayon::current_num_threads()),
+                    _ => 0,
+                };
+                let need = least + gather;
                 match opened.filter(|_| need + MIN_CACHE <= plan.cache_bytes) {
                     None => {
                         log::warn!(
@@ -294,7 +292,7 @@ impl OocGraph {
                         );
                         None
                     }
-                    Some((mut t, gather)) => {
+                    Some(mut t) => {
                         let room = plan.cache_bytes - MIN_CACHE - index - gather;
                         let chunk = (room / 2).min(tiles::MAX_CHUNK_BYTES) / 4096 * 4096;
                         take_from_cache_room(
@@ -475,10 +473,15 @@ impl OocGraph {
     ) -> anyhow::Result<(u64, Vec<R>)> {
         let tiles = self.tiles.as_ref().context("the graph has no tiles open")?;
         let (record, results) = tiles.sum_in_arcs(values, out, apply)?;
+        Ok((self.keep_tile_pass(record), results))
+    }
+
+    /// Reports a pass over the tiles and keeps its record; returns its arcs.
+    fn keep_tile_pass(&self, record: IterationRecord) -> u64 {
         crate::progress::pass(record.bytes_read, record.mode);
         let arcs = record.arcs_processed;
         self.records.lock().unwrap().push(record);
-        Ok((arcs, results))
+        arcs
     }
 
     /// Every column's in-neighbours' values gathered and handed to `visit`, in one streamed
@@ -496,10 +499,7 @@ impl OocGraph {
     {
         let tiles = self.tiles.as_ref().context("the graph has no tiles open")?;
         let record = tiles.gather_in_arcs(values, out, visit)?;
-        crate::progress::pass(record.bytes_read, record.mode);
-        let arcs = record.arcs_processed;
-        self.records.lock().unwrap().push(record);
-        Ok(arcs)
+        Ok(self.keep_tile_pass(record))
     }
 
     /// The records of the iterations run so far, removing them.

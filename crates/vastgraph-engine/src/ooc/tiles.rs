@@ -235,10 +235,7 @@ impl OocTiles {
             let end = first + chunk.len() as u64;
             let pieces = self.check_chunk(first, chunk, carried)?;
             carried = (self.offsets[pieces.end] > end).then(|| chunk[chunk.len() - 1]);
-            let piece = |t: usize| {
-                let (lo, hi) = (self.offsets[t].max(first), self.offsets[t + 1].min(end));
-                &chunk[(lo - first) as usize..(hi - first) as usize]
-            };
+            let piece = |t: usize| self.piece(t, first, chunk);
             let tiles_of = |c: usize| {
                 (self.columns[c] as usize).max(pieces.start)
                     ..(self.columns[c + 1] as usize).min(pieces.end)
@@ -327,6 +324,22 @@ impl OocTiles {
         self.columns.partition_point(|&f| f as usize <= t) - 1
     }
 
+    /// The tiles that the arcs `first..first + chunk_len` of the file overlap: from the one
+    /// holding `first` to the one holding the last.
+    fn tiles_in(&self, first: u64, chunk_len: usize) -> std::ops::Range<usize> {
+        let end = first + chunk_len as u64;
+        let t_first = self.offsets.partition_point(|&o| o <= first) - 1;
+        let t_last = self.offsets.partition_point(|&o| o < end) - 1;
+        t_first..t_last + 1
+    }
+
+    /// The arcs of tile `t` within `chunk`, the file's arcs from `first` on.
+    fn piece<'a>(&self, t: usize, first: u64, chunk: &'a [u32]) -> &'a [u32] {
+        let end = first + chunk.len() as u64;
+        let (lo, hi) = (self.offsets[t].max(first), self.offsets[t + 1].min(end));
+        &chunk[(lo - first) as usize..(hi - first) as usize]
+    }
+
     /// Tile `t` of column `c`, or a piece of it: `edges`.
     fn tile<'a>(&self, t: usize, c: usize, edges: &'a [u32]) -> Tile<'a> {
         let k = self.info.side_log2;
@@ -348,14 +361,11 @@ impl OocTiles {
         chunk: &[u32],
         carried: Option<u32>,
     ) -> anyhow::Result<std::ops::Range<usize>> {
-        let end = first + chunk.len() as u64;
-        let t_first = self.offsets.partition_point(|&o| o <= first) - 1;
-        let t_last = self.offsets.partition_point(|&o| o < end) - 1;
-        (t_first..=t_last).into_par_iter().try_for_each(|t| {
-            let (lo, hi) = (self.offsets[t].max(first), self.offsets[t + 1].min(end));
+        let tiles = self.tiles_in(first, chunk.len());
+        tiles.clone().into_par_iter().try_for_each(|t| {
             let c = self.column_of(t);
-            let tile = self.tile(t, c, &chunk[(lo - first) as usize..(hi - first) as usize]);
-            let previous = carried.filter(|_| t == t_first && self.offsets[t] < first);
+            let tile = self.tile(t, c, self.piece(t, first, chunk));
+            let previous = carried.filter(|_| t == tiles.start && self.offsets[t] < first);
             if arcs_in_order(&tile, previous) {
                 return Ok(());
             }
@@ -365,7 +375,7 @@ impl OocTiles {
                 reason: format!("tile {t} (column {c}): arcs out of order"),
             })
         })?;
-        Ok(t_first..t_last + 1)
+        Ok(tiles)
     }
 
     /// Reads `tile_edges.u32` once, in order, in chunks of at most `chunk_arcs` arcs, each
@@ -467,11 +477,9 @@ impl OocTiles {
     ) -> anyhow::Result<Folded<R>> {
         let end = first + chunk.len() as u64;
         let k = self.info.side_log2;
-        // Tiles overlapping the chunk: from the one holding `first` to the one holding end-1.
-        let t_first = self.offsets.partition_point(|&o| o <= first) - 1;
-        let t_last = self.offsets.partition_point(|&o| o < end) - 1;
-        let column_of = |t: usize| self.columns.partition_point(|&f| f as usize <= t) - 1;
-        let (c_first, c_last) = (column_of(t_first), column_of(t_last));
+        let tiles = self.tiles_in(first, chunk.len());
+        let (t_first, t_last) = (tiles.start, tiles.end - 1);
+        let (c_first, c_last) = (self.column_of(t_first), self.column_of(t_last));
         let side = 1usize << k;
         let stop = ((c_last + 1) * side).min(out.len());
         let targets = &mut out[c_first * side..stop];
@@ -494,16 +502,7 @@ impl OocTiles {
                         let tiles = (self.columns[c] as usize).max(t_first)
                             ..(self.columns[c + 1] as usize).min(t_last + 1);
                         tiles
-                            .map(|t| {
-                                let (lo, hi) =
-                                    (self.offsets[t].max(first), self.offsets[t + 1].min(end));
-                                Tile {
-                                    row: self.rows[t],
-                                    edges: &chunk[(lo - first) as usize..(hi - first) as usize],
-                                    sources: block_len(self.vertices, k, self.rows[t] as usize),
-                                    targets: block_len(self.vertices, k, c),
-                                }
-                            })
+                            .map(|t| self.tile(t, c, self.piece(t, first, chunk)))
                             .collect()
                     })
                     .collect();
