@@ -1,41 +1,46 @@
 //! Maximal matching of a symmetric graph, as in Sage (§4.3.3): phases of random-priority
-//! matching on O(n) edges at a time, with a graph filter deleting the edges of matched vertices
-//! between phases, so the read-only graph is never copied.
+//! matching on O(n) edges at a time, the read-only graph never copied.
 //!
 //! Every edge gets a seeded random priority ([`edge_priority`], ties broken by the edge). A
-//! phase extracts the still-active edges whose priority lies in the next window, sized to hold
-//! about `edges_per_phase` of them, and matches them by the parallel greedy of Blelloch,
-//! Fineman and Shun (2012): in each round every vertex points at its lowest-ranked remaining
-//! edge, the edges both of whose ends point at them join the matching, and the edges touching a
-//! matched vertex drop out. Then the filter packs the matched vertices and their neighbours,
-//! removing every edge at a matched vertex; an extracted edge never survives (each has a matched
-//! end). Windows follow each other in priority order, so the result is exactly the matching the
-//! sequential greedy builds scanning all edges in priority order: it depends on the seed only,
-//! never on the thread count. State: the filter (O(m) bits), a matched bit and a pointer per
-//! vertex, the phase's edges (O(n) words).
+//! phase extracts the active edges whose priority lies in the next window, sized to hold about
+//! `edges_per_phase` of them, and matches them by the parallel greedy of Blelloch, Fineman and
+//! Shun (2012): in each round every vertex points at its lowest-ranked remaining edge, the edges
+//! both of whose ends point at them join the matching, and the edges touching a matched vertex
+//! drop out. An extracted edge never survives its phase (each gets a matched end). Windows
+//! follow each other in priority order, so the result is exactly the matching the sequential
+//! greedy builds scanning all edges in priority order: it depends on the seed only, never on the
+//! thread count, the phase size or where the lists are read from.
+//!
+//! An edge is active exactly when both its ends are unmatched and distinct, so the matched bits
+//! are the whole of Sage's graph filter here: a phase is one pass ([`Traversal::pass`]) over
+//! the lists of the unmatched vertices, which gathers its window's edges and counts those
+//! beyond it (the next window's size). In memory the pass walks the lists; on disk it is one
+//! planned read, selective or streaming by the cost model. A filter's bits (2 bits an arc and
+//! 28 bytes a vertex) and its packs, a list at a time, took twice as long in memory (Kronecker
+//! 22: 1.48–1.62 s against 0.71–0.73 s) and 40× as long on disk (Kronecker 20 within 100 MiB:
+//! 19.9 s, 5.9 GiB read, against 0.48 s). State: a matched bit and a pointer per vertex, the
+//! matching and a phase's edges: O(n) words ([`STATE`]).
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
-use vastgraph_engine::{Adjacency, Bitmap, Graph, GraphFilter, Vertex, VertexSubset};
+use vastgraph_engine::ooc::ScanSpec;
+use vastgraph_engine::{Adjacency, Bitmap, Graph, Traversal, Vertex};
 
-use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{read_error, require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 use crate::hashing::seeded_hash;
 use crate::serial_check::check_edges_of;
 
-/// The DRAM the kernel keeps beside the graph ([`StateSize`]), at its peak: the graph filter (at
-/// most 28 bytes a vertex and 2 bits an arc: 12 bytes of vertex arrays, one 16-byte block slot
-/// for every vertex with arcs and one for every 64 arcs), a pointer and a matched bit a vertex,
-/// the matching (at most n/2 edges of 8 bytes), and a phase's edges (n/4 edges of 8 bytes,
-/// twice while they are gathered) or, after it, the packing's ids and degrees.
-pub const STATE: StateSize = StateSize {
-    bytes_per_vertex: 44,
-    bits_per_arc: 2,
-};
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]), at its peak: a pointer and a
+/// matched bit a vertex, the matching (at most n/2 edges of 8 bytes, reserved), a phase's n/4
+/// edges of 8 bytes gathered in per-thread vectors (at most twice their length) and then copied
+/// into one, and the pass's bitmap of unmatched vertices.
+pub const STATE: StateSize = StateSize::per_vertex(15);
 
 /// A phase extracts about n / this many edges. Sage's O(n) edges a phase; a quarter keeps the
-/// phase's 16 bytes an edge at 4 bytes a vertex, so that the kernel fits 1 GiB beside the
-/// offsets on a 2^24-vertex Kronecker graph (the result does not depend on the phase size).
+/// phase's edges at 6 bytes a vertex while they are gathered (the result does not depend on the
+/// phase size).
 const DEFAULT_PHASE_DIVISOR: usize = 4;
 
 const ALGORITHM: &str = "matching";
@@ -64,7 +69,7 @@ pub struct MatchingResult {
     /// Matched edges, each as [u, v] with u < v, sorted.
     pub edges: Vec<[u32; 2]>,
     /// `iterations` = greedy rounds over all phases; extra: `matching_size`, `phases`,
-    /// `filter_bytes`, `max_phase_edges`.
+    /// `max_phase_edges`.
     pub stats: RunStats,
 }
 
@@ -75,72 +80,62 @@ pub fn edge_priority(seed: u64, u: Vertex, v: Vertex) -> u64 {
     seeded_hash(seed, ((u.min(v) as u64) << 32) | u.max(v) as u64)
 }
 
-pub fn maximal_matching<A: Adjacency>(
-    g: &Graph<A>,
+/// Edges extracted a phase: the given number, or a quarter of the vertices; below NO_EDGE, as
+/// a batch's edges are numbered in u32.
+fn edges_per_phase(n: usize, params: &MatchingParams) -> u128 {
+    (if params.edges_per_phase == 0 {
+        n.div_ceil(DEFAULT_PHASE_DIVISOR).max(1)
+    } else {
+        params.edges_per_phase.min(NO_EDGE as usize - 1)
+    }) as u128
+}
+
+/// The last priority of the window that starts at `floor` and holds about `per_phase` of the
+/// `edges_left` edges whose priorities lie uniformly in `floor..=u64::MAX`.
+fn window_ceiling(floor: u64, per_phase: u128, edges_left: u64) -> u64 {
+    let edges_left = edges_left.max(1) as u128;
+    if edges_left <= per_phase {
+        u64::MAX
+    } else {
+        let width = (u64::MAX - floor) as u128 * per_phase / edges_left;
+        floor.saturating_add(width.max(1) as u64 - 1)
+    }
+}
+
+/// The maximal matching of `g` for `params.seed` (see the module documentation).
+pub fn maximal_matching<G: Traversal>(
+    g: &G,
     params: &MatchingParams,
 ) -> Result<MatchingResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
-    // A batch's edges are numbered in u32, below NO_EDGE.
-    let per_phase = if params.edges_per_phase == 0 {
-        n.div_ceil(DEFAULT_PHASE_DIVISOR).max(1)
-    } else {
-        params.edges_per_phase.min(NO_EDGE as usize - 1)
-    } as u128;
+    let per_phase = edges_per_phase(n, params);
     let seed = params.seed;
-    let mut filter = GraphFilter::new(g.out(), true);
-    let filter_bytes = filter.stats().bytes;
     let matched = Bitmap::new(n);
     let pointer: Vec<AtomicU32> = (0..n)
         .into_par_iter()
         .map(|_| AtomicU32::new(NO_EDGE))
         .collect();
-    // A matching has at most n/2 edges: reserved once, so the output never grows by doubling.
     let mut matching: Vec<[u32; 2]> = Vec::with_capacity(n / 2);
     let (mut phases, mut rounds, mut scanned, mut max_phase_edges) = (0u64, 0u64, 0u64, 0usize);
-    // Every active edge has a priority of at least `floor`.
+    // An upper bound on the edges left: every edge at first, then those the last pass found
+    // beyond its window (some of which that phase's matches removed).
+    let mut edges_left = g.num_arcs().div_ceil(2);
     let mut floor = 0u64;
-    loop {
-        let active_arcs = filter.num_active_arcs();
-        if active_arcs == 0 {
-            break;
+    while edges_left > 0 {
+        let ceiling = window_ceiling(floor, per_phase, edges_left);
+        let unmatched = Bitmap::from_fn(n, |v| !matched.get(v) && g.degree(v as Vertex) > 0);
+        let window = gather_window(g, &unmatched, &matched, seed, floor, ceiling)?;
+        drop(unmatched);
+        scanned += window.arcs;
+        edges_left = window.beyond;
+        let mut batch = window.edges;
+        if !batch.is_empty() {
+            phases += 1;
+            max_phase_edges = max_phase_edges.max(batch.len());
+            batch.par_sort_unstable_by_key(|&[u, v]| (edge_priority(seed, u, v), u, v));
+            rounds += greedy_rounds(&batch, &pointer, &matched, &mut matching);
         }
-        // Priorities are uniform, so a window of (edges wanted / edges left) of the remaining
-        // range holds about `per_phase` edges.
-        let edges_left = (active_arcs / 2).max(1) as u128;
-        let ceiling = if edges_left <= per_phase {
-            u64::MAX
-        } else {
-            let width = (u64::MAX - floor) as u128 * per_phase / edges_left;
-            floor.saturating_add(width.max(1) as u64 - 1)
-        };
-        scanned += active_arcs;
-        let mut batch = extract_window(&filter, seed, floor, ceiling);
-        if batch.is_empty() {
-            if ceiling == u64::MAX {
-                // Only self-loops are left.
-                break;
-            }
-            floor = ceiling + 1;
-            continue;
-        }
-        phases += 1;
-        max_phase_edges = max_phase_edges.max(batch.len());
-        // Priorities are recomputed rather than stored: a phase holds 8 bytes per edge.
-        batch.par_sort_unstable_by_key(|&[u, v]| (edge_priority(seed, u, v), u, v));
-        let start = matching.len();
-        let phase_rounds = greedy_rounds(&batch, &pointer, &matched, &mut matching);
-        rounds += phase_rounds;
-        drop(batch);
-        // Delete every edge at a matched vertex: theirs, then their neighbours' copies.
-        let keep =
-            |u: Vertex, v: Vertex| u != v && !matched.get(u as usize) && !matched.get(v as usize);
-        let ends: Vec<Vertex> = matching[start..]
-            .iter()
-            .flat_map(|&[u, v]| [u, v])
-            .collect();
-        filter.edge_map_pack(&VertexSubset::from_ids(n, ends), keep);
-        filter.pack_dirty(keep);
         if ceiling == u64::MAX {
             break;
         }
@@ -154,7 +149,6 @@ pub fn maximal_matching<A: Adjacency>(
     }
     .with("matching_size", matching.len() as u64)
     .with("phases", phases)
-    .with("filter_bytes", filter_bytes)
     .with("max_phase_edges", max_phase_edges as u64);
     Ok(MatchingResult {
         edges: matching,
@@ -162,40 +156,69 @@ pub fn maximal_matching<A: Adjacency>(
     })
 }
 
-/// Vertices whose extracted edges one task collects.
-const EXTRACT_CHUNK: usize = 1024;
+/// What one pass of [`maximal_matching`] found.
+struct Window {
+    /// The active edges [u, v], u < v, with priorities in the window.
+    edges: Vec<[Vertex; 2]>,
+    /// Active edges with priorities above the window.
+    beyond: u64,
+    /// Arcs the pass read.
+    arcs: u64,
+}
 
-/// The active edges [u, v], u < v, whose priority lies in `floor..=ceiling`. Each chunk of
-/// vertices collects into a vector trimmed to its length, and the pieces are copied into one
-/// array of the exact total, so a phase never holds more than twice its edges.
-fn extract_window<A: Adjacency>(
-    filter: &GraphFilter<'_, A>,
+/// One pass over the lists of `unmatched`: the active edges (both ends unmatched, distinct)
+/// whose priority lies in `floor..=ceiling`, each once from its smaller end, and the count of
+/// those above `ceiling`. Each thread gathers into its own vector; they are then copied into
+/// one array of the exact total.
+fn gather_window<G: Traversal>(
+    g: &G,
+    unmatched: &Bitmap,
+    matched: &Bitmap,
     seed: u64,
     floor: u64,
     ceiling: u64,
-) -> Vec<[Vertex; 2]> {
-    let n = filter.num_vertices();
-    let pieces: Vec<Vec<[Vertex; 2]>> = (0..n.div_ceil(EXTRACT_CHUNK))
-        .into_par_iter()
-        .map(|chunk| {
-            let mut piece = Vec::new();
-            for u in chunk * EXTRACT_CHUNK..((chunk + 1) * EXTRACT_CHUNK).min(n) {
-                let u = u as Vertex;
-                filter.for_each_active(u, |v| {
-                    if u < v && (floor..=ceiling).contains(&edge_priority(seed, u, v)) {
-                        piece.push([u, v]);
-                    }
-                });
-            }
-            piece.shrink_to_fit();
-            piece
-        })
+) -> Result<Window, AlgoError> {
+    let slots: Vec<Mutex<Vec<[Vertex; 2]>>> = (0..rayon::current_num_threads() + 1)
+        .map(|_| Mutex::new(Vec::new()))
         .collect();
-    let mut batch = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
+    let beyond = AtomicU64::new(0);
+    let arcs = g
+        .pass(&ScanSpec::ids_only(unmatched), |u, piece, _| {
+            let mut above = 0u64;
+            // This thread's vector, locked at the piece's first edge in the window.
+            let mut mine = None;
+            for &v in piece {
+                if u < v && !matched.get(v as usize) {
+                    let p = edge_priority(seed, u, v);
+                    if p > ceiling {
+                        above += 1;
+                    } else if p >= floor {
+                        mine.get_or_insert_with(|| {
+                            let t = rayon::current_thread_index().map_or(0, |t| t + 1);
+                            slots[t % slots.len()].lock().unwrap()
+                        })
+                        .push([u, v]);
+                    }
+                }
+            }
+            if above > 0 {
+                beyond.fetch_add(above, Relaxed);
+            }
+        })
+        .map_err(read_error(ALGORITHM))?;
+    let pieces: Vec<Vec<[Vertex; 2]>> = slots
+        .into_iter()
+        .map(|s| s.into_inner().unwrap())
+        .collect();
+    let mut edges = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
     for piece in pieces {
-        batch.extend_from_slice(&piece);
+        edges.extend_from_slice(&piece);
     }
-    batch
+    Ok(Window {
+        edges,
+        beyond: beyond.into_inner(),
+        arcs,
+    })
 }
 
 /// The parallel greedy on `batch` (sorted: index = rank): appends the matched edges to
@@ -305,7 +328,7 @@ pub struct Matching;
 impl Algorithm for Matching {
     const DESCRIPTOR: Descriptor = Descriptor {
         name: "matching",
-        summary: "maximal matching, random-priority greedy through the graph filter (--seed): k × 2 edges",
+        summary: "maximal matching, random-priority greedy in phases, one pass each (--seed): k × 2 edges",
         params: &[SEED],
         needs: Needs {
             symmetric: true,
@@ -314,7 +337,7 @@ impl Algorithm for Matching {
         },
         state: STATE,
         resumable: false,
-        state_in_passes: None,
+        state_in_passes: Some(|n, _| Some(STATE.bytes(n, 0, 1))),
     };
     type Params = MatchingParams;
     type Result = MatchingResult;

@@ -3,8 +3,8 @@
 //! under a few words per vertex whatever the number of arcs, and the filter itself stays under
 //! 28 bytes a vertex plus 2 bits an arc (at 64 edges per block: 16 bytes per block, at most one
 //! partial block per vertex, and degree, 32-bit block start, block count and a dirty bit).
-//! biconnectivity keeps no filter (connectivity runs on a predicate view): all of its peak is
-//! O(n).
+//! biconnectivity keeps no filter (connectivity runs on a predicate view) and neither does
+//! matching (its matched bits are the predicate): all of their peak is O(n).
 
 mod support;
 
