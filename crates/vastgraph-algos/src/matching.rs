@@ -206,10 +206,8 @@ fn gather_window<G: Traversal>(
             }
         })
         .map_err(read_error(ALGORITHM))?;
-    let pieces: Vec<Vec<[Vertex; 2]>> = slots
-        .into_iter()
-        .map(|s| s.into_inner().unwrap())
-        .collect();
+    let pieces: Vec<Vec<[Vertex; 2]>> =
+        slots.into_iter().map(|s| s.into_inner().unwrap()).collect();
     let mut edges = Vec::with_capacity(pieces.iter().map(Vec::len).sum());
     for piece in pieces {
         edges.extend_from_slice(&piece);
