@@ -3,8 +3,9 @@
 //! under a few words per vertex whatever the number of arcs, and the filter itself stays under
 //! 28 bytes a vertex plus 2 bits an arc (at 64 edges per block: 16 bytes per block, at most one
 //! partial block per vertex, and degree, 32-bit block start, block count and a dirty bit).
-//! biconnectivity keeps no filter (connectivity runs on a predicate view) and neither does
-//! matching (its matched bits are the predicate): all of their peak is O(n).
+//! Only `tc --method filter` keeps a filter: biconnectivity runs connectivity on a predicate
+//! view, and matching and setcover read whole lists with their matched or covered bits as the
+//! predicate, so all of their peak is O(n).
 
 mod support;
 
@@ -41,7 +42,8 @@ fn peaks<A: Adjacency>(g: &Graph<A>) -> Vec<(&'static str, f64, usize, u64)> {
                     .stats
             }),
         ),
-        // Sizes, winner words, chosen flags, covered bits, the buckets' ids (with stale ones).
+        // Sizes, winner words, chosen flags, covered bits, the buckets' ids (with stale ones),
+        // a round's sets.
         (
             "setcover",
             3.5,
