@@ -10,15 +10,18 @@
 //! edges / vertices (self-loops ignored), so a 2(1+ε)-approximation also keeps
 //! ρ ≥ k_max / (2(1+ε)), which the verifier checks on every graph.
 //!
-//! Degrees and counts are integers, so the result depends on the input only. State: remaining
-//! degree and removal round per vertex, the list of vertices left: O(n).
+//! Degrees and counts are integers, so the result depends on the input only. On lists read from
+//! disk a round is one planned pass ([`Traversal::pass`]) over the peeled vertices' lists; in
+//! memory they are walked in place, without the bitmap a pass takes. State: remaining degree and removal round per vertex, the
+//! vertices left and the round's peeled ones: O(n).
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::{Adjacency, Graph, Vertex};
+use vastgraph_engine::ooc::ScanSpec;
+use vastgraph_engine::{Adjacency, Bitmap, Graph, Traversal, Vertex};
 
-use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
+use crate::common::{read_error, require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): degrees, the peeling buckets and the
 /// chosen set.
@@ -66,15 +69,31 @@ pub fn densest_subgraph<A: Adjacency>(
         });
     }
     let n = g.num_vertices();
+    let pass = |set: &Bitmap, visit: &(dyn Fn(Vertex, &[Vertex]) + Sync)| {
+        g.pass(&ScanSpec::ids_only(set), |v, piece, _| visit(v, piece))
+            .map_err(read_error(ALGORITHM))
+    };
+    // Degrees without self-loops: on disk a pass finds the self-loops, in memory the lists are
+    // counted in place.
     let out = g.out();
     let degree: Vec<AtomicU32> = (0..n as Vertex)
         .into_par_iter()
-        .map(|v| {
-            let mut d = 0;
-            out.for_each_neighbor(v, |u| d += (u != v) as u32);
-            AtomicU32::new(d)
+        .map(|v| match A::READS_IN_PASSES {
+            true => AtomicU32::new(out.degree(v) as u32),
+            false => {
+                let mut d = 0;
+                out.for_each_neighbor(v, |u| d += (u != v) as u32);
+                AtomicU32::new(d)
+            }
         })
         .collect();
+    if A::READS_IN_PASSES {
+        pass(&g.vertices_with_arcs(), &|v, piece| {
+            if piece.binary_search(&v).is_ok() {
+                degree[v as usize].fetch_sub(1, Relaxed);
+            }
+        })?;
+    }
     let removed_in: Vec<AtomicU32> = (0..n)
         .into_par_iter()
         .map(|_| AtomicU32::new(ALIVE))
@@ -87,6 +106,8 @@ pub fn densest_subgraph<A: Adjacency>(
     };
 
     let mut alive: Vec<Vertex> = (0..n as Vertex).collect();
+    // On disk, the round's peeled vertices as the pass's set; cleared after each round.
+    let peeled = Bitmap::new(if A::READS_IN_PASSES { n } else { 0 });
     let mut edges = edges_among(&alive);
     // (density, edges, vertices, round) of the densest set seen.
     let mut best = (f64::NEG_INFINITY, 0u64, 0u64, 0u32);
@@ -102,14 +123,25 @@ pub fn densest_subgraph<A: Adjacency>(
             .partition(|&&v| degree[v as usize].load(Relaxed) as f64 <= threshold);
         peel.par_iter()
             .for_each(|&u| removed_in[u as usize].store(round, Relaxed));
-        scanned += peel.par_iter().map(|&u| out.degree(u) as u64).sum::<u64>();
-        peel.par_iter().for_each(|&u| {
-            out.for_each_neighbor(u, |v| {
-                if removed_in[v as usize].load(Relaxed) == ALIVE {
-                    degree[v as usize].fetch_sub(1, Relaxed);
-                }
-            })
-        });
+        // Each peeled vertex lowers the degrees of its neighbours still alive.
+        let lower = |v: Vertex| {
+            if removed_in[v as usize].load(Relaxed) == ALIVE {
+                degree[v as usize].fetch_sub(1, Relaxed);
+            }
+        };
+        if A::READS_IN_PASSES {
+            peel.par_iter().for_each(|&u| {
+                peeled.set_atomic(u as usize);
+            });
+            scanned += pass(&peeled, &|_, piece| piece.iter().for_each(|&v| lower(v)))?;
+            peel.par_iter().for_each(|&u| {
+                peeled.take(u as usize);
+            });
+        } else {
+            scanned += peel.par_iter().map(|&u| out.degree(u) as u64).sum::<u64>();
+            peel.par_iter()
+                .for_each(|&u| out.for_each_neighbor(u, lower));
+        }
         edges = edges_among(&keep);
         alive = keep;
         round += 1;
@@ -280,7 +312,7 @@ impl Algorithm for Densest {
         },
         state: STATE,
         resumable: false,
-        state_in_passes: None,
+        state_in_passes: Some(|n, _| Some(STATE.bytes(n, 0, 1))),
     };
     type Params = DensestParams;
     type Result = DensestResult;
