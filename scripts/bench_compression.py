@@ -13,8 +13,8 @@ directory) and a compressed copy per codec (`vastgraph compress --codec C`), the
   ratio reported is the median of those paired ratios, with their range, because on a shared
   host one round can be much slower than the next. A run during which other processes used
   more than --busy-threshold of the CPUs is marked †;
-- the graph filter (Sage's, what set cover and `tc --method filter` delete edges in): its
-  bytes (`setcover`'s `filter_bytes`) against each store;
+- the graph filter (Sage's, what `tc --method filter` deletes edges in): its bytes
+  (`filter_bytes` in its stats) against each store;
 - with --decode, the codec's decode throughput on one core, from the codec crate's
   bench_decode example (needs cargo and this source tree).
 
@@ -133,8 +133,8 @@ def paired_rounds(args, algorithm: str, stores: dict) -> dict:
 
 def filter_bytes(args, store: Path) -> int:
     with tempfile.NamedTemporaryFile(suffix=".json") as stats:
-        vastgraph(args, "run", "setcover", store, "--stats", stats.name, "--force",
-                  what="setcover")
+        vastgraph(args, "run", "tc", store, "--method", "filter", "--stats", stats.name,
+                  "--force", what="tc --method filter")
         return int(stats_of(stats.name)["extra"]["filter_bytes"])
 
 
