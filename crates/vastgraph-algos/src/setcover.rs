@@ -13,17 +13,20 @@
 //!
 //! A round is two passes ([`Traversal::pass`]), each handing over whole lists: over the
 //! bucket's sets, which count their uncovered elements and, if still in the bucket, claim them;
-//! then over those, which count what they won and, if enough, cover it. The covered bits decide which elements a set still holds, so no graph filter
-//! is kept (Sage deletes the covered elements' edges in one): in memory the passes walk the
-//! lists, on disk each is one planned read. The filter, packed a list at a time through the
+//! then over those, which count what they won and, if enough, cover it. The covered bits
+//! decide which elements a set still holds, so no graph filter is kept (Sage deletes the
+//! covered elements' edges in one): in memory the passes walk the lists, on disk each is one
+//! planned read. A long list that is mostly covered when sized is kept in DRAM, its uncovered
+//! elements only, within a room of 2 bytes a vertex ([`KeptLists`]): a hub falls through many
+//! buckets and would otherwise be read whole in each. The filter, packed a list at a time through the
 //! cache of blocks on disk, took Kronecker 20 within 100 MiB 30.1 s and 14.8 GiB of reads.
 //! State: a size, a winner word, a covered bit and a chosen flag per vertex, the buckets and a
 //! round's sets: O(n) words ([`STATE`]).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
@@ -37,9 +40,9 @@ use crate::hashing::seeded_hash2;
 
 /// The DRAM the kernel keeps beside the graph ([`StateSize`]): a size (4 bytes), a winner
 /// (8), a chosen flag (1) and four bits (covered, the round's sets, the active ones, self-loops
-/// at the start) a vertex, the buckets' ids (at most 2n + 1024 of 4 bytes) and a round's sets
-/// and active sets (at most n ids each).
-pub const STATE: StateSize = StateSize::per_vertex(30);
+/// at the start) a vertex, the buckets' ids (at most 2n + 1024 of 4 bytes), a round's sets
+/// and active sets (at most n ids each), and the kept lists ([`KEPT_BYTES_PER_VERTEX`]).
+pub const STATE: StateSize = StateSize::per_vertex(30 + KEPT_BYTES_PER_VERTEX);
 
 const ALGORITHM: &str = "setcover";
 
@@ -145,6 +148,7 @@ pub fn set_cover<G: Traversal>(
     );
     // The bucket's sets and the active ones, as the passes' sets; cleared after each round.
     let (bucket, active_set) = (Bitmap::new(n), Bitmap::new(n));
+    let kept = KeptLists::new(n as u64 * KEPT_BYTES_PER_VERTEX / 4);
     let (mut rounds, mut buckets_seen, mut last_bucket) = (0u64, 0u64, NO_BUCKET);
     let mut scanned = 0u64;
     while let Some((b, sets)) = buckets.next_bucket() {
@@ -179,8 +183,12 @@ pub fn set_cover<G: Traversal>(
                     winner[e as usize].fetch_min(k, Relaxed);
                 }
             }
+            count
         };
         let lists = WholeLists::new(g);
+        // The sets whose uncovered elements are kept in DRAM are sized from them; the others'
+        // lists are read, and a long one that is mostly covered is kept.
+        let mut taken = kept.take(&sets);
         for &s in &sets {
             if g.degree(s) == 0 {
                 size_and_claim(s, &[]);
@@ -188,14 +196,21 @@ pub fn set_cover<G: Traversal>(
                 bucket.set_atomic(s as usize);
             }
         }
+        for (s, _) in &taken {
+            bucket.take(*s as usize);
+        }
+        taken.par_iter_mut().for_each(|(s, list)| {
+            size_and_claim(*s, list);
+            kept.shrink(*s, list, |e| !covered.get(e as usize));
+        });
         scanned += pass(&bucket, &|s, piece| {
-            lists.whole(s, piece, |l| size_and_claim(s, l))
+            lists.whole(s, piece, |l| {
+                let count = size_and_claim(s, l);
+                kept.offer(s, l, count as usize, |e| e != s && !covered.get(e as usize));
+            })
         })?;
-        let active: Vec<Vertex> = sets
-            .iter()
-            .copied()
-            .filter(|&s| scale.bucket(size[s as usize].load(Relaxed)) == b)
-            .collect();
+        let is_active = |s: Vertex| scale.bucket(size[s as usize].load(Relaxed)) == b;
+        let active: Vec<Vertex> = sets.iter().copied().filter(|&s| is_active(s)).collect();
         // 2. Sets that won enough join the cover and cover what they won. Only s covers an
         //    element s won, so a set's count is the same whenever the others are chosen.
         //    Claims are never released: the next round's stamp outranks them.
@@ -222,13 +237,24 @@ pub fn set_cover<G: Traversal>(
                 active_set.set_atomic(s as usize);
             }
         }
+        for (s, _) in &taken {
+            active_set.take(*s as usize);
+        }
+        taken
+            .par_iter()
+            .filter(|(s, _)| is_active(*s))
+            .for_each(|(s, list)| choose(*s, list));
         pass(&active_set, &|s, piece| {
             lists.whole(s, piece, |l| choose(s, l))
         })?;
-        for s in chosen.into_inner().unwrap() {
+        let chosen = chosen.into_inner().unwrap();
+        for &s in &chosen {
             in_cover[s as usize] = 1;
             size[s as usize].store(0, Relaxed);
         }
+        // A chosen set leaves the buckets: its kept elements are dropped.
+        kept.give_back(taken, |s| in_cover[s as usize] == 0);
+        kept.drop_lists(&chosen);
         for &s in &sets {
             bucket.take(s as usize);
             active_set.take(s as usize);
@@ -246,6 +272,98 @@ pub fn set_cover<G: Traversal>(
     .with("cover_size", cover_size)
     .with("buckets", buckets_seen);
     Ok(SetCoverResult { in_cover, stats })
+}
+
+/// The room of [`KeptLists`], in bytes a vertex (of 4-byte ids).
+const KEPT_BYTES_PER_VERTEX: u64 = 2;
+
+/// A list is kept only when it has at least this many ids (a shorter one is a page or less to
+/// read again) and at most an eighth of them are still uncovered.
+const KEEP_FROM_DEGREE: usize = 1024;
+const KEEP_SHARE: usize = 8;
+
+/// Each id kept costs one id of room, and each list this many more (its entry in the map).
+const KEPT_ENTRY_IDS: u64 = 16;
+
+/// The uncovered elements of long, mostly covered sets, kept in DRAM within a room of ids so
+/// that a hub is not read whole every time it is sized again (a set's size only falls, so a hub
+/// is sized in many buckets). A kept list holds every uncovered element of its set (and maybe
+/// covered ones, which the counts skip), so the rounds are the same with it or without.
+struct KeptLists {
+    lists: Mutex<HashMap<Vertex, Vec<Vertex>>>,
+    /// Ids that may still be kept.
+    room: AtomicI64,
+}
+
+impl KeptLists {
+    fn new(room: u64) -> Self {
+        KeptLists {
+            lists: Mutex::new(HashMap::new()),
+            room: AtomicI64::new(room as i64),
+        }
+    }
+
+    fn cost(len: usize) -> i64 {
+        (len as u64 + KEPT_ENTRY_IDS) as i64
+    }
+
+    /// Takes out the kept lists of `sets`, for a round.
+    fn take(&self, sets: &[Vertex]) -> Vec<(Vertex, Vec<Vertex>)> {
+        let mut lists = self.lists.lock().unwrap();
+        if lists.is_empty() {
+            return Vec::new();
+        }
+        sets.iter()
+            .filter_map(|&s| lists.remove(&s).map(|l| (s, l)))
+            .collect()
+    }
+
+    /// Keeps `s`'s elements that pass `uncovered` when its `list` is long and at most
+    /// `count` of them are, and the room allows.
+    fn offer(&self, s: Vertex, list: &[Vertex], count: usize, uncovered: impl Fn(Vertex) -> bool) {
+        if list.len() < KEEP_FROM_DEGREE || count * KEEP_SHARE > list.len() {
+            return;
+        }
+        let cost = Self::cost(count);
+        if self.room.fetch_sub(cost, Relaxed) < cost {
+            self.room.fetch_add(cost, Relaxed);
+            return;
+        }
+        let elements: Vec<Vertex> = list.iter().copied().filter(|&e| uncovered(e)).collect();
+        self.room
+            .fetch_add(cost - Self::cost(elements.len()), Relaxed);
+        self.lists.lock().unwrap().insert(s, elements);
+    }
+
+    /// Drops the elements of a taken list that `uncovered` no longer holds.
+    fn shrink(&self, s: Vertex, list: &mut Vec<Vertex>, uncovered: impl Fn(Vertex) -> bool) {
+        let before = list.len();
+        list.retain(|&e| e != s && uncovered(e));
+        list.shrink_to_fit();
+        self.room.fetch_add((before - list.len()) as i64, Relaxed);
+    }
+
+    /// Puts back the taken lists of the sets `stays` keeps; the others' room is given back.
+    fn give_back(&self, taken: Vec<(Vertex, Vec<Vertex>)>, stays: impl Fn(Vertex) -> bool) {
+        let mut lists = self.lists.lock().unwrap();
+        for (s, list) in taken {
+            if stays(s) {
+                lists.insert(s, list);
+            } else {
+                self.room.fetch_add(Self::cost(list.len()), Relaxed);
+            }
+        }
+    }
+
+    /// Drops the kept lists of `sets`.
+    fn drop_lists(&self, sets: &[Vertex]) {
+        let mut lists = self.lists.lock().unwrap();
+        for s in sets {
+            if let Some(list) = lists.remove(s) {
+                self.room.fetch_add(Self::cost(list.len()), Relaxed);
+            }
+        }
+    }
 }
 
 /// The sequential greedy set cover of the closed neighbourhoods: repeatedly the set covering
