@@ -105,6 +105,16 @@ pub fn set_cover<G: Traversal>(
     g: &G,
     params: &SetCoverParams,
 ) -> Result<SetCoverResult, AlgoError> {
+    let room = g.num_vertices() as u64 * KEPT_BYTES_PER_VERTEX / 4;
+    set_cover_keeping(g, params, room)
+}
+
+/// [`set_cover`] with room for `kept_ids` ids of kept lists.
+fn set_cover_keeping<G: Traversal>(
+    g: &G,
+    params: &SetCoverParams,
+    kept_ids: u64,
+) -> Result<SetCoverResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let epsilon = params.epsilon;
     if !(epsilon > 0.0 && epsilon.is_finite()) {
@@ -148,7 +158,7 @@ pub fn set_cover<G: Traversal>(
     );
     // The bucket's sets and the active ones, as the passes' sets; cleared after each round.
     let (bucket, active_set) = (Bitmap::new(n), Bitmap::new(n));
-    let kept = KeptLists::new(n as u64 * KEPT_BYTES_PER_VERTEX / 4);
+    let kept = KeptLists::new(kept_ids);
     let (mut rounds, mut buckets_seen, mut last_bucket) = (0u64, 0u64, NO_BUCKET);
     let mut scanned = 0u64;
     while let Some((b, sets)) = buckets.next_bucket() {
@@ -529,5 +539,33 @@ mod tests {
             }
         )
         .is_err());
+    }
+
+    #[test]
+    fn a_hub_sized_again_from_its_kept_elements_gets_the_same_cover() {
+        // Hub 0 with 2,048 leaves; four larger stars, each also holding 500 of the hub's leaves,
+        // are chosen first, so the hub is next sized with 49 of its 2,049 elements uncovered:
+        // its list is kept, and it is sized again from it, not from the graph.
+        let leaves = 2048u32;
+        let mut edges: Vec<(Vertex, Vertex)> = (1..=leaves).map(|v| (0, v)).collect();
+        let mut next = leaves + 5;
+        for j in 0..4 {
+            let centre = leaves + 1 + j;
+            edges.extend((1 + 500 * j..1 + 500 * (j + 1)).map(|v| (centre, v)));
+            edges.extend((next..next + 3000).map(|v| (centre, v)));
+            next += 3000;
+        }
+        let g = InMemoryGraph::from_edges(next as usize, &edges, true);
+        let params = SetCoverParams::default();
+        let with = set_cover_keeping(&g.view(), &params, 1 << 20).unwrap();
+        let without = set_cover_keeping(&g.view(), &params, 0).unwrap();
+        verify_set_cover(&g.view(), &params, &with).unwrap();
+        assert_eq!(with.in_cover, without.in_cover);
+        assert_eq!(with.stats.iterations, without.stats.iterations);
+        // The hub's list is read once with the room, twice without.
+        assert_eq!(
+            without.stats.edges_traversed - with.stats.edges_traversed,
+            leaves as u64
+        );
     }
 }
