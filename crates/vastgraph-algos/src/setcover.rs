@@ -156,8 +156,34 @@ fn set_cover_keeping<G: Traversal>(
         |s| scale.bucket(size[s as usize].load(Relaxed)),
         BucketOrder::Decreasing,
     );
-    // The bucket's sets and the active ones, as the passes' sets; cleared after each round.
-    let (bucket, active_set) = (Bitmap::new(n), Bitmap::new(n));
+    // The sets a pass reads; clear between passes.
+    let marks = Bitmap::new(n);
+    // Hands `visit(s, elements, read)` each set of `sets`: a set with a list in `taken` its kept
+    // elements, a set without arcs none, the others their whole lists from one pass (`read`).
+    // Returns the arcs the pass read.
+    let each_set = |sets: &[Vertex],
+                    taken: &[(Vertex, Vec<Vertex>)],
+                    visit: &(dyn Fn(Vertex, &[Vertex], bool) + Sync)| {
+        for &s in sets {
+            if g.degree(s) == 0 {
+                visit(s, &[], false);
+            } else {
+                marks.set_atomic(s as usize);
+            }
+        }
+        taken
+            .par_iter()
+            .filter(|(s, _)| marks.take(*s as usize))
+            .for_each(|(s, list)| visit(*s, list, false));
+        let lists = WholeLists::new(g);
+        let arcs = pass(&marks, &|s, piece| {
+            lists.whole(s, piece, |l| visit(s, l, true))
+        });
+        for &s in sets {
+            marks.take(s as usize);
+        }
+        arcs
+    };
     let kept = KeptLists::new(kept_ids);
     let (mut rounds, mut buckets_seen, mut last_bucket) = (0u64, 0u64, NO_BUCKET);
     let mut scanned = 0u64;
@@ -195,32 +221,25 @@ fn set_cover_keeping<G: Traversal>(
             }
             count
         };
-        let lists = WholeLists::new(g);
         // The sets whose uncovered elements are kept in DRAM are sized from them; the others'
         // lists are read, and a long one that is mostly covered is kept.
         let mut taken = kept.take(&sets);
-        for &s in &sets {
-            if g.degree(s) == 0 {
-                size_and_claim(s, &[]);
-            } else {
-                bucket.set_atomic(s as usize);
+        scanned += each_set(&sets, &taken, &|s, list, read| {
+            let count = size_and_claim(s, list);
+            if read {
+                kept.offer(s, list, count as usize, |e| {
+                    e != s && !covered.get(e as usize)
+                });
             }
-        }
-        for (s, _) in &taken {
-            bucket.take(*s as usize);
-        }
+        })?;
         taken.par_iter_mut().for_each(|(s, list)| {
-            size_and_claim(*s, list);
             kept.shrink(*s, list, |e| !covered.get(e as usize));
         });
-        scanned += pass(&bucket, &|s, piece| {
-            lists.whole(s, piece, |l| {
-                let count = size_and_claim(s, l);
-                kept.offer(s, l, count as usize, |e| e != s && !covered.get(e as usize));
-            })
-        })?;
-        let is_active = |s: Vertex| scale.bucket(size[s as usize].load(Relaxed)) == b;
-        let active: Vec<Vertex> = sets.iter().copied().filter(|&s| is_active(s)).collect();
+        let active: Vec<Vertex> = sets
+            .iter()
+            .copied()
+            .filter(|&s| scale.bucket(size[s as usize].load(Relaxed)) == b)
+            .collect();
         // 2. Sets that won enough join the cover and cover what they won. Only s covers an
         //    element s won, so a set's count is the same whenever the others are chosen.
         //    Claims are never released: the next round's stamp outranks them.
@@ -240,23 +259,7 @@ fn set_cover_keeping<G: Traversal>(
                 chosen.lock().unwrap().push(s);
             }
         };
-        for &s in &active {
-            if g.degree(s) == 0 {
-                choose(s, &[]);
-            } else {
-                active_set.set_atomic(s as usize);
-            }
-        }
-        for (s, _) in &taken {
-            active_set.take(*s as usize);
-        }
-        taken
-            .par_iter()
-            .filter(|(s, _)| is_active(*s))
-            .for_each(|(s, list)| choose(*s, list));
-        pass(&active_set, &|s, piece| {
-            lists.whole(s, piece, |l| choose(s, l))
-        })?;
+        each_set(&active, &taken, &|s, list, _| choose(s, list))?;
         let chosen = chosen.into_inner().unwrap();
         for &s in &chosen {
             in_cover[s as usize] = 1;
@@ -265,10 +268,6 @@ fn set_cover_keeping<G: Traversal>(
         // A chosen set leaves the buckets: its kept elements are dropped.
         kept.give_back(taken, |s| in_cover[s as usize] == 0);
         kept.drop_lists(&chosen);
-        for &s in &sets {
-            bucket.take(s as usize);
-            active_set.take(s as usize);
-        }
         // 5. Re-file every set of the bucket: the unchosen stay (their sizes are refreshed when
         //    next sized), the moved go down, the chosen leave.
         buckets.update(&sets);
