@@ -31,7 +31,7 @@ use vastgraph_engine::graph::{find_in_word, for_each_list_prefetched, PUSH_CHUNK
 use vastgraph_engine::memory::huge_page_vec;
 use vastgraph_engine::ooc::{ScanSpec, Weights};
 use vastgraph_engine::traverse::label_correcting;
-use vastgraph_engine::{Adjacency, Bitmap, Graph, PullSpec, Traversal, Vertex};
+use vastgraph_engine::{Adjacency, Bitmap, EngineError, Graph, PullSpec, Traversal, Vertex};
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
 use crate::common::{check_source, read_error, AlgoError, RunStats, StateSize, VerifyError};
@@ -539,27 +539,67 @@ fn direction_optimising<G: Traversal>(
     source: Vertex,
     parents: bool,
 ) -> Result<Outcome, AlgoError> {
+    let mut sources = Bitmap::new(g.num_vertices());
+    sources.set(source as usize);
+    let Searched {
+        reached,
+        stats,
+        counted,
+    } = search_levels(g, sources).map_err(read_error(ALGORITHM))?;
+    let parents = parents.then(|| {
+        reached
+            .par_iter()
+            .map(|w| match w.load(Relaxed) {
+                NO_PARENT => -1,
+                w => (w & u32::MAX as u64) as i64,
+            })
+            .collect()
+    });
+    // Unwrapping in place reuses the allocation (same size and alignment).
+    let distances = reached
+        .into_iter()
+        .map(|w| match w.into_inner() {
+            NO_PARENT => -1,
+            w => (w >> 32) as i64,
+        })
+        .collect();
+    Ok((distances, parents, stats, counted))
+}
+
+/// What [`search_levels`] leaves: each vertex's packed `depth << 32 | parent` word
+/// ([`NO_PARENT`] where no source reaches it), the statistics, and (vertices reached, greatest
+/// depth) when the levels counted them.
+pub(crate) struct Searched {
+    pub reached: Vec<AtomicU64>,
+    pub stats: RunStats,
+    pub counted: Option<(u64, i64)>,
+}
+
+/// A level-synchronous, direction-optimising search of a symmetric graph from every vertex of
+/// `sources` at once (depth 0, each its own parent): BFS from one source, and the BFS forest of
+/// biconnectivity from a root in each component. Each vertex ends with its least depth and,
+/// among its neighbours one level closer, the smallest: the same words for every thread count.
+pub(crate) fn search_levels<G: Traversal>(g: &G, sources: Bitmap) -> Result<Searched, EngineError> {
     let n = g.num_vertices();
     // depth << 32 | parent per vertex: the distance and the parent in one word, NO_PARENT until
     // a level reaches the vertex.
     let reached: Vec<AtomicU64> = huge_page_vec(n, |_| AtomicU64::new(NO_PARENT));
-    reached[source as usize].store(pack(0, source), Relaxed);
-    let mut front = Bitmap::new(n);
+    let mut front = sources;
+    front.par_for_each_set(|s| reached[s as usize].store(pack(0, s), Relaxed));
     let mut next = Bitmap::new(n);
-    // A vertex without arcs is never reached (bar the source) and has no list to pull: leaving
+    // A vertex without arcs is never reached (bar a source) and has no list to pull: leaving
     // the isolated ones out (half of Kronecker 25's) spares each pull's plan a walk over them.
     let unvisited = g.vertices_with_arcs();
-    front.set(source as usize);
     remove(&unvisited, &front);
 
     let mut direction = Direction::Push;
-    let mut scout = g.degree(source) as u64;
+    let mut scout = g.degree_sum(&front);
     let mut unexplored = g.num_arcs();
     // The arcs of the unvisited vertices' lists (what a pull would read), kept from the
     // frontiers' degree sums rather than summed over the unvisited at each pull.
     let mut unvisited_arcs = g.num_arcs() - scout;
-    let mut awake = 1usize;
-    let mut reached_count = 1u64;
+    let mut awake = front.count_ones();
+    let mut reached_count = awake as u64;
     let mut depth = 0i64;
     let (mut edges, mut directions) = (0u64, Vec::new());
     let mut correcting_passes = 0u64;
@@ -634,25 +674,12 @@ fn direction_optimising<G: Traversal>(
     .with("pull_steps", directions.len() - pushes)
     .with("label_correcting_passes", correcting_passes)
     .with("directions", directions);
-    let parents = parents.then(|| {
-        reached
-            .par_iter()
-            .map(|w| match w.load(Relaxed) {
-                NO_PARENT => -1,
-                w => (w & u32::MAX as u64) as i64,
-            })
-            .collect()
-    });
-    // Unwrapping in place reuses the allocation (same size and alignment).
-    let distances = reached
-        .into_iter()
-        .map(|w| match w.into_inner() {
-            NO_PARENT => -1,
-            w => (w >> 32) as i64,
-        })
-        .collect();
     let counted = max_depth.map(|depth| (reached_count, depth));
-    Ok((distances, parents, stats, counted))
+    Ok(Searched {
+        reached,
+        stats,
+        counted,
+    })
 }
 
 /// Levels after which a BFS still pushing goes on label-correcting. A graph whose frontier is
@@ -674,7 +701,7 @@ fn finish_label_correcting<G: Traversal>(
     g: &G,
     reached: &[AtomicU64],
     front: Bitmap,
-) -> Result<(u64, u64), AlgoError> {
+) -> Result<(u64, u64), EngineError> {
     let relax = |v: Vertex, neighbors: &[Vertex], _: Weights<'_>, activated: &Bitmap| {
         let offer = pack((reached[v as usize].load(Relaxed) >> 32) as i64 + 1, v);
         for &u in neighbors {
@@ -688,7 +715,7 @@ fn finish_label_correcting<G: Traversal>(
             }
         }
     };
-    label_correcting(g, front, relax, || true).map_err(read_error(ALGORITHM))
+    label_correcting(g, front, relax, || true)
 }
 
 /// One top-down level: every frontier vertex offers itself to its neighbours; a neighbour no
@@ -700,7 +727,7 @@ fn push<G: Traversal>(
     front: &Bitmap,
     next: &Bitmap,
     depth: i64,
-) -> Result<u64, AlgoError> {
+) -> Result<u64, EngineError> {
     g.pass(&ScanSpec::new(front), |v, neighbors, _| {
         let offer = pack(depth, v);
         for &u in neighbors {
@@ -717,7 +744,6 @@ fn push<G: Traversal>(
             }
         }
     })
-    .map_err(read_error(ALGORITHM))
 }
 
 /// One bottom-up level: every unvisited vertex takes its first neighbour in the frontier (the
@@ -734,7 +760,7 @@ fn pull<G: Traversal>(
     front: &Bitmap,
     next: &Bitmap,
     depth: i64,
-) -> Result<u64, AlgoError> {
+) -> Result<u64, EngineError> {
     let spec = PullSpec {
         arcs: Some(unvisited_arcs),
         // A vertex this level leaves unvisited is pulled again at the next.
@@ -757,7 +783,6 @@ fn pull<G: Traversal>(
             None => false,
         }
     })
-    .map_err(read_error(ALGORITHM))
 }
 
 /// The first of `ids` in `front`. Up to [`LOOKUPS_AT_ONCE`] ids are all looked up, not each

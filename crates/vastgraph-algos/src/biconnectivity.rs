@@ -1,11 +1,16 @@
 //! Articulation points and biconnected components of a symmetric graph, by the Tarjan–Vishkin
 //! reduction to connectivity as in GBBS and Sage (§4.3.2), connectivity running on a view of the
-//! graph that leaves out the edges it must not see.
+//! graph that leaves out the edges it must not see. Written against [`Traversal`]: the lists
+//! are read in four passes' worth of planned reads (connectivity, the search's levels, low and
+//! high, connectivity on the view), in memory and within a budget alike.
 //!
-//! 1. A BFS forest, one tree per connected component, rooted at its smallest vertex; then
-//!    preorder numbers and subtree sizes (level by level), so the subtree of v is the interval
-//!    [pre(v), pre(v) + size(v)); then low(v) and high(v), the smallest and largest preorder
-//!    number reachable from v's subtree by one non-tree edge (or inside it).
+//! 1. A BFS forest, one tree per connected component, rooted at its smallest vertex (the
+//!    search's levels from all roots at once, [`search_levels`]); then subtree sizes bottom-up
+//!    and preorder numbers top-down, level by level, from the parents alone (each child takes
+//!    the next interval of its parent's), so the subtree of v is the interval
+//!    [pre(v), pre(v) + size(v)); then, in one pass over the lists, low(v) and high(v): the
+//!    smallest and largest preorder number reachable from v's subtree by one non-tree edge (or
+//!    inside it), closed over subtrees bottom-up.
 //! 2. In a BFS tree every non-tree edge joins two vertices neither of which is an ancestor of
 //!    the other (their depths differ by at most one), so Tarjan–Vishkin's auxiliary graph on
 //!    tree edges becomes a subgraph of G on the non-root vertices, each standing for the tree
@@ -19,30 +24,30 @@
 //!    non-tree edge belongs to its ends' common component. So the number of biconnected
 //!    components is the number of components among non-root vertices, and v is an articulation
 //!    point iff its edges lie in two components: a child's differs from v's own (non-root), or
-//!    two children's differ (root).
+//!    two children's differ (root). The children are known from the parents: no list is read.
 //!
-//! Both answers are unique, so they are the same for every thread count. Isolated vertices and
-//! self-loops belong to no biconnected component. State: parent, order, preorder, size, low,
-//! high, connectivity's forest and label per vertex: O(n) words.
+//! Both answers are unique, so they are the same for every thread count and engine (the order
+//! of siblings in the preorder may differ from run to run; no answer depends on it). Isolated
+//! vertices and self-loops belong to no biconnected component. State: parent, level order,
+//! preorder, size, low, high and connectivity's forest per vertex: O(n) words.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use rayon::prelude::*;
-use vastgraph_engine::{
-    edge_map, Adjacency, EdgeMapCounters, EdgeMapFn, EdgeMapOptions, Graph, PredicateView, Vertex,
-    VertexSubset,
-};
+use vastgraph_engine::ooc::ScanSpec;
+use vastgraph_engine::{Adjacency, Bitmap, Graph, PredicateView, Traversal, Vertex};
 
-use crate::cc::{connected_components, CcParams};
-use crate::common::{require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
+use crate::bfs::{search_levels, Searched};
+use crate::cc::{in_passes as connected_components, CcParams};
+use crate::common::{read_error, require_symmetric, AlgoError, RunStats, StateSize, VerifyError};
 
-/// The DRAM the kernel keeps beside the graph ([`StateSize`]): a spanning forest, its Euler-tour
-/// numbering, low/high values and connectivity's forest and labels.
-pub const STATE: StateSize = StateSize::per_vertex(36);
+/// The DRAM the kernel keeps beside the graph ([`StateSize`]): at its peak, connectivity's
+/// forest on the view beside the parents, preorder, sizes, low and high (24 bytes a vertex),
+/// the level order while low and high close, and the passes' bitmaps; the search's packed
+/// words (8 bytes) beside the parents and the order while the forest is laid out.
+pub const STATE: StateSize = StateSize::per_vertex(32);
 
 const ALGORITHM: &str = "biconnectivity";
-
-const NO_PARENT: u32 = u32::MAX;
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct BiconnectivityParams {}
@@ -52,86 +57,65 @@ pub struct BiconnectivityResult {
     /// 1 for the articulation points (cut vertices), 0 for the others.
     pub articulation: Vec<u8>,
     pub num_biconnected_components: u64,
-    /// `iterations` = BFS levels; extra: `biconnected_components`, `articulation_points`,
-    /// `components`.
+    /// `iterations` = the search's levels; extra: `biconnected_components`,
+    /// `articulation_points`, `components`.
     pub stats: RunStats,
-}
-
-/// BFS step: claim unvisited vertices for the frontier vertex reaching them first.
-struct Claim<'a> {
-    parent: &'a [AtomicU32],
-}
-
-impl EdgeMapFn for Claim<'_> {
-    fn update(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
-        self.parent[d as usize].store(s, Relaxed);
-        true
-    }
-    fn update_atomic(&self, s: Vertex, d: Vertex, _w: f64) -> bool {
-        self.parent[d as usize]
-            .compare_exchange(NO_PARENT, s, Relaxed, Relaxed)
-            .is_ok()
-    }
-    fn cond(&self, d: Vertex) -> bool {
-        self.parent[d as usize].load(Relaxed) == NO_PARENT
-    }
 }
 
 /// A BFS forest: parents (a root is its own) and the vertices level by level.
 struct Forest {
-    parent: Vec<AtomicU32>,
-    /// Vertices in BFS order; `levels[i]..levels[i + 1]` is level i (level 0: the roots).
+    parent: Vec<Vertex>,
+    /// Vertices by depth, each level in ascending order; `levels[i]..levels[i + 1]` is level i
+    /// (level 0: the roots).
     order: Vec<Vertex>,
     levels: Vec<usize>,
 }
 
 impl Forest {
+    /// The forest the search's packed `depth << 32 | parent` words describe (every vertex
+    /// reached: each component holds a source).
+    fn from_words(words: &[std::sync::atomic::AtomicU64]) -> Forest {
+        let depth = |v: usize| {
+            let word = words[v].load(Relaxed);
+            debug_assert_ne!(word, crate::bfs::NO_PARENT, "vertex {v} outside the forest");
+            (word >> 32) as usize
+        };
+        let parent: Vec<Vertex> = words
+            .par_iter()
+            .map(|w| w.load(Relaxed) as Vertex)
+            .collect();
+        let deepest = (0..words.len()).into_par_iter().map(depth).max();
+        // A counting sort by depth, in one sequential sweep: the levels come out in ascending
+        // order, and a graph of many levels (a path) costs no histogram per task.
+        let mut levels = vec![0usize; deepest.unwrap_or(0) + 2];
+        for v in 0..words.len() {
+            levels[depth(v) + 1] += 1;
+        }
+        for i in 1..levels.len() {
+            levels[i] += levels[i - 1];
+        }
+        let mut cursor = levels.clone();
+        let mut order = vec![0; words.len()];
+        for v in 0..words.len() {
+            let d = depth(v);
+            order[cursor[d]] = v as Vertex;
+            cursor[d] += 1;
+        }
+        Forest {
+            parent,
+            order,
+            levels,
+        }
+    }
+    fn depth(&self) -> usize {
+        self.levels.len() - 1
+    }
     fn level(&self, i: usize) -> &[Vertex] {
         &self.order[self.levels[i]..self.levels[i + 1]]
     }
     #[inline]
     fn parent(&self, v: Vertex) -> Vertex {
-        self.parent[v as usize].load(Relaxed)
-    }
-    #[inline]
-    fn is_root(&self, v: Vertex) -> bool {
-        self.parent(v) == v
-    }
-}
-
-fn bfs_forest<A: Adjacency>(
-    g: &Graph<A>,
-    roots: Vec<Vertex>,
-    counters: &EdgeMapCounters,
-) -> Forest {
-    let n = g.num_vertices();
-    let parent: Vec<AtomicU32> = (0..n)
-        .into_par_iter()
-        .map(|_| AtomicU32::new(NO_PARENT))
-        .collect();
-    roots
-        .par_iter()
-        .for_each(|&r| parent[r as usize].store(r, Relaxed));
-    let mut order = Vec::with_capacity(n);
-    let mut levels = vec![0];
-    let opts = EdgeMapOptions::with_counters(counters);
-    let claim = Claim { parent: &parent };
-    let mut frontier = VertexSubset::from_ids(n, roots);
-    // Level 0 exists even without roots (a graph without vertices), so that every level
-    // below it can be asked for.
-    loop {
-        let next = edge_map(g, &frontier, &claim, &opts);
-        order.extend(frontier.to_sorted_ids());
-        levels.push(order.len());
-        if next.is_empty() {
-            break;
-        }
-        frontier = next;
-    }
-    Forest {
-        parent,
-        order,
-        levels,
+        self.parent[v as usize]
     }
 }
 
@@ -143,9 +127,11 @@ struct Numbering {
     high: Vec<AtomicU32>,
 }
 
-fn number<A: Adjacency>(adj: &A, forest: &Forest) -> Numbering {
-    let n = adj.num_vertices();
-    let depth = forest.levels.len() - 1;
+/// Sizes, preorder, and low/high in one pass over the lists. Returns the numbering and the
+/// arcs read.
+fn number<G: Traversal>(g: &G, forest: &Forest) -> Result<(Numbering, u64), AlgoError> {
+    let n = g.num_vertices();
+    let depth = forest.depth();
     let atomic = |x: u32| {
         (0..n)
             .into_par_iter()
@@ -160,40 +146,47 @@ fn number<A: Adjacency>(adj: &A, forest: &Forest) -> Numbering {
             size[forest.parent(v) as usize].fetch_add(s, Relaxed);
         });
     }
-    // Preorder top-down: the roots one after another, then the children of each vertex in
-    // their order in its neighbour list, each after the subtrees of the ones before it.
-    let mut next = 0;
+    // Preorder top-down: the roots one after another, then each child takes the next interval
+    // of its parent's, after the parent itself (`next` holds where that is; low is not yet
+    // computed and lends its words).
+    let next = atomic(0);
+    let mut first = 0;
     for &r in forest.level(0) {
-        pre[r as usize].store(next, Relaxed);
-        next += size[r as usize].load(Relaxed);
+        pre[r as usize].store(first, Relaxed);
+        next[r as usize].store(first + 1, Relaxed);
+        first += size[r as usize].load(Relaxed);
     }
-    for i in 0..depth {
-        forest.level(i).par_iter().for_each(|&p| {
-            let mut next = pre[p as usize].load(Relaxed) + 1;
-            adj.for_each_neighbor(p, |c| {
-                if c != p && forest.parent(c) == p {
-                    pre[c as usize].store(next, Relaxed);
-                    next += size[c as usize].load(Relaxed);
-                }
-            });
+    for i in 1..depth {
+        forest.level(i).par_iter().for_each(|&c| {
+            let s = size[c as usize].load(Relaxed);
+            let at = next[forest.parent(c) as usize].fetch_add(s, Relaxed);
+            pre[c as usize].store(at, Relaxed);
+            next[c as usize].store(at + 1, Relaxed);
         });
     }
-    // low / high: each vertex over its own non-tree neighbours, then bottom-up over subtrees.
+    // low / high: each vertex over its own non-tree neighbours (a long list in pieces, each
+    // folded in), then bottom-up over subtrees.
+    let (low, high) = (next, atomic(0));
+    (0..n).into_par_iter().for_each(|v| {
+        let p = pre[v].load(Relaxed);
+        low[v].store(p, Relaxed);
+        high[v].store(p, Relaxed);
+    });
     let pre_of = |v: Vertex| pre[v as usize].load(Relaxed);
-    let (low, high): (Vec<AtomicU32>, Vec<AtomicU32>) = (0..n as Vertex)
-        .into_par_iter()
-        .map(|v| {
-            let (mut lo, mut hi) = (pre_of(v), pre_of(v));
+    let arcs = g
+        .pass(&ScanSpec::ids_only(&g.vertices_with_arcs()), |v, ids, _| {
             let p = forest.parent(v);
-            adj.for_each_neighbor(v, |w| {
+            let (mut lo, mut hi) = (u32::MAX, 0);
+            for &w in ids {
                 if w != p {
                     lo = lo.min(pre_of(w));
                     hi = hi.max(pre_of(w));
                 }
-            });
-            (AtomicU32::new(lo), AtomicU32::new(hi))
+            }
+            low[v as usize].fetch_min(lo, Relaxed);
+            high[v as usize].fetch_max(hi, Relaxed);
         })
-        .unzip();
+        .map_err(read_error(ALGORITHM))?;
     for i in (1..depth).rev() {
         forest.level(i).par_iter().for_each(|&v| {
             let p = forest.parent(v) as usize;
@@ -201,32 +194,44 @@ fn number<A: Adjacency>(adj: &A, forest: &Forest) -> Numbering {
             high[p].fetch_max(high[v as usize].load(Relaxed), Relaxed);
         });
     }
-    Numbering {
-        pre,
-        size,
-        low,
-        high,
-    }
+    Ok((
+        Numbering {
+            pre,
+            size,
+            low,
+            high,
+        },
+        arcs,
+    ))
 }
 
-pub fn biconnectivity<A: Adjacency>(
-    g: &Graph<A>,
+pub fn biconnectivity<G: Traversal>(
+    g: &G,
     _params: &BiconnectivityParams,
 ) -> Result<BiconnectivityResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
-    let adj = g.out();
-    let counters = EdgeMapCounters::default();
 
     let components = connected_components(g, &CcParams::default())?;
-    let roots: Vec<Vertex> = (0..n as Vertex)
-        .into_par_iter()
-        .filter(|&v| components.labels[v as usize] == v)
-        .collect();
-    let num_components = roots.len() as u64;
-    drop(components);
-    let forest = bfs_forest(g, roots, &counters);
-    let num = number(adj, &forest);
+    let num_components = components.num_components;
+    let mut edges = components.stats.edges_traversed;
+    let labels = components.labels;
+    let roots = Bitmap::from_fn(n, |v| labels[v] == v as Vertex);
+    drop(labels);
+    let Searched {
+        reached,
+        stats: search,
+        ..
+    } = search_levels(g, roots).map_err(read_error(ALGORITHM))?;
+    edges += search.edges_traversed;
+    let forest = Forest::from_words(&reached);
+    drop(reached);
+    let (num, arcs) = number(g, &forest)?;
+    edges += arcs;
+    let Forest { parent, order, .. } = forest;
+    drop(order);
+    let parent_of = |v: Vertex| parent[v as usize];
+    let is_root = |v: Vertex| parent_of(v) == v;
     let get = |a: &[AtomicU32], v: Vertex| a[v as usize].load(Relaxed);
 
     // The auxiliary graph: non-tree edges, and tree edges p–c with p not a root whose child's
@@ -235,44 +240,58 @@ pub fn biconnectivity<A: Adjacency>(
         if u == v {
             return false;
         }
-        let (p, c) = if forest.parent(v) == u {
+        let (p, c) = if parent_of(v) == u {
             (u, v)
-        } else if forest.parent(u) == v {
+        } else if parent_of(u) == v {
             (v, u)
         } else {
             return true;
         };
-        !forest.is_root(p)
+        !is_root(p)
             && (get(&num.low, c) < get(&num.pre, p)
                 || get(&num.high, c) >= get(&num.pre, p) + get(&num.size, p))
     };
     // `keep` is symmetric: a tree edge is decided by its child whichever end asks.
-    let kept = PredicateView::new(adj, keep).into_graph(true);
-    let labels = connected_components(&kept, &CcParams::default())?.labels;
+    let kept = PredicateView::new(g, keep, true);
+    let aux = connected_components(&kept, &CcParams::default())?;
+    edges += aux.stats.edges_traversed;
+    let labels = aux.labels;
+    drop(num);
 
-    let articulation: Vec<u8> = (0..n as Vertex)
+    // v is split when a child's component differs from v's own (non-root) or from another
+    // child's (root: the first child seen stands for the others).
+    const NONE: u32 = u32::MAX;
+    let first_child: Vec<AtomicU32> = (0..n)
         .into_par_iter()
-        .map(|v| {
-            // The component of v's edge to its parent, or of its first child's edge at a root.
-            let mut own = (!forest.is_root(v)).then(|| labels[v as usize]);
-            let split = !adj.try_for_each_neighbor(v, |c| {
-                if c == v || forest.parent(c) != v {
-                    return true;
-                }
-                let l = labels[c as usize];
-                *own.get_or_insert(l) == l
-            });
-            split as u8
-        })
+        .map(|_| AtomicU32::new(NONE))
         .collect();
+    let split = Bitmap::new(n);
+    (0..n as Vertex).into_par_iter().for_each(|c| {
+        let p = parent_of(c);
+        if p == c {
+            return;
+        }
+        let l = labels[c as usize];
+        let other = match is_root(p) {
+            false => labels[p as usize],
+            true => match first_child[p as usize].compare_exchange(NONE, l, Relaxed, Relaxed) {
+                Ok(_) => l,
+                Err(first) => first,
+            },
+        };
+        if other != l {
+            split.set_atomic(p as usize);
+        }
+    });
+    let articulation: Vec<u8> = (0..n).into_par_iter().map(|v| split.get(v) as u8).collect();
     let num_biconnected_components = (0..n as Vertex)
         .into_par_iter()
-        .filter(|&v| !forest.is_root(v) && labels[v as usize] == v)
+        .filter(|&v| !is_root(v) && labels[v as usize] == v)
         .count() as u64;
     let articulation_points = articulation.par_iter().map(|&a| a as u64).sum::<u64>();
     let stats = RunStats {
-        iterations: (forest.levels.len() - 1) as u64,
-        edges_traversed: counters.edges() + 3 * g.num_arcs(),
+        iterations: search.iterations,
+        edges_traversed: edges,
         ..Default::default()
     }
     .with("biconnected_components", num_biconnected_components)
@@ -402,7 +421,7 @@ impl Algorithm for Biconnectivity {
         },
         state: STATE,
         resumable: false,
-        state_in_passes: None,
+        state_in_passes: Some(|n, _| Some(STATE.bytes(n, 0, 1))),
     };
     type Params = BiconnectivityParams;
     type Result = BiconnectivityResult;

@@ -300,8 +300,10 @@ fn highest_degrees(n: usize, degree: impl Fn(usize) -> u64 + Sync, target: u64) 
         k -= 1;
     }
     let (lo, hi) = (1u64 << (k - 1), 1u64 << k.min(63));
-    // Within it, buckets of equal width, at most 2^16 of them.
-    let width = ((hi - lo) >> 16).max(1);
+    // Within it, buckets of equal width, at most 2^16 of them and no more than a bucket for 64
+    // vertices: on a small graph the histograms would outweigh the vertex state.
+    let most = (n as u64 / 64).clamp(1, 1 << 16);
+    let width = ((hi - lo) / most).max(1);
     let buckets = ((hi - lo) / width) as usize;
     let fine = arcs_by_degree(n, &degree, buckets, |d| {
         (lo..hi).contains(&d).then(|| ((d - lo) / width) as usize)

@@ -49,8 +49,8 @@ fn peaks<A: Adjacency>(g: &Graph<A>) -> Vec<(&'static str, f64, usize, u64)> {
             3.5,
             Box::new(|| set_cover(g, &SetCoverParams::default()).unwrap().stats),
         ),
-        // Parent, preorder, size, low, high, order, labels (u32 each), connectivity's forest;
-        // no filter.
+        // Parent, preorder, size, low and high (u32 each) beside connectivity's forest on the
+        // view; no filter.
         (
             "biconnectivity",
             4.0,

@@ -29,14 +29,13 @@ pub use compressed::CompressedAdjacency;
 pub use edge_map::{edge_map, Direction, EdgeMapCounters, EdgeMapFn, EdgeMapOptions};
 pub use error::EngineError;
 pub use filter::{
-    make_filter, FilterStats, FilteredAdjacency, GraphFilter, PackedSubset, PredicateView,
-    FILTER_BLOCK_SIZE,
+    make_filter, FilterStats, FilteredAdjacency, GraphFilter, PackedSubset, FILTER_BLOCK_SIZE,
 };
 pub use graph::{
     Adjacency, CsrAdjacency, CsrGraph, Graph, InMemoryGraph, ListVisitor, NoSlices, NEIGHBOR_BLOCK,
 };
 pub use store_view::{visit_store, CompressedGraph, GraphVisitor};
 pub use subset::VertexSubset;
-pub use traverse::{PullSpec, Traversal};
+pub use traverse::{PredicateView, PullSpec, Traversal};
 pub use vastgraph_store::Vertex;
 pub use vertex_map::{vertex_filter, vertex_map};

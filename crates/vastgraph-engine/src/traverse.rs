@@ -699,3 +699,119 @@ fn with_list<A: Adjacency>(
     f(&b.ids, weights);
     BUFFERS.with(|buffers| *buffers.borrow_mut() = b);
 }
+
+/// The arcs (v, u) of a graph for which `keep(v, u)` holds, decided as each list is read: a
+/// graph filter without its bits, for a predicate fixed while the view is used (a
+/// [`crate::GraphFilter`] is for deletions that accumulate, pack after pack). It costs no
+/// memory, and each operation is the graph's own (one planned read on disk) with the lists cut
+/// down to their kept ids, in pieces: so a kernel of passes runs on it unchanged. A list with
+/// no kept id may not be handed over at all.
+///
+/// `degree` and `num_arcs` are the graph's, upper bounds of the kept ones: a caller may use them
+/// to plan its work, never to count arcs or to tell when a list is whole ([`WholeLists`] does
+/// not apply). First neighbours are never cheap (the store's side file knows nothing of the
+/// predicate): they come from a pull that stops at each list's first kept id. No weights are
+/// handed over. The view is symmetric when the graph is and `keep(v, u) == keep(u, v)`, which
+/// the caller states.
+pub struct PredicateView<'g, G, P> {
+    g: &'g G,
+    keep: P,
+    symmetric: bool,
+}
+
+impl<'g, G: Traversal, P: Fn(Vertex, Vertex) -> bool + Sync> PredicateView<'g, G, P> {
+    pub fn new(g: &'g G, keep: P, symmetric: bool) -> Self {
+        PredicateView { g, keep, symmetric }
+    }
+
+    /// Calls `f` with the ids of `ids` (part of `v`'s list) that the predicate keeps, in
+    /// order, in pieces of at most [`KEPT_PIECE`] ids, until `f` returns false; returns whether
+    /// it never did. The pieces are gathered on the stack: a hub's list costs no heap.
+    fn kept(&self, v: Vertex, ids: &[Vertex], mut f: impl FnMut(&[Vertex]) -> bool) -> bool {
+        let mut piece = [0 as Vertex; KEPT_PIECE];
+        let mut len = 0;
+        for &u in ids {
+            if (self.keep)(v, u) {
+                piece[len] = u;
+                len += 1;
+                if len == KEPT_PIECE {
+                    if !f(&piece) {
+                        return false;
+                    }
+                    len = 0;
+                }
+            }
+        }
+        len == 0 || f(&piece[..len])
+    }
+}
+
+/// The most kept ids [`PredicateView`] hands over at once.
+const KEPT_PIECE: usize = 256;
+
+impl<G: Traversal, P: Fn(Vertex, Vertex) -> bool + Sync> Traversal for PredicateView<'_, G, P> {
+    fn num_vertices(&self) -> usize {
+        self.g.num_vertices()
+    }
+    fn num_arcs(&self) -> u64 {
+        self.g.num_arcs()
+    }
+    #[inline]
+    fn degree(&self, v: Vertex) -> usize {
+        self.g.degree(v)
+    }
+    fn is_symmetric(&self) -> bool {
+        self.symmetric && self.g.is_symmetric()
+    }
+    fn has_weights(&self) -> bool {
+        false
+    }
+    fn first_neighbors_cheap(&self) -> bool {
+        false
+    }
+
+    fn pass<V>(&self, spec: &ScanSpec<'_>, visit: V) -> Result<u64, EngineError>
+    where
+        V: Fn(Vertex, &[Vertex], Weights<'_>) + Sync,
+    {
+        let spec = ScanSpec {
+            ids_only: true,
+            ..*spec
+        };
+        self.g.pass(&spec, |v, ids, _| {
+            self.kept(v, ids, |kept| {
+                visit(v, kept, None);
+                true
+            });
+        })
+    }
+
+    fn with_list<F>(&self, v: Vertex, f: F) -> Result<(), EngineError>
+    where
+        F: FnOnce(&[Vertex], Weights<'_>),
+    {
+        self.g.with_list(v, |ids, _| {
+            let kept: Vec<Vertex> = ids.iter().copied().filter(|&u| (self.keep)(v, u)).collect();
+            f(&kept, None)
+        })
+    }
+
+    fn end_lists_apart(&self) {
+        self.g.end_lists_apart()
+    }
+
+    fn first_neighbors<V>(&self, set: &Bitmap, visit: V) -> Result<u64, EngineError>
+    where
+        V: Fn(Vertex, Vertex) + Sync,
+    {
+        pass_first_neighbors(self, set, visit)
+    }
+
+    fn pull<W>(&self, spec: &PullSpec<'_>, walk: W) -> Result<u64, EngineError>
+    where
+        W: Fn(Vertex, &[Vertex]) -> bool + Sync,
+    {
+        self.g
+            .pull(spec, |v, ids| !self.kept(v, ids, |kept| !walk(v, kept)))
+    }
+}

@@ -132,10 +132,11 @@ proptest! {
 #[test]
 fn biconnected_components_of_known_shapes() {
     // A cycle is one component; a path of k edges is k; a tree's edges are each a component.
-    let cycle: Vec<(Vertex, Vertex)> = (0..10).map(|v| (v, (v + 1) % 10)).collect();
-    let path: Vec<(Vertex, Vertex)> = (0..9).map(|v| (v, v + 1)).collect();
-    for (edges, components, cut) in [(cycle, 1, 0), (path, 9, 8)] {
-        let g = InMemoryGraph::from_edges(10, &edges, true);
+    // 100 vertices: the forest's search goes on label-correcting past its first levels.
+    let cycle: Vec<(Vertex, Vertex)> = (0..100).map(|v| (v, (v + 1) % 100)).collect();
+    let path: Vec<(Vertex, Vertex)> = (0..99).map(|v| (v, v + 1)).collect();
+    for (edges, components, cut) in [(cycle, 1, 0), (path, 99, 98)] {
+        let g = InMemoryGraph::from_edges(100, &edges, true);
         let r = biconnectivity(&g.view(), &BiconnectivityParams::default()).unwrap();
         assert_eq!(r.num_biconnected_components, components);
         assert_eq!(r.articulation.iter().map(|&a| a as u64).sum::<u64>(), cut);

@@ -36,7 +36,7 @@ use crate::graph::Adjacency;
 use crate::subset::VertexSubset;
 use crate::Vertex;
 
-pub use view::{FilteredAdjacency, PredicateView};
+pub use view::FilteredAdjacency;
 
 /// Edges per filter block: Sage's F_B, and the compressed codec's block size.
 pub const FILTER_BLOCK_SIZE: usize = 64;

@@ -20,6 +20,7 @@ use crate::Vertex;
 /// The weights of a piece of a list, when the graph was opened with weights.
 pub type Weights<'a> = Option<WeightsRef<'a>>;
 
+#[derive(Clone, Copy)]
 pub struct ScanSpec<'a> {
     /// The vertices whose lists this pass reads.
     pub active: &'a Bitmap,
