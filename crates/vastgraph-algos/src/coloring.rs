@@ -175,8 +175,15 @@ pub fn in_passes<G: Traversal>(
     let priority = VertexPriority::largest_log_degree_first_by(n, |v| g.degree(v), params.seed);
     let waiting: Vec<AtomicU32> = (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect();
     let every = Bitmap::full(n);
+    // Every vertex comes back once, to be coloured, most in passes of a few lists: on disk this
+    // pass keeps the shortest lists the room holds, whose pages those passes would read again.
+    let back = |_: Vertex| true;
+    let count = ScanSpec {
+        again: Some(&back),
+        ..ScanSpec::new(&every)
+    };
     let counted = g
-        .pass(&ScanSpec::new(&every), |v, piece, _| {
+        .pass(&count, |v, piece, _| {
             let higher = piece
                 .iter()
                 .filter(|&&u| u != v && priority.outranks(u, v))

@@ -200,6 +200,50 @@ impl ListCache {
         (seen_before || again(v)) && !self.cached.get(v as usize)
     }
 
+    /// The longest list (at most [`MAX_CACHED_ARCS`] arcs) such that the lists of `active` of
+    /// that length or shorter fit the room left, their index and weights included: the ones a
+    /// streaming pass caches when its caller says they come back, shortest first, as they cost
+    /// the most (a page each) when read again selectively. 0 when not even the shortest fit.
+    pub fn shortest_that_fit(
+        &self,
+        active: &Bitmap,
+        degree: impl Fn(Vertex) -> usize + Sync,
+    ) -> usize {
+        if !self.is_enabled() {
+            return 0;
+        }
+        let arc_bytes = if self.weight_type.is_some() { 8 } else { 4 };
+        let lists = active
+            .words()
+            .par_iter()
+            .enumerate()
+            .fold(
+                || vec![0u64; MAX_CACHED_ARCS + 1],
+                |mut lists, (w, word)| {
+                    crate::bitmap::for_each_in_word(word.load(Relaxed), (64 * w) as Vertex, |v| {
+                        let d = degree(v);
+                        if d <= MAX_CACHED_ARCS {
+                            lists[d] += 1;
+                        }
+                    });
+                    lists
+                },
+            )
+            .reduce(
+                || vec![0u64; MAX_CACHED_ARCS + 1],
+                |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+            );
+        let room = self.capacity.saturating_sub(self.used.load(Relaxed));
+        let mut bytes = 0u64;
+        for (d, &count) in lists.iter().enumerate().skip(1) {
+            bytes += count * (8 + arc_bytes * d as u64);
+            if bytes > room {
+                return d - 1;
+            }
+        }
+        MAX_CACHED_ARCS
+    }
+
     /// Adds a batch if it fits in what is left; returns whether it did.
     pub fn insert(&self, mut batch: Batch) -> bool {
         batch.vertices.shrink_to_fit();

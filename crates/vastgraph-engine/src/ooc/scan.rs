@@ -9,7 +9,7 @@ use vastgraph_io::{DataFile, Loaded, ALIGN};
 use vastgraph_store::{WeightType, WeightsRef};
 
 use super::bits::{all_in_range, for_each_in_range, take_range};
-use super::cache::Batch;
+use super::cache::{Batch, MAX_CACHED_ARCS};
 use super::graph::{Codes, OocGraph};
 use super::plan::{measure, measure_selective, Piece, Selective, Streaming, ARC_BYTES};
 use super::IoMode;
@@ -34,10 +34,12 @@ pub struct ScanSpec<'a> {
     pub ordered: bool,
     /// Overrides the graph's mode for this pass (e.g. streaming for a pass over every vertex).
     pub mode: Option<IoMode>,
-    /// Asked after a vertex's whole list was visited: whether the vertex will be active in the
-    /// next pass. A short list read by a selective pass is then cached at once, instead of on
+    /// Asked after a vertex's whole list was visited: whether the vertex will be active in a
+    /// later pass. A short list read by a selective pass is then cached at once, instead of on
     /// its second sight (BFS: a vertex a pull level leaves unvisited is pulled again next level,
     /// and on Kronecker scale 25 the second pull read 2.4 GB of pages for 8 MB of such lists).
+    /// A streaming pass caches such lists too, the shortest first, as many as the room left
+    /// holds (colouring's count: every vertex comes back once, in a pass of a few).
     pub again: Option<&'a (dyn Fn(Vertex) -> bool + Sync)>,
     /// Given ids a little ahead of those being visited, to start loading the values the
     /// visitor will read for them (PageRank's gather, which otherwise waits on a cache miss per
@@ -196,9 +198,18 @@ impl OocGraph {
         } else {
             (0, 0)
         };
-        // Short lists are cached from selective passes, whose reads they would make cheaper;
-        // a streaming pass reads every page anyway.
-        let admit = mode == IoMode::Selective && !spec.ordered && self.cache.is_enabled();
+        // The longest list this pass may cache (0: none). Short lists are cached from
+        // selective passes, whose reads they would make cheaper. A streaming pass reads every
+        // page anyway, but its vertices that come back (`again`) may next be read selectively:
+        // their lists are cached too, the shortest first, as many as fit.
+        let admit = match (mode, spec.again) {
+            _ if spec.ordered || !self.cache.is_enabled() => 0,
+            (IoMode::Selective, _) => MAX_CACHED_ARCS,
+            (_, Some(_)) => self
+                .cache
+                .shortest_that_fit(spec.active, |v| self.degree(v)),
+            (_, None) => 0,
+        };
         let needed = AtomicU64::new(0);
         let arcs = AtomicU64::new(0);
         let reentries = AtomicU64::new(0);
@@ -270,14 +281,14 @@ impl OocGraph {
     }
 
     /// Processes one loaded piece: the lists of the vertices of `to_read` in it, then reentry;
-    /// with `admit`, caches the short lists the cache admits. A long piece (a compressed list
+    /// caches the lists of at most `admit` arcs that the cache admits. A long piece (a compressed list
     /// no buffer holds) is read here, apart from the pool.
     fn process<V>(
         &self,
         loaded: &Loaded<'_, Piece>,
         to_read: &Bitmap,
         spec: &ScanSpec<'_>,
-        admit: bool,
+        admit: usize,
         apart: &Apart,
         visit: &V,
     ) -> io::Result<Processed>
@@ -313,7 +324,7 @@ impl OocGraph {
         // Every id of the piece before this position has been prefetched.
         let mut ahead = 0;
         // Visits the part of v's list in the piece; returns (bytes, arcs) of it.
-        let mut visit_vertex = |v: Vertex, admit: bool| -> (u64, u64) {
+        let mut visit_vertex = |v: Vertex, admit: usize| -> (u64, u64) {
             let (start, end) = (layout.byte(v as usize), layout.byte(v as usize + 1));
             let (lo, hi) = (start.max(piece.bytes.start), end.min(piece.bytes.end));
             if lo >= hi || failure.is_some() {
@@ -352,7 +363,7 @@ impl OocGraph {
                         }
                     }
                     let whole = (lo, hi) == (start, end);
-                    if admit && whole && self.cache.admits(v, ids.len(), again) {
+                    if ids.len() <= admit && whole && self.cache.admits(v, ids.len(), again) {
                         batch.push(v, ids, w);
                     }
                     (hi - lo, ids.len() as u64)
@@ -365,7 +376,7 @@ impl OocGraph {
                     match self.decode_and_visit(codes, v, bytes, w, &mut decoded, visit) {
                         Err(e) => failure = Some(e),
                         // The whole list is still in `decoded`.
-                        Ok(true) if admit && self.cache.admits(v, degree, again) => {
+                        Ok(true) if degree <= admit && self.cache.admits(v, degree, again) => {
                             batch.push(v, &decoded, w)
                         }
                         Ok(_) => {}
@@ -386,7 +397,7 @@ impl OocGraph {
             if whole.start < whole.end {
                 let (lo, hi) = (whole.start as Vertex, whole.end as Vertex);
                 take_range(activated, lo, hi, |v| {
-                    let (bytes, arcs) = visit_vertex(v, false);
+                    let (bytes, arcs) = visit_vertex(v, 0);
                     done.bytes += bytes;
                     done.arcs += arcs;
                 });
@@ -394,7 +405,7 @@ impl OocGraph {
                     let mut any = false;
                     take_range(activated, lo, hi, |v| {
                         any = true;
-                        visit_vertex(v, false);
+                        visit_vertex(v, 0);
                     });
                     if !any {
                         break;
