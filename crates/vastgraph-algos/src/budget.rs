@@ -109,7 +109,13 @@ pub fn open_within_budget(
                 random_access: true,
                 ..options
             };
-            (state, usize::from(manifest.weighted), random_access)
+            // Only the kernels that use weights read their file: tc on a weighted store
+            // would otherwise read twice the bytes in every pass.
+            (
+                state,
+                usize::from(reads_weights(name) && manifest.weighted),
+                random_access,
+            )
         }
     };
     let reserved = Reserved {
