@@ -15,6 +15,7 @@
 //! On a graph whose lists are walked one at a time (in memory), the same passes walk them, so
 //! the method is tested against the marking method on any graph.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
@@ -127,22 +128,54 @@ fn count_range<A: Adjacency>(
         lower.set_atomic(u as usize);
     });
     let triangles = AtomicU64::new(0);
-    // A piece of u's list against N⁺ of each v that u is a lower neighbour of.
+    let each = |w: Vertex| {
+        if let Some(c) = counts {
+            c[w as usize].fetch_add(1, Relaxed);
+        }
+    };
+    // A piece of u's list against N⁺ of each v that u is a lower neighbour of: merged with it,
+    // or, for a u of several such v, marked once in the thread's bitmap that each N⁺(v) then
+    // probes within the piece's ids (a merge a pair would walk the piece again each time).
     let visit = |u: Vertex, piece: &[Vertex]| {
+        let (Some(&first), Some(&last)) = (piece.first(), piece.last()) else {
+            return;
+        };
         let from = range.pairs.partition_point(|&(x, _)| x < u);
-        let mut found = 0;
-        for &(_, v) in range.pairs[from..].iter().take_while(|&&(x, _)| x == u) {
-            let here = intersect(piece, range.higher_of(v), |w| {
-                if let Some(c) = counts {
-                    c[w as usize].fetch_add(1, Relaxed);
+        let count = range.pairs[from..].partition_point(|&(x, _)| x == u);
+        let middles = &range.pairs[from..from + count];
+        let marked = middles.len() >= MARK_FROM;
+        if marked {
+            MARKED.with_borrow_mut(|bits| {
+                bits.resize(n.div_ceil(64), 0);
+                for &w in piece {
+                    bits[w as usize / 64] |= 1 << (w % 64);
                 }
             });
+        }
+        let mut found = 0;
+        for &(_, v) in middles {
+            let higher = range.higher_of(v);
+            let here = match marked {
+                true => {
+                    let lo = higher.partition_point(|&x| x < first);
+                    let hi = lo + higher[lo..].partition_point(|&x| x <= last);
+                    MARKED.with_borrow(|bits| probe(bits, &higher[lo..hi], each))
+                }
+                false => intersect(piece, higher, each),
+            };
             if here > 0 {
                 if let Some(c) = counts {
                     c[v as usize].fetch_add(here, Relaxed);
                 }
                 found += here;
             }
+        }
+        if marked {
+            MARKED.with_borrow_mut(|bits| {
+                for &w in piece {
+                    bits[w as usize / 64] = 0;
+                }
+            });
         }
         if found > 0 {
             if let Some(c) = counts {
@@ -162,6 +195,27 @@ fn count_range<A: Adjacency>(
     }
     (triangles.into_inner(), range.pairs.len() as u64)
 }
+
+thread_local! {
+    /// The marked piece: n bits, all clear between pieces.
+    static MARKED: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The members of `ids` marked in `bits`, each reported.
+fn probe(bits: &[u64], ids: &[Vertex], mut each: impl FnMut(Vertex)) -> u64 {
+    let mut common = 0;
+    for &w in ids {
+        if bits[w as usize / 64] >> (w % 64) & 1 == 1 {
+            each(w);
+            common += 1;
+        }
+    }
+    common
+}
+
+/// The middle vertices a lower neighbour's piece must have for it to be marked rather than
+/// merged with each one's N⁺.
+const MARK_FROM: usize = 2;
 
 /// |a ∩ b| of two sorted lists, each common member reported. A list far shorter than the
 /// other is looked up in it (a hub's list against a few higher neighbours), otherwise the two
