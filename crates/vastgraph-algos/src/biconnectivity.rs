@@ -57,7 +57,9 @@ pub struct BiconnectivityResult {
     /// 1 for the articulation points (cut vertices), 0 for the others.
     pub articulation: Vec<u8>,
     pub num_biconnected_components: u64,
-    /// `iterations` = the search's levels; extra: `biconnected_components`,
+    /// `iterations` = the search's levels; `edges_traversed` = the arcs the two connectivity
+    /// runs linked and the low/high pass read (not the search's: how many ids a pull looks at
+    /// depends on how the store blocks its lists); extra: `biconnected_components`,
     /// `articulation_points`, `components`.
     pub stats: RunStats,
 }
@@ -223,7 +225,6 @@ pub fn biconnectivity<G: Traversal>(
         stats: search,
         ..
     } = search_levels(g, roots).map_err(read_error(ALGORITHM))?;
-    edges += search.edges_traversed;
     let forest = Forest::from_words(&reached);
     drop(reached);
     let (num, arcs) = number(g, &forest)?;
