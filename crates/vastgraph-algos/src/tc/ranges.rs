@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use vastgraph_engine::{Adjacency, Bitmap, Vertex};
 
-use super::rank;
+use super::{rank, scan_marked, Apex, CountOnly};
 
 /// (triangles, lower neighbours examined, ranges); per-vertex counts go to `counts`.
 pub(super) fn count_all<A: Adjacency>(
@@ -159,7 +159,11 @@ fn count_range<A: Adjacency>(
                 true => {
                     let lo = higher.partition_point(|&x| x < first);
                     let hi = lo + higher[lo..].partition_point(|&x| x <= last);
-                    MARKED.with_borrow(|bits| probe(bits, &higher[lo..hi], each))
+                    let ids = &higher[lo..hi];
+                    MARKED.with_borrow(|bits| match counts {
+                        None => scan_marked(ids, last, bits, &mut CountOnly),
+                        Some(c) => scan_marked(ids, last, bits, &mut Tally(c)),
+                    })
                 }
                 false => intersect(piece, higher, each),
             };
@@ -201,16 +205,15 @@ thread_local! {
     static MARKED: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The members of `ids` marked in `bits`, each reported.
-fn probe(bits: &[u64], ids: &[Vertex], mut each: impl FnMut(Vertex)) -> u64 {
-    let mut common = 0;
-    for &w in ids {
-        if bits[w as usize / 64] >> (w % 64) & 1 == 1 {
-            each(w);
-            common += 1;
-        }
+/// Adds each apex found to its per-vertex count.
+struct Tally<'a>(&'a [AtomicU64]);
+
+impl Apex for Tally<'_> {
+    const RECORDS: bool = true;
+    #[inline]
+    fn found(&mut self, w: Vertex) {
+        self.0[w as usize].fetch_add(1, Relaxed);
     }
-    common
 }
 
 /// The middle vertices a lower neighbour's piece must have for it to be marked rather than
