@@ -1,8 +1,11 @@
-//! A small valid store (raw symmetric and weighted; compressed; directed with a transpose, with
-//! page checksums or without) damaged by the input: bytes of one of its files flipped, the file
-//! cut short, or the manifest edited. Opening it, verifying it, and running algorithms on it in
-//! memory and out of core (where pages are validated as they arrive) give results or errors,
-//! never a panic.
+//! A small valid store (raw symmetric and weighted; compressed; directed with a transpose; each
+//! with page checksums and without) damaged by the input: bytes of one of its files flipped,
+//! the file cut short, or the manifest edited. Opening it, verifying it, and running an
+//! algorithm on it in memory and out of core (where pages are validated as they arrive) give
+//! results or errors, never a panic.
+//!
+//! Each input damages one file of a working copy, which is put back from the pristine bytes
+//! afterwards, so an input costs one file written twice rather than a store copied.
 #![no_main]
 
 use std::path::{Path, PathBuf};
@@ -14,10 +17,24 @@ use vastgraph_algos::registry::{self, Params};
 use vastgraph_engine::ooc::{BackendChoice, DeviceProfile, IoMode, OocOptions};
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
 
-/// The pristine stores, built once per process.
-fn pristine() -> &'static (tempfile::TempDir, Vec<PathBuf>) {
-    static STORES: OnceLock<(tempfile::TempDir, Vec<PathBuf>)> = OnceLock::new();
+/// The algorithms an input picks from: those that walk every list (pagerank, cc, kcore, tc)
+/// or follow a frontier (bfs, sssp), in memory and, out of core, in passes or over the lists.
+const ALGORITHMS: [&str; 6] = ["bfs", "pagerank", "cc", "sssp", "kcore", "tc"];
+
+/// A store to damage: its working copy and each of its files' pristine bytes, sorted by name.
+struct Pristine {
+    dir: PathBuf,
+    files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+/// The working copies, built once per process.
+fn stores() -> &'static (tempfile::TempDir, Vec<Pristine>) {
+    static STORES: OnceLock<(tempfile::TempDir, Vec<Pristine>)> = OnceLock::new();
     STORES.get_or_init(|| {
+        // One thread: the inputs are tiny, and a pool's threads would only spin.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build_global();
         let dir = tempfile::tempdir().expect("a temporary directory");
         let mut x = 7u64;
         let mut next = move || {
@@ -38,57 +55,66 @@ fn pristine() -> &'static (tempfile::TempDir, Vec<PathBuf>) {
             ("compressed", true, Codec::FrameOfReference64),
             ("directed", false, Codec::Raw),
         ] {
-            let target = dir.path().join(name);
-            let mut builder = StoreBuilder::create(
-                &target,
-                BuildOptions {
-                    symmetrize,
-                    transpose: !symmetrize,
-                    weighted: true,
-                    memory_bytes: 16 << 20,
-                    codec,
-                    ..Default::default()
-                },
-            )
-            .expect("a builder");
-            builder
-                .push_batch(&src, &dst, Some(&weights))
-                .expect("edges");
-            builder.finish().expect("a store");
-            stores.push(target);
+            for page_sums in [true, false] {
+                let target = dir.path().join(format!("{name}-{page_sums}"));
+                let mut builder = StoreBuilder::create(
+                    &target,
+                    BuildOptions {
+                        symmetrize,
+                        transpose: !symmetrize,
+                        weighted: true,
+                        memory_bytes: 16 << 20,
+                        codec,
+                        ..Default::default()
+                    },
+                )
+                .expect("a builder");
+                builder
+                    .push_batch(&src, &dst, Some(&weights))
+                    .expect("edges");
+                builder.finish().expect("a store");
+                // Without page checksums, damage reaches the structural checks on their own.
+                if !page_sums {
+                    vastgraph_testkit::without_page_sums(&target);
+                }
+                stores.push(Pristine {
+                    files: files_of(&target),
+                    dir: target,
+                });
+            }
         }
         (dir, stores)
     })
 }
 
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir(to).expect("a copy");
-    for entry in std::fs::read_dir(from).expect("the store") {
-        let path = entry.expect("an entry").path();
-        std::fs::copy(&path, to.join(path.file_name().expect("a name"))).expect("copied");
-    }
+fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir)
+        .expect("the store")
+        .map(|e| {
+            let path = e.expect("an entry").path();
+            let bytes = std::fs::read(&path).expect("read");
+            (path, bytes)
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 fuzz_target!(|input: &[u8]| {
     if input.len() < 3 {
         return;
     }
-    let (_, stores) = pristine();
-    let work = tempfile::tempdir().expect("a temporary directory");
-    let dir = work.path().join("g");
-    copy(&stores[input[0] as usize % stores.len()], &dir);
-    // Without page checksums, so that damage reaches the structural checks on their own.
-    if input[2] % 4 == 1 {
-        vastgraph_testkit::without_page_sums(&dir);
-    }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the copy")
-        .map(|e| e.expect("an entry").path())
-        .collect();
-    files.sort();
-    let file = &files[input[1] as usize % files.len()];
-    let mut bytes = std::fs::read(file).expect("read");
-    if input[2] % 4 == 0 {
+    // Run on the pool's one thread, so that the kernels' parallel loops run inline rather
+    // than each handed to it and waited for.
+    let (_, stores) = stores();
+    rayon::scope(|_| damage_and_run(stores, input));
+});
+
+fn damage_and_run(stores: &[Pristine], input: &[u8]) {
+    let store = &stores[input[0] as usize % stores.len()];
+    let (file, pristine) = &store.files[input[1] as usize % store.files.len()];
+    let mut bytes = pristine.clone();
+    if input[2] % 2 == 0 {
         // Cut short.
         bytes.truncate(u16::from_le_bytes([input[2], *input.get(3).unwrap_or(&0)]) as usize);
     }
@@ -102,13 +128,13 @@ fuzz_target!(|input: &[u8]| {
     }
     std::fs::write(file, &bytes).expect("written");
 
-    if let Ok(store) = Store::open(&dir) {
+    let algorithm = ALGORITHMS[(input[2] as usize / 2) % ALGORITHMS.len()];
+    let params = Params::default();
+    if let Ok(store) = Store::open(&store.dir) {
         let _ = store.verify_structure();
-        for algorithm in ["bfs", "pagerank", "cc", "sssp", "kcore"] {
-            let _ = registry::run_on_store(&store, algorithm, &Params::default(), false);
-        }
+        let _ = registry::run_on_store(&store, algorithm, &params, false);
     }
-    let options = || OocOptions {
+    let options = OocOptions {
         mode: [IoMode::Adaptive, IoMode::Selective, IoMode::Streaming][input[1] as usize % 3],
         max_reentries: 2,
         backend: BackendChoice::Pread,
@@ -121,12 +147,10 @@ fuzz_target!(|input: &[u8]| {
         ..OocOptions::default()
     };
     // kcore and tc run their in-memory kernels over the lists on disk.
-    for algorithm in ["bfs", "pagerank", "cc", "sssp", "kcore", "tc"] {
-        let params = Params::default();
-        if let Ok(BudgetFit::OutOfCore(g)) =
-            budget::open_within_budget(&dir, algorithm, &params, 8 << 20, options())
-        {
-            let _ = budget::run(algorithm, &g, &params, false);
-        }
+    if let Ok(BudgetFit::OutOfCore(g)) =
+        budget::open_within_budget(&store.dir, algorithm, &params, 8 << 20, options)
+    {
+        let _ = budget::run(algorithm, &g, &params, false);
     }
-});
+    std::fs::write(file, pristine).expect("put back");
+}

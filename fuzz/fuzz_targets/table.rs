@@ -11,9 +11,11 @@ fuzz_target!(|input: &[u8]| {
         return;
     };
     let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir
-        .path()
-        .join(if choice & 1 == 0 { "t.parquet" } else { "t.arrow" });
+    let path = dir.path().join(if choice & 1 == 0 {
+        "t.parquet"
+    } else {
+        "t.arrow"
+    });
     std::fs::write(&path, table).expect("written");
     let opts = IngestOptions {
         relabel: choice & 2 != 0,
@@ -22,7 +24,10 @@ fuzz_target!(|input: &[u8]| {
     let planned = match plan(std::slice::from_ref(&path), &opts) {
         Ok(planned) => planned,
         Err(e) => {
-            assert!(e.to_string().contains("t."), "an error that names no file: {e}");
+            assert!(
+                e.to_string().contains("t."),
+                "an error that names no file: {e}"
+            );
             return;
         }
     };
@@ -31,9 +36,16 @@ fuzz_target!(|input: &[u8]| {
         Ok(summary) => {
             assert_eq!(summary.edges, sink.src.len() as u64);
             if let Some(labels) = &sink.labels {
-                assert!(sink.src.iter().chain(&sink.dst).all(|&v| (v as usize) < labels.len()));
+                assert!(sink
+                    .src
+                    .iter()
+                    .chain(&sink.dst)
+                    .all(|&v| (v as usize) < labels.len()));
             }
         }
-        Err(e) => assert!(e.to_string().contains("t."), "an error that names no file: {e}"),
+        Err(e) => assert!(
+            e.to_string().contains("t."),
+            "an error that names no file: {e}"
+        ),
     }
 });

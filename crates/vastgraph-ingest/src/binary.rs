@@ -50,18 +50,32 @@ pub(crate) fn length_error(path: &Path, bytes: u64, format: BinFormat) -> Ingest
     )
 }
 
-/// Streams a binary edge list into `sink`; returns the number of edges.
+/// Streams a binary edge list into `sink` in batches of [`BATCH_EDGES`]; returns the number of
+/// edges.
 pub(crate) fn ingest_binary(
     path: &Path,
-    mut stream: impl Read,
+    stream: impl Read,
     format: BinFormat,
     sink: &mut dyn EdgeSink,
     after_batch: &mut dyn FnMut(),
 ) -> Result<u64, IngestError> {
+    ingest_binary_in_batches(path, stream, format, BATCH_EDGES, sink, after_batch)
+}
+
+/// [`ingest_binary`] with `batch_edges` edges a batch: the outcome does not depend on it.
+pub(crate) fn ingest_binary_in_batches(
+    path: &Path,
+    mut stream: impl Read,
+    format: BinFormat,
+    batch_edges: usize,
+    sink: &mut dyn EdgeSink,
+    after_batch: &mut dyn FnMut(),
+) -> Result<u64, IngestError> {
     let pair = format.pair_bytes();
-    let mut buf = vec![0u8; BATCH_EDGES * pair];
-    let mut src = Vec::with_capacity(BATCH_EDGES);
-    let mut dst = Vec::with_capacity(BATCH_EDGES);
+    let batch_edges = batch_edges.max(1);
+    let mut buf = vec![0u8; batch_edges * pair];
+    let mut src = Vec::with_capacity(batch_edges);
+    let mut dst = Vec::with_capacity(batch_edges);
     let mut edges: u64 = 0;
     loop {
         let read = read_full(&mut stream, &mut buf).map_err(|e| IngestError::io(path, e))?;

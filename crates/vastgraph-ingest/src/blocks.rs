@@ -24,87 +24,151 @@ pub(crate) enum BlockError {
 
 /// Iterator over blocks of whole lines (the last block may lack a final newline).
 pub(crate) struct BlockReader {
-    /// Taken on drop, so that the reader thread's next send fails and it ends.
-    blocks: Option<Receiver<Result<Vec<u8>, BlockError>>>,
-    /// Joined on drop: an input abandoned on an early error leaves no thread reading on.
-    worker: Option<thread::JoinHandle<()>>,
-    /// Used blocks go back to the reader thread: reusing them avoids page-faulting in and
-    /// zero-filling a fresh 16 MiB buffer per block.
-    spare: SyncSender<Vec<u8>>,
+    source: Source,
+}
+
+enum Source {
+    /// Blocks read one ahead on a thread of their own.
+    Ahead {
+        /// Taken on drop, so that the reader thread's next send fails and it ends.
+        blocks: Option<Receiver<Result<Vec<u8>, BlockError>>>,
+        /// Joined on drop: an input abandoned on an early error leaves no thread reading on.
+        worker: Option<thread::JoinHandle<()>>,
+        /// Used blocks go back to the reader thread: reusing them avoids page-faulting in and
+        /// zero-filling a fresh 16 MiB buffer per block.
+        spare: SyncSender<Vec<u8>>,
+    },
+    /// Blocks read when asked for, on the caller's thread: the same blocks, for an input
+    /// already in memory, where a thread would overlap nothing.
+    InPlace {
+        cutter: Cutter<Box<dyn Read + Send>>,
+        spare: Option<Vec<u8>>,
+    },
+}
+
+/// Cuts a stream into blocks of at most `block_bytes` that end at a newline; the bytes after
+/// a block's last newline start the next one.
+struct Cutter<R> {
+    stream: R,
+    carry: Vec<u8>,
+    block_bytes: usize,
+    ended: bool,
+}
+
+impl<R: Read> Cutter<R> {
+    fn new(stream: R, block_bytes: usize) -> Self {
+        Cutter {
+            stream,
+            carry: Vec::new(),
+            block_bytes,
+            ended: false,
+        }
+    }
+
+    /// The next block, filled into `block` (a used one or an empty one); `None` at the end.
+    /// After an error, the end.
+    fn next(&mut self, mut block: Vec<u8>) -> Option<Result<Vec<u8>, BlockError>> {
+        if self.ended {
+            return None;
+        }
+        // Only the part beyond the recycled block's length gets zero-filled.
+        block.resize(self.block_bytes.max(self.carry.len() + 1), 0);
+        block[..self.carry.len()].copy_from_slice(&self.carry);
+        let kept = self.carry.len();
+        let read = match read_full(&mut self.stream, &mut block[kept..]) {
+            Ok(n) => n,
+            Err(e) => {
+                self.ended = true;
+                return Some(Err(BlockError::Io(e)));
+            }
+        };
+        let filled = kept + read;
+        if filled < block.len() {
+            self.ended = true;
+            block.truncate(filled);
+            return (!block.is_empty()).then_some(Ok(block));
+        }
+        match memchr::memrchr(b'\n', &block) {
+            Some(last_newline) => {
+                self.carry.clear();
+                self.carry.extend_from_slice(&block[last_newline + 1..]);
+                block.truncate(last_newline + 1);
+                Some(Ok(block))
+            }
+            None => {
+                self.ended = true;
+                block.truncate(200);
+                Some(Err(BlockError::LineTooLong(block)))
+            }
+        }
+    }
 }
 
 impl BlockReader {
-    /// Starts a thread that reads `stream` in blocks of `block_bytes`. One block is read
-    /// ahead while the caller works on the current one.
-    pub(crate) fn spawn(mut stream: impl Read + Send + 'static, block_bytes: usize) -> BlockReader {
+    /// Reads `stream` in blocks of `block_bytes`: with `read_ahead`, on a thread that reads one
+    /// block ahead while the caller works on the current one.
+    pub(crate) fn new(
+        stream: impl Read + Send + 'static,
+        block_bytes: usize,
+        read_ahead: bool,
+    ) -> BlockReader {
+        if !read_ahead {
+            let stream: Box<dyn Read + Send> = Box::new(stream);
+            return BlockReader {
+                source: Source::InPlace {
+                    cutter: Cutter::new(stream, block_bytes),
+                    spare: None,
+                },
+            };
+        }
+        let mut cutter = Cutter::new(stream, block_bytes);
         let (tx, rx) = sync_channel(1);
         let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(2);
         // The thread ends at end of input, on an error, or when the receiver is dropped
         // (its next send fails); dropping the reader joins it.
         let worker = thread::spawn(move || {
-            let mut carry: Vec<u8> = Vec::new();
-            loop {
-                let mut block = spare_rx.try_recv().unwrap_or_default();
-                // Only the part beyond the recycled block's length gets zero-filled.
-                block.resize(block_bytes.max(carry.len() + 1), 0);
-                block[..carry.len()].copy_from_slice(&carry);
-                let kept = carry.len();
-                let read = match read_full(&mut stream, &mut block[kept..]) {
-                    Ok(n) => n,
-                    Err(e) => {
-                        let _ = tx.send(Err(BlockError::Io(e)));
-                        return;
-                    }
-                };
-                let filled = kept + read;
-                if filled < block.len() {
-                    block.truncate(filled);
-                    if !block.is_empty() {
-                        let _ = tx.send(Ok(block));
-                    }
+            while let Some(block) = cutter.next(spare_rx.try_recv().unwrap_or_default()) {
+                if tx.send(block).is_err() {
                     return;
-                }
-                match memchr::memrchr(b'\n', &block) {
-                    Some(last_newline) => {
-                        carry.clear();
-                        carry.extend_from_slice(&block[last_newline + 1..]);
-                        block.truncate(last_newline + 1);
-                        if tx.send(Ok(block)).is_err() {
-                            return;
-                        }
-                    }
-                    None => {
-                        block.truncate(200);
-                        let _ = tx.send(Err(BlockError::LineTooLong(block)));
-                        return;
-                    }
                 }
             }
         });
         BlockReader {
-            blocks: Some(rx),
-            worker: Some(worker),
-            spare: spare_tx,
+            source: Source::Ahead {
+                blocks: Some(rx),
+                worker: Some(worker),
+                spare: spare_tx,
+            },
         }
     }
 
     /// The next block; `None` at end of input.
     pub(crate) fn next_block(&mut self) -> Option<Result<Vec<u8>, BlockError>> {
-        self.blocks.as_ref()?.recv().ok()
+        match &mut self.source {
+            Source::Ahead { blocks, .. } => blocks.as_ref()?.recv().ok(),
+            Source::InPlace { cutter, spare } => cutter.next(spare.take().unwrap_or_default()),
+        }
     }
 
     /// Hands a consumed block back for reuse.
-    pub(crate) fn recycle(&self, block: Vec<u8>) {
-        let _ = self.spare.try_send(block);
+    pub(crate) fn recycle(&mut self, block: Vec<u8>) {
+        match &mut self.source {
+            Source::Ahead { spare, .. } => {
+                let _ = spare.try_send(block);
+            }
+            Source::InPlace { spare, .. } => *spare = Some(block),
+        }
     }
 }
 
 impl Drop for BlockReader {
     fn drop(&mut self) {
-        // The thread is at most one block's read from its next send, which now fails.
-        self.blocks.take();
-        if let Some(worker) = self.worker.take() {
-            let _ = worker.join();
+        if let Source::Ahead { blocks, worker, .. } = &mut self.source {
+            // The thread is at most one block's read from its next send, which now fails.
+            blocks.take();
+            if let Some(worker) = worker.take() {
+                let _ = worker.join();
+            }
         }
     }
 }
@@ -169,16 +233,22 @@ impl<R: Read> LineReader<R> {
 mod tests {
     use super::*;
 
+    /// The blocks of `data`, read ahead on a thread and in place: the two must be the same.
     fn collect_blocks(data: &[u8], block_bytes: usize) -> Vec<Result<Vec<u8>, String>> {
-        let mut reader = BlockReader::spawn(std::io::Cursor::new(data.to_vec()), block_bytes);
-        let mut out = Vec::new();
-        while let Some(b) = reader.next_block() {
-            out.push(b.map_err(|e| match e {
-                BlockError::Io(e) => e.to_string(),
-                BlockError::LineTooLong(_) => "too long".to_string(),
-            }));
-        }
-        out
+        let [ahead, in_place] = [true, false].map(|read_ahead| {
+            let mut reader =
+                BlockReader::new(std::io::Cursor::new(data.to_vec()), block_bytes, read_ahead);
+            let mut out = Vec::new();
+            while let Some(b) = reader.next_block() {
+                out.push(b.map_err(|e| match e {
+                    BlockError::Io(e) => e.to_string(),
+                    BlockError::LineTooLong(_) => "too long".to_string(),
+                }));
+            }
+            out
+        });
+        assert_eq!(ahead, in_place, "block_bytes {block_bytes}");
+        ahead
     }
 
     #[test]

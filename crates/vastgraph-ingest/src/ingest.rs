@@ -61,6 +61,7 @@ pub(crate) fn ingest_with_block_size(
             first_line,
             declared,
             block_bytes,
+            read_ahead: true,
         };
         let edges = match input.format {
             InputFormat::EdgeList => {

@@ -62,6 +62,8 @@ pub(crate) struct TextBody<'a> {
     pub(crate) first_line: u64,
     pub(crate) declared: Option<DeclaredCount>,
     pub(crate) block_bytes: usize,
+    /// Read the next block on a thread while this one is parsed (see [`BlockReader::new`]).
+    pub(crate) read_ahead: bool,
 }
 
 struct Failure {
@@ -91,7 +93,7 @@ pub(crate) fn ingest_text_body(
     after_block: &mut dyn FnMut(),
 ) -> Result<u64, IngestError> {
     let path = body.path;
-    let mut reader = BlockReader::spawn(stream, body.block_bytes);
+    let mut reader = BlockReader::new(stream, body.block_bytes, body.read_ahead);
     let mut next_line = body.first_line;
     let mut records: u64 = 0;
     let mut ids: (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
