@@ -9,10 +9,16 @@
 # runs everywhere.
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   scripts/fuzz.sh --runs N [TARGET...]     each target until it has run N inputs
 set -uo pipefail
 cd "$(dirname "$0")/../fuzz"
-seconds="${1:-60}"
-shift || true
+if [ "${1:-}" = "--runs" ]; then
+    limit=(-runs="${2:?--runs needs a count}")
+    shift 2
+else
+    limit=(-max_total_time="${1:-60}")
+    shift || true
+fi
 
 if ! rustup run nightly rustc --version >/dev/null 2>&1; then
     echo "fuzzing skipped: no nightly toolchain (rustup toolchain install nightly)"
@@ -32,12 +38,13 @@ cargo +nightly fuzz build --release >/dev/null 2>&1 || cargo +nightly fuzz build
 
 failed=0
 passed=0
-printf '%-16s %14s %10s %8s  %s\n' target executions exec/s crashes coverage
+printf '%-16s %14s %10s %8s %8s  %s\n' target executions exec/s seconds crashes coverage
 for target in "${targets[@]}"; do
     mkdir -p "corpus/$target" "artifacts/$target"
     log=$(mktemp)
+    started=$(date +%s)
     cargo +nightly fuzz run --release "$target" "corpus/$target" -- \
-        -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 >"$log" 2>&1
+        "${limit[@]}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 >"$log" 2>&1
     status=$?
     execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
     rate=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
@@ -51,7 +58,7 @@ for target in "${targets[@]}"; do
     else
         passed=$((passed + 1))
     fi
-    printf '%-16s %14s %10s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$crashes" "${cov:-?}"
+    printf '%-16s %14s %10s %8s %8s  %s\n' "$target" "${execs:-?}" "${rate:-?}" "$(($(date +%s) - started))" "$crashes" "${cov:-?}"
     rm -f "$log"
 done
 echo "fuzz: $passed passed, $((${#targets[@]} - passed)) failed"

@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+use anyhow::Context;
+
 use vastgraph_engine::{visit_store, Adjacency, Graph, GraphVisitor};
 use vastgraph_export::{write_parquet, write_tsv, ExportGraph, ParquetCompression, ParquetOptions};
 use vastgraph_store::Store;
@@ -55,7 +57,13 @@ pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
         bar,
     };
     // Raw or compressed lists: the writers see the graph through its Adjacency.
-    visit_store(&store, export)
+    visit_store(&store, export).with_context(|| {
+        format!(
+            "exporting {} to {}",
+            args.store.display(),
+            args.output.display()
+        )
+    })
 }
 
 struct Export<'a> {

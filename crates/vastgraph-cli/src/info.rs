@@ -66,6 +66,8 @@ fn tile_file(name: &str) -> bool {
 }
 
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
+    // `info` writes nothing: an interrupt, during the checksums of --verify say, ends it.
+    let _stop_at_once = crate::signals::StopAtOnce::now();
     let store = Store::open(&args.store)?;
     if args.verify {
         store.verify()?;

@@ -156,9 +156,14 @@ where
             Ok(())
         }
     };
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
+    match (result, signals::interrupted()) {
+        (Ok(()), _) => 0,
+        // The command stopped on the interrupt's request and removed what it had staged.
+        (Err(e), Some(signal)) => {
+            eprintln!("\ninterrupted: {e:#}");
+            128 + signal as u8
+        }
+        (Err(e), None) => {
             eprintln!("error: {e:#}");
             1
         }

@@ -52,6 +52,8 @@ const PLOT_SIZE: (u32, u32) = (720, 400);
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     crate::run::refuse_existing(&args.output, args.force)?;
+    // Nothing is written until the page is drawn: until then, an interrupt ends the command.
+    let stop_at_once = crate::signals::StopAtOnce::now();
     let store = Store::open(&args.store)?;
     let m = store.manifest();
     // Every stats file is read and checked before anything is drawn or written.
@@ -75,6 +77,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
         run_section(&mut page, &args.store, m, path, stats)?;
     }
     page.push_str("</body></html>\n");
+    drop(stop_at_once);
     crate::run::write_atomically(&args.output, |w| Ok(w.write_all(page.as_bytes())?))?;
     eprintln!(
         "report of {} ({} run{}) written to {}",

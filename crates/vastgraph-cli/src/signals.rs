@@ -1,8 +1,9 @@
-//! Ctrl-C and SIGTERM: the first interrupt asks the running build to stop (it then removes its
-//! temporary directory and exits non-zero, leaving nothing at the target path); a second one
-//! exits at once. While a kernel runs without a checkpoint ([`StopAtOnce`]) there is nothing to
-//! save and nothing written yet, so the first interrupt exits at once: a kernel's long pass does
-//! not look at the request, and would otherwise run to its end.
+//! Ctrl-C and SIGTERM: the first interrupt asks the running build or export to stop (it then
+//! removes its temporary files and the command exits with 128 + the signal, leaving nothing at
+//! the target path); a second one exits at once. While a kernel runs without a checkpoint, or a
+//! command that writes nothing reads ([`StopAtOnce`]), there is nothing to save or remove, so the
+//! first interrupt exits at once: a kernel's long pass, or `info --verify`'s checksums, do not
+//! look at the request, and would otherwise run to their end.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -20,7 +21,15 @@ fn exit_interrupted(signal: libc::c_int, message: &[u8]) -> ! {
     }
 }
 
-const NOTHING_WRITTEN: &[u8] = b"\ninterrupted: the run stopped before writing any output\n";
+const NOTHING_WRITTEN: &[u8] = b"\ninterrupted: stopped before writing any output\n";
+
+/// The signal of the first interrupt, if one came.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPTED.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
 
 extern "C" fn on_interrupt(signal: libc::c_int) {
     if STOP_AT_ONCE.load(Ordering::SeqCst) {
@@ -42,11 +51,17 @@ pub fn install_interrupt_handler() {
 }
 
 /// While it lives, an interrupt ends the process at once: around the trials of a run that
-/// saves no checkpoint, which write nothing until they are done. An interrupt that came before
-/// it (while the store was opened) ends the process when it is taken.
+/// saves no checkpoint, which write nothing until they are done, and around work that writes
+/// nothing at all. An interrupt that came before it (while the store was opened) ends the
+/// process when it is taken.
 pub struct StopAtOnce(bool);
 
 impl StopAtOnce {
+    /// Armed.
+    pub fn now() -> StopAtOnce {
+        StopAtOnce::unless(false)
+    }
+
     /// Armed unless `checkpointing` (a checkpointed kernel saves, then stops, on an interrupt).
     pub fn unless(checkpointing: bool) -> StopAtOnce {
         if checkpointing {

@@ -26,6 +26,10 @@ pub fn write_then_rename(
     let _lock = TargetLock::acquire(target)?;
     let tmp = temporary_sibling(target);
     let result = write(&tmp).and_then(|()| {
+        // An interrupt while the file was written: it is dropped rather than put in place.
+        if vastgraph_store::cancel_requested() {
+            return Err(vastgraph_store::StoreError::Cancelled.into());
+        }
         std::fs::rename(&tmp, target)
             .with_context(|| format!("renaming {} to {}", tmp.display(), target.display()))
     });

@@ -43,7 +43,7 @@ pub enum IngestError {
         source: anyhow::Error,
     },
     /// The user asked to stop (Ctrl-C).
-    #[error("cancelled")]
+    #[error("stopped before the input was read; nothing was written")]
     Cancelled,
 }
 

@@ -110,7 +110,7 @@ pub enum StoreError {
     #[error("memory budget of {given} bytes is below the minimum of {minimum} bytes")]
     MemoryBudgetTooSmall { given: u64, minimum: u64 },
 
-    #[error("build cancelled")]
+    #[error("stopped before the output was complete; nothing was written")]
     Cancelled,
 }
 
