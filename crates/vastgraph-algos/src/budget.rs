@@ -188,9 +188,10 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
     g.clear_cache();
     let kernel_records = std::sync::Mutex::new(None);
     let lists = Graph::new(g.lists(), None, g.is_symmetric());
-    // The records up to the kernel's end are its own; the verifier reads the mapped
-    // store, through the page cache, as those of the kernels of passes do.
-    let take = || *kernel_records.lock().unwrap() = Some(g.take_records());
+    // The records up to the kernel's end are its own, and so is what its cache of short
+    // lists holds then; the verifier reads the mapped store, through the page cache, as those
+    // of the kernels of passes do.
+    let take = || *kernel_records.lock().unwrap() = Some((g.take_records(), g.cache_bytes()));
     let output = releasing_cache(g, || match verify {
         false => crate::registry::run_then(name, &lists, p, None::<&CsrGraph>, &take),
         true => {
@@ -219,12 +220,12 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
         }));
     }
     let output = output?;
-    let records = kernel_records
+    let (records, cache_bytes) = kernel_records
         .into_inner()
         .unwrap()
-        .unwrap_or_else(|| g.take_records());
+        .unwrap_or_else(|| (g.take_records(), 0));
     Ok(OocOutput {
-        io: io_summary(g, output.wall_seconds, records),
+        io: io_summary(g, output.wall_seconds, records, cache_bytes),
         output,
     })
 }
@@ -259,11 +260,13 @@ fn releasing_cache<R>(g: &OocGraph, kernel: impl FnOnce() -> R) -> R {
     result
 }
 
-/// Totals over the kernel's passes (`records`), and the records themselves.
+/// Totals over the kernel's passes (`records`), and the records themselves; `cache_bytes`, what
+/// the cache of short lists held when the kernel ended.
 fn io_summary(
     g: &OocGraph,
     wall_seconds: f64,
     records: Vec<vastgraph_engine::ooc::IterationRecord>,
+    cache_bytes: u64,
 ) -> serde_json::Value {
     let sum = |f: &dyn Fn(&vastgraph_engine::ooc::IterationRecord) -> f64| -> f64 {
         records.iter().map(f).sum()
@@ -289,7 +292,7 @@ fn io_summary(
         "compute_seconds": sum(&|r| r.compute_seconds),
         "reentries": sum(&|r| r.reentries as f64) as u64,
         "cached_bytes": sum(&|r| r.cached_bytes as f64) as u64,
-        "list_cache_bytes": g.cache_bytes(),
+        "list_cache_bytes": cache_bytes,
         // One pass per read of lists: an iteration of the kernel may take several (a side
         // file, then the lists), so these are not the kernel's `iterations`.
         "passes": records.len(),
