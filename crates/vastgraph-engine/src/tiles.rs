@@ -19,7 +19,7 @@
 //! vertices of its own.
 
 use rayon::prelude::*;
-pub use vastgraph_store::tiles::last_level_cache_bytes;
+pub use vastgraph_store::tiles::{last_level_cache_bytes, set_last_level_cache_bytes};
 use vastgraph_store::tiles::{unpack, values_fit_cache, Tile, TilesRef};
 
 /// A value summed over in-arcs: `f64`, or `i64` in fixed point, whose sums are exact and so

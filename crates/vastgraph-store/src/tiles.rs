@@ -78,8 +78,23 @@ pub fn values_fit_cache(vertices: u64) -> bool {
     vertices.saturating_mul(8) <= last_level_cache_bytes() as u64 / 2
 }
 
+/// What [`set_last_level_cache_bytes`] set; 0 reads sysfs.
+static LAST_LEVEL_CACHE_OVERRIDE: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(0);
+
+/// Makes [`last_level_cache_bytes`] answer `bytes` for the rest of the process (0: sysfs
+/// again): for a virtual machine whose sysfs reports the host's whole cache, and for tests
+/// whose graphs are sized from the cache.
+pub fn set_last_level_cache_bytes(bytes: usize) {
+    LAST_LEVEL_CACHE_OVERRIDE.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The last-level cache, from sysfs (`index3`); 32 MiB when it cannot be read.
 pub fn last_level_cache_bytes() -> usize {
+    match LAST_LEVEL_CACHE_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => {}
+        bytes => return bytes,
+    }
     std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size")
         .ok()
         .and_then(|s| parse_cache_size(s.trim()))
