@@ -15,12 +15,14 @@ directory) and a compressed copy per codec (`vastgraph compress --codec C`), the
   more than --busy-threshold of the CPUs is marked †;
 - the graph filter (Sage's, what `tc --method filter` deletes edges in): its bytes
   (`filter_bytes` in its stats) against each store;
+- beside them, WebGraph's own file when --data-dir holds `webgraph/NAME.graph` for the graph
+  (its bits per arc: the .graph file's bits over the arcs of its .properties);
 - with --decode, the codec's decode throughput on one core, from the codec crate's
   bench_decode example (needs cargo and this source tree).
 
     python3 scripts/bench_compression.py --graphs cnr-2000,ego-twitter --rounds 7
     python3 scripts/bench_compression.py --graphs kron22 --rounds 3 --pagerank-trials 3 \\
-        --codecs for64,streamvbyte64,bytecode64 --decode --json compression.json
+        --codecs for64,zeta64,streamvbyte64,bytecode64 --decode --json compression.json
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from pathlib import Path
 from bench_common import DISTURBED_FRACTION, CellError, checked, log, median, run_process
 from bench_engine import REPO_ROOT, GraphPreparer, parse_graph_spec
 
-CODECS = ("for64", "streamvbyte64", "bytecode64")
+CODECS = ("for64", "zeta64", "streamvbyte64", "bytecode64")
 ALGORITHMS = ("bfs", "pagerank")
 
 
@@ -157,6 +159,7 @@ def decode_throughput(raw: Path) -> dict:
                 "Varint": "bytecode64",
                 "StreamVByte": "streamvbyte64",
                 "FrameOfReference": "for64",
+                "Zeta": "zeta64",
             }.get(header[1], header[1])
             table[section] = {}
         elif m := DECODE_LINE.match(line):
@@ -187,7 +190,18 @@ def bench_graph(args, spec) -> dict:
         result[algorithm] = paired_rounds(args, algorithm, stores)
     if args.decode:
         result["decode_ns_per_arc"] = decode_throughput(raw)
+    result["webgraph_bits_per_arc"] = webgraph_bits_per_arc(args.data_dir / "webgraph", spec.name)
     return result
+
+
+def webgraph_bits_per_arc(folder: Path, name: str) -> float | None:
+    """Bits per arc of WebGraph's `NAME.graph` in `folder`, or None without one."""
+    graph, properties = folder / f"{name}.graph", folder / f"{name}.properties"
+    if not (graph.exists() and properties.exists()):
+        return None
+    fields = dict(line.split("=", 1) for line in properties.read_text().splitlines()
+                  if "=" in line and not line.startswith("#"))
+    return 8 * graph.stat().st_size / int(fields["arcs"])
 
 
 def print_table(results: dict, args) -> None:
@@ -205,6 +219,9 @@ def print_table(results: dict, args) -> None:
             print(f"| {graph} | {name} | {size['neighbour_bits_per_arc']:.2f} | "
                   f"{size['adjacency_bytes_per_arc']:.2f} | {size['store_bytes'] / raw_bytes:.3f} | "
                   + " | ".join(cells) + " |")
+        if result.get("webgraph_bits_per_arc") is not None:
+            print(f"|  | WebGraph .graph (with references to earlier lists) | "
+                  f"{result['webgraph_bits_per_arc']:.2f} |  |  |" + " |" * len(args.algos))
         if result["filter_bytes"] is not None:
             filt = result["filter_bytes"]
             against = ", ".join(f"{filt / s['store_bytes']:.2f}× {n}" for n, s in result["sizes"].items())

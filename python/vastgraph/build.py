@@ -64,11 +64,12 @@ def convert(
     overwrite : replace an existing store at ``path``.
     threads : worker threads for the build (default: all cores).
     progress : True for a tqdm bar, or a callable ``(phase, done, total)``.
-    compress : store the neighbour lists compressed (``convert --compress``, codec
-        ``for64``): blocks of 64 neighbours, each after its first as an offset from it in 1 to
-        4 bytes, about 60% of the raw size; every algorithm runs on it, within 1.3 times the
-        raw store's time in memory. (``vastgraph compress --codec streamvbyte64`` writes the
-        smallest codes.)
+    compress : store the neighbour lists compressed (``convert --compress``): codec ``for64``
+        (blocks of 64 neighbours, each after its first as an offset from it in 1 to 4 bytes,
+        about 60% of the raw size, within 1.3 times the raw store's time in memory), or
+        ``zeta64`` on a web graph (intervals and gaps in WebGraph's bit codes: a third of the
+        raw size or less); every algorithm runs on either. (``vastgraph compress --codec
+        NAME`` writes any codec.)
     order : ``"input"`` (the ids as read) or ``"degree"``: renumbered by decreasing degree once
         built, as :func:`reorder` does (``convert --order degree``); the manifest still names
         the inputs.

@@ -14,7 +14,7 @@ def test_the_compression_benchmark_reports_sizes_ratios_and_the_filter(tmp_path)
     proc = subprocess.run(
         [
             sys.executable, REPO / "scripts" / "bench_compression.py",
-            "--graphs", "kron9", "--codecs", "for64,streamvbyte64,bytecode64", "--rounds", "2",
+            "--graphs", "kron9", "--codecs", "for64,zeta64,streamvbyte64,bytecode64", "--rounds", "2",
             "--bfs-trials", "2", "--pagerank-trials", "1", "--pagerank-iters", "3",
             "--workdir", tmp_path / "work", "--vastgraph", vastgraph_binary(), "--json", out,
         ],
@@ -23,10 +23,10 @@ def test_the_compression_benchmark_reports_sizes_ratios_and_the_filter(tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(out.read_text())["graphs"]["kron9"]
     sizes = result["sizes"]
-    assert set(sizes) == {"raw", "for64", "streamvbyte64", "bytecode64"}
+    assert set(sizes) == {"raw", "for64", "zeta64", "streamvbyte64", "bytecode64"}
     assert sizes["raw"]["neighbour_bits_per_arc"] == 32.0
     arcs = sizes["raw"]["arcs"]
-    for codec in ("for64", "streamvbyte64", "bytecode64"):
+    for codec in ("for64", "zeta64", "streamvbyte64", "bytecode64"):
         assert sizes[codec]["arcs"] == arcs
         # Differences of sorted ids in a 512-vertex graph take well under 32 bits.
         assert sizes[codec]["neighbour_bits_per_arc"] < 16
@@ -34,7 +34,7 @@ def test_the_compression_benchmark_reports_sizes_ratios_and_the_filter(tmp_path)
     for algorithm in ("bfs", "pagerank"):
         cells = result[algorithm]
         assert cells["raw"]["ratio_to_raw"] == 1.0
-        for codec in ("for64", "streamvbyte64", "bytecode64"):
+        for codec in ("for64", "zeta64", "streamvbyte64", "bytecode64"):
             cell = cells[codec]
             assert len(cell["round_seconds"]) == 2 and all(t > 0 for t in cell["round_seconds"])
             low, high = cell["ratio_range"]

@@ -18,11 +18,13 @@ pub struct CompressArgs {
     /// Memory budget for the encoding buffers, e.g. 1GiB (default: half of RAM).
     #[arg(long, value_parser = crate::size::parse_size)]
     pub memory: Option<u64>,
-    /// The codec: for64 (the default: offsets from each block's first neighbour in 1 to 4
-    /// bytes, the fastest to traverse in memory), streamvbyte64 (Stream VByte gaps, the
-    /// smallest) or bytecode64 (Ligra+'s varint byte codes).
-    #[arg(long, value_parser = parse_codec, default_value = Codec::COMPRESSED_DEFAULT.name())]
-    pub codec: Codec,
+    /// The codec: for64 (offsets from each block's first neighbour in 1 to 4 bytes, the
+    /// fastest to traverse in memory), zeta64 (intervals and gaps in WebGraph's γ and ζ3 bit
+    /// codes, the smallest on web graphs), streamvbyte64 (Stream VByte gaps) or bytecode64
+    /// (Ligra+'s varint byte codes). Default: zeta64 on a web graph (whose lists, on a sample,
+    /// take at most a third of for64's bytes in it), else for64.
+    #[arg(long, value_parser = parse_codec)]
+    pub codec: Option<Codec>,
 }
 
 /// A compressed codec by its manifest name.
@@ -58,9 +60,19 @@ pub fn adjacency_bytes(manifest: &Manifest) -> u64 {
 pub fn run(args: CompressArgs, quiet: bool) -> anyhow::Result<()> {
     let started = Instant::now();
     let source = vastgraph_store::open_manifest(&args.store)?;
+    let codec = match args.codec {
+        Some(codec) => codec,
+        // A compressed source is refused by the copy, with its reason.
+        None if source.codec != vastgraph_store::Codec::Raw => Codec::COMPRESSED_DEFAULT,
+        None => {
+            let raw = vastgraph_store::Store::open(&args.store)
+                .with_context(|| format!("compressing {}", args.store.display()))?;
+            vastgraph_store::pick_codec(raw.offsets(), raw.neighbors())
+        }
+    };
     let phases = crate::progress::Phases::new(quiet);
     let opts = CompressOptions {
-        codec: args.codec,
+        codec,
         memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
         overwrite: args.target.force,
         progress: vastgraph_store::progress::Progress::new(phases.clone()),
@@ -73,7 +85,7 @@ pub fn run(args: CompressArgs, quiet: bool) -> anyhow::Result<()> {
         "compressed {} into {} ({}): adjacency {} -> {} ({:.2} bytes per arc, {:.1}% of raw) in {:.2} s",
         args.store.display(),
         args.target.output.display(),
-        args.codec.name(),
+        codec.name(),
         crate::size::human(before),
         crate::size::human(after),
         after as f64 / manifest.arcs.max(1) as f64,

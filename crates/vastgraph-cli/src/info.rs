@@ -161,6 +161,8 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
                 "streamvbyte64 (difference-encoded Stream VByte codes, blocks of 64 neighbours)",
             vastgraph_store::Codec::FrameOfReference64 =>
                 "for64 (offsets from each block's first neighbour in 1 to 4 bytes, blocks of 64 neighbours)",
+            vastgraph_store::Codec::Zeta64 =>
+                "zeta64 (intervals and gaps in γ and ζ3 bit codes, blocks of 64 neighbours)",
         }
     );
     println!(

@@ -1,5 +1,6 @@
 //! What the list codecs differ in: [`BlockCodec`], implemented by one type in each codec's
-//! module (`varint::Varint`, `stream_vbyte::StreamVByte`, `frame::FrameOfReference`), and
+//! module (`varint::Varint`, `stream_vbyte::StreamVByte`, `frame::FrameOfReference`,
+//! `zeta::Zeta`), and
 //! [`with_codec!`], the one place where a [`crate::ListCodec`] becomes that type.
 //!
 //! Everything the codecs share (the block index, ranges `lo..hi` of list positions, passes
@@ -193,6 +194,10 @@ macro_rules! with_codec {
                 let $c = $crate::frame::FrameOfReference;
                 $body
             }
+            $crate::ListCodec::Zeta => {
+                let $c = $crate::zeta::Zeta;
+                $body
+            }
         }
     };
 }
@@ -263,6 +268,25 @@ impl BlockIds {
             filled += 1;
         }
         self.written = 1 + 4 * filled;
+    }
+
+    /// Forgets the ids written.
+    #[inline(always)]
+    pub(crate) fn clear(&mut self) {
+        self.written = 0;
+    }
+
+    /// How many ids are written.
+    #[inline(always)]
+    pub(crate) fn len(&self) -> usize {
+        self.written
+    }
+
+    /// Appends one id after those written.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, id: u32) {
+        self.slots[self.written].write(id);
+        self.written += 1;
     }
 
     #[inline(always)]

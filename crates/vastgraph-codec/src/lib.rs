@@ -11,7 +11,9 @@
 //! last. The gaps are varints too ([`ListCodec::Varint`]), or Stream VByte groups
 //! ([`ListCodec::StreamVByte`]). [`ListCodec::FrameOfReference`] has no gaps: a header byte
 //! gives the first number's length in bytes and a width of whole bytes, and every later id is
-//! its offset from the first in that width (the `frame` module).
+//! its offset from the first in that width (the `frame` module). [`ListCodec::Zeta`] codes a
+//! block as a bit stream: its runs of consecutive ids as intervals, the other ids as gaps, in
+//! WebGraph's γ and ζ₃ codes (the `zeta` module).
 //!
 //! A vertex of degree `d > 0` occupies `bytes[byte_offsets[v]..byte_offsets[v + 1]]`:
 //!
@@ -31,7 +33,7 @@
 //! instead. [`validate_list`] decodes a list fully and reports exactly what
 //! is wrong with it; stores run it on every list when opened.
 //!
-//! Each codec is one module (`varint`, `stream_vbyte`, `frame`) that implements the block
+//! Each codec is one module (`varint`, `stream_vbyte`, `frame`, `zeta`) that implements the block
 //! steps of the `codec` module's trait; the block index, ranges of positions and passes over
 //! many lists (`decode`, `encode`) are written once, generic over it.
 
@@ -42,6 +44,7 @@ mod frame;
 pub mod lanes;
 mod stream_vbyte;
 mod varint;
+mod zeta;
 
 pub use decode::{decode_list, decode_list_blocks, validate_list, ByteCodeLists, ListSpan};
 
@@ -82,13 +85,18 @@ pub enum ListCodec {
     /// decodes on its own with a load, a mask and an add, so a traversal runs close to the
     /// raw lists' speed where they fit in cache (see the `frame` module).
     FrameOfReference,
+    /// Runs of at least four consecutive ids as intervals, the other ids as gaps, all in
+    /// WebGraph's γ and ζ₃ bit codes (see the `zeta` module): the smallest codes by far on web
+    /// graphs, at the cost of a bit-level decoder.
+    Zeta,
 }
 
 impl ListCodec {
-    pub const ALL: [ListCodec; 3] = [
+    pub const ALL: [ListCodec; 4] = [
         ListCodec::Varint,
         ListCodec::StreamVByte,
         ListCodec::FrameOfReference,
+        ListCodec::Zeta,
     ];
 }
 

@@ -68,7 +68,7 @@ pub trait GraphVisitor {
 pub fn visit_store<V: GraphVisitor>(store: &Store, visitor: V) -> V::Output {
     match store.codec() {
         Codec::Raw => visitor.visit(&CsrGraph::from_store(store)),
-        Codec::ByteCode64 | Codec::StreamVByte64 | Codec::FrameOfReference64 => {
+        Codec::ByteCode64 | Codec::StreamVByte64 | Codec::FrameOfReference64 | Codec::Zeta64 => {
             match CompressedGraph::from_store(store) {
                 Some(graph) => visitor.visit(&graph),
                 // Store::open checked the codes' layout, so the lists are there.

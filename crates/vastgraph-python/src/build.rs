@@ -138,6 +138,8 @@ pub fn convert(
                         } else {
                             vastgraph_store::Codec::Raw
                         },
+                        // for64, or zeta64 on a web graph, as `convert --compress` writes.
+                        pick_codec: compress,
                         overwrite,
                         expected_size: plan.expected_size(),
                         ..settings.build_options(plan.weighted, "convert", options)

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::cancel::check_cancel;
-use crate::compress::compress_staged;
+use crate::compress::{compress_staged, pick_staged_codec};
 use crate::csr_writer::{CsrFileNames, CsrWriter, IN_EDGES, OUT_EDGES};
 use crate::external_sort::{for_each_chunk_of, sort_buffer_bytes, ExternalSorter, Sorted};
 use crate::fsutil::{available_bytes, device_of};
@@ -54,6 +54,9 @@ pub struct BuildOptions {
     pub run_bytes: Option<u64>,
     /// How to write the neighbour lists: `Codec::Raw`, or compressed.
     pub codec: Codec,
+    /// With a compressed `codec`, write instead the one [`crate::pick_codec`] picks from the
+    /// built lists (what `--compress` without `--codec` does).
+    pub pick_codec: bool,
     /// Where the phases after the input (sorting, writing, compressing) are reported.
     pub progress: crate::progress::Progress,
     /// The input edges the caller expects, when it knows them (a generated graph, a binary
@@ -104,6 +107,7 @@ impl Default for BuildOptions {
             options_json: serde_json::Value::Null,
             run_bytes: None,
             codec: Codec::Raw,
+            pick_codec: false,
             progress: Default::default(),
             expected_size: None,
         }
@@ -612,9 +616,13 @@ impl StoreBuilder {
             distinct_input_arcs,
             reciprocal_pairs,
         } = written;
-        if opts.codec != Codec::Raw {
+        let codec = match (opts.codec, opts.pick_codec) {
+            (Codec::Raw, _) | (_, false) => opts.codec,
+            (_, true) => pick_staged_codec(staging.path(), &entries)?,
+        };
+        if codec != Codec::Raw {
             compress_staged(
-                opts.codec,
+                codec,
                 staging.path(),
                 &mut entries,
                 opts.memory_bytes,
@@ -634,7 +642,7 @@ impl StoreBuilder {
             weighted: opts.weighted,
             weight_type,
             id_width: 32,
-            codec: opts.codec,
+            codec,
             has_transpose: opts.stores_transpose(),
             has_labels: labels.is_some(),
             self_loops_kept: opts.keep_self_loops,
@@ -661,7 +669,7 @@ impl StoreBuilder {
             },
         };
         write_manifest(staging.path(), &manifest)?;
-        if opts.codec != Codec::Raw {
+        if codec != Codec::Raw {
             // Decode every list once before the store appears (the encoder's own output).
             progress.phase("checking the compressed lists", None);
             Store::open(staging.path())?;

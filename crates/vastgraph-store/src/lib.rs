@@ -38,7 +38,7 @@ pub mod tiles;
 
 pub use builder::{BuildOptions, DiskNeed, ExpectedSize, StoreBuilder, MIN_MEMORY_BYTES};
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
-pub use compress::{compress_store, CompressOptions};
+pub use compress::{compress_store, pick_codec, CompressOptions};
 pub use error::StoreError;
 pub use hashed_file::format_xxh3;
 pub use manifest::{

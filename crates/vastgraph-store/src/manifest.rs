@@ -106,6 +106,11 @@ pub enum Codec {
     /// to 4 bytes per block. Bigger codes, the fastest to traverse in memory.
     #[serde(rename = "for64")]
     FrameOfReference64,
+    /// As `ByteCode64` (same files, same blocks and block index), but each block is a bit
+    /// stream: its runs of at least four consecutive ids as intervals and its other ids as gaps,
+    /// in WebGraph's γ and ζ₃ codes. The smallest codes on web graphs; a bit-level decoder.
+    #[serde(rename = "zeta64")]
+    Zeta64,
 }
 
 impl Codec {
@@ -116,8 +121,9 @@ impl Codec {
     pub const COMPRESSED_DEFAULT: Codec = Codec::FrameOfReference64;
 
     /// Every compressed codec, the default first.
-    pub const COMPRESSED: [Codec; 3] = [
+    pub const COMPRESSED: [Codec; 4] = [
         Codec::FrameOfReference64,
+        Codec::Zeta64,
         Codec::StreamVByte64,
         Codec::ByteCode64,
     ];
@@ -129,6 +135,7 @@ impl Codec {
             Codec::ByteCode64 => Some(vastgraph_codec::ListCodec::Varint),
             Codec::StreamVByte64 => Some(vastgraph_codec::ListCodec::StreamVByte),
             Codec::FrameOfReference64 => Some(vastgraph_codec::ListCodec::FrameOfReference),
+            Codec::Zeta64 => Some(vastgraph_codec::ListCodec::Zeta),
         }
     }
 
@@ -139,10 +146,11 @@ impl Codec {
             Codec::ByteCode64 => "bytecode64",
             Codec::StreamVByte64 => "streamvbyte64",
             Codec::FrameOfReference64 => "for64",
+            Codec::Zeta64 => "zeta64",
         }
     }
 
-    /// The compressed codecs' names, for messages: "for64, streamvbyte64 or bytecode64".
+    /// The compressed codecs' names, for messages: "for64, zeta64, streamvbyte64 or bytecode64".
     pub fn compressed_names() -> String {
         let names = Codec::COMPRESSED.map(Codec::name);
         let (last, rest) = names.split_last().expect("codecs");

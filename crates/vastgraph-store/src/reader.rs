@@ -736,7 +736,7 @@ fn required_files(manifest: &Manifest) -> Vec<&'static str> {
     };
     let (neighbors, in_neighbors): (&[&'static str], &[&'static str]) = match manifest.codec {
         Codec::Raw => (&[files::NEIGHBORS], &[files::IN_NEIGHBORS]),
-        Codec::ByteCode64 | Codec::StreamVByte64 | Codec::FrameOfReference64 => (
+        Codec::ByteCode64 | Codec::StreamVByte64 | Codec::FrameOfReference64 | Codec::Zeta64 => (
             &[files::BYTE_OFFSETS, files::NEIGHBOR_CODES],
             &[files::IN_BYTE_OFFSETS, files::IN_NEIGHBOR_CODES],
         ),

@@ -50,7 +50,7 @@ fn raw_lists(offsets: &[u64], neighbors: &[u32]) -> Vec<Vec<u32>> {
         .collect()
 }
 
-const COMPRESSED: [Codec; 3] = Codec::COMPRESSED;
+const COMPRESSED: [Codec; 4] = Codec::COMPRESSED;
 
 fn small_budget(codec: Codec) -> CompressOptions {
     // The smallest budget, so that encoding runs in many rounds and streams the hubs' lists.

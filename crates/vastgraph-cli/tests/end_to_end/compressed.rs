@@ -118,7 +118,10 @@ fn every_algorithm_gives_identical_results_on_compressed_stores() {
         let svb = path(&format!("{name}-svb"));
         ok(&["compress", &raw, "-o", &svb, "--codec", "streamvbyte64"]);
         assert_identical_results(Path::new(&raw), Path::new(&svb), Codec::StreamVByte64);
-        // The default codec (for64).
+        let zeta = path(&format!("{name}-zeta"));
+        ok(&["compress", &raw, "-o", &zeta, "--codec", "zeta64"]);
+        assert_identical_results(Path::new(&raw), Path::new(&zeta), Codec::Zeta64);
+        // The default codec (for64, as a Kronecker graph's lists have few runs).
         let bc = path(&format!("{name}-bc"));
         ok(&["compress", &raw, "-o", &bc]);
         assert_identical_results(Path::new(&raw), Path::new(&bc), Codec::COMPRESSED_DEFAULT);
@@ -187,6 +190,41 @@ fn convert_compress_info_run_export() {
         stderr(&again).contains("already compressed"),
         "{}",
         stderr(&again)
+    );
+}
+
+#[test]
+fn compress_without_a_codec_writes_zeta64_on_a_graph_of_runs() {
+    // A web graph's shape: every page links to the pages after it on its site (runs of ids).
+    let dir = tempfile::tempdir().unwrap();
+    let edges = dir.path().join("web.tsv");
+    let mut text = String::new();
+    for v in 0..3_000u32 {
+        let site_end = (v / 100 + 1) * 100;
+        for u in v + 1..(v + 12).min(site_end) {
+            text.push_str(&format!("{v}\t{u}\t{}\n", (u + v) % 7 + 1));
+        }
+    }
+    std::fs::write(&edges, text).unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    ok(&["convert", &edges.display().to_string(), "-o", &path("raw")]);
+    ok(&["compress", &path("raw"), "-o", &path("picked")]);
+    ok(&[
+        "convert",
+        &edges.display().to_string(),
+        "-o",
+        &path("converted"),
+        "--compress",
+    ]);
+    for store in ["picked", "converted"] {
+        let json: serde_json::Value =
+            serde_json::from_slice(&ok(&["info", &path(store), "--json"]).stdout).unwrap();
+        assert_eq!(json["codec"], "zeta64", "{store}");
+    }
+    assert_identical_results(
+        Path::new(&path("raw")),
+        Path::new(&path("picked")),
+        Codec::Zeta64,
     );
 }
 
