@@ -71,7 +71,7 @@ pub(crate) fn layout(
 ) -> Result<TableLayout, IngestError> {
     let (schema, metadata) = match format {
         InputFormat::Parquet => guarded(path, format, || {
-            let builder = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+            let builder = ParquetRecordBatchReaderBuilder::try_new(EndChecked::open(path)?)
                 .map_err(|e| unreadable(path, format, e))?;
             let metadata: Vec<(String, Option<String>)> = builder
                 .metadata()
@@ -276,7 +276,7 @@ pub(crate) fn ingest_table(
     guarded(path, format, || {
         match format {
             InputFormat::Parquet => {
-                let builder = ParquetRecordBatchReaderBuilder::try_new(open(path)?)
+                let builder = ParquetRecordBatchReaderBuilder::try_new(EndChecked::open(path)?)
                     .map_err(|e| unreadable(path, format, e))?;
                 let total = builder.metadata().file_metadata().num_rows().max(1) as f64;
                 let roots: Vec<usize> = projected
@@ -475,6 +475,52 @@ fn cast(
 
 fn open(path: &Path) -> Result<File, IngestError> {
     File::open(path).map_err(|e| IngestError::io(path, e))
+}
+
+/// A Parquet file whose reads at its end are errors rather than empty reads. The parquet
+/// crate skips an unknown Thrift field of fixed-size elements without counting the bytes it
+/// got, so a forged page header at the end of a file, with a list of 2^31 such elements,
+/// made it spin on empty reads for minutes. A valid file is never read past its end: the
+/// footer and every page lie inside it.
+struct EndChecked(File);
+
+impl EndChecked {
+    fn open(path: &Path) -> Result<EndChecked, IngestError> {
+        open(path).map(EndChecked)
+    }
+}
+
+impl parquet::file::reader::Length for EndChecked {
+    fn len(&self) -> u64 {
+        parquet::file::reader::Length::len(&self.0)
+    }
+}
+
+impl parquet::file::reader::ChunkReader for EndChecked {
+    type T = EndCheckedRead;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<EndCheckedRead> {
+        parquet::file::reader::ChunkReader::get_read(&self.0, start).map(EndCheckedRead)
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        parquet::file::reader::ChunkReader::get_bytes(&self.0, start, length)
+    }
+}
+
+/// [`EndChecked`]'s reader: a read that gets nothing is an `UnexpectedEof`.
+struct EndCheckedRead(BufReader<File>);
+
+impl Read for EndCheckedRead {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.read(buf)? {
+            0 if !buf.is_empty() => Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "a page runs past the end of the file",
+            )),
+            n => Ok(n),
+        }
+    }
 }
 
 fn unreadable(path: &Path, format: InputFormat, error: impl std::fmt::Display) -> IngestError {

@@ -371,6 +371,22 @@ fn a_recorded_vertex_count_adds_isolated_vertices_and_a_bad_one_is_refused() {
     }
 }
 
+/// A Parquet file whose last page header holds an unknown field, a list of 2^31 fixed-size
+/// elements (found by the `table` fuzz target): the parquet crate skipped it on empty reads
+/// for minutes; reads at the end of the file are errors, so it is refused at once.
+#[test]
+fn a_page_header_past_the_end_of_the_file_is_an_error_not_a_hang() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/forged-page-header.parquet");
+    let started = std::time::Instant::now();
+    let err = read_one(&path).unwrap_err();
+    assert!(
+        err.contains("forged-page-header.parquet") && err.contains("past the end of the file"),
+        "{err}"
+    );
+    assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+}
+
 /// A stream whose message declares a body of 8.9e18 bytes (found by the `table` fuzz target):
 /// the Arrow reader would allocate it before reading; the framing check refuses it first.
 #[test]
