@@ -36,8 +36,8 @@ fi
 echo "== building ${#targets[@]} fuzz targets"
 cargo +nightly fuzz build --release >/dev/null 2>&1 || cargo +nightly fuzz build --release
 
-# The targets that write their input to a file (table, webgraph, store_open) run twice as
-# many inputs a second in memory: their temporary directories go to /dev/shm where it exists.
+# The targets that write their input to a file (table, webgraph, store_open) write it to
+# memory, not the disk: their temporary directories go to /dev/shm where it exists.
 if [ -d /dev/shm ] && [ -w /dev/shm ]; then
     export TMPDIR=/dev/shm
 fi

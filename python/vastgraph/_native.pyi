@@ -70,6 +70,7 @@ def convert(
     progress: Optional[_Progress] = None,
     options_json: str = "{}",
     compress: bool = False,
+    codec: Optional[str] = None,
     order: str = "input",
     header: bool = False,
     src: Optional[str] = None,

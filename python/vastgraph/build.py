@@ -34,7 +34,7 @@ def convert(
     overwrite: bool = False,
     threads: Optional[int] = None,
     progress: Any = False,
-    compress: bool = False,
+    compress: Union[bool, str] = False,
     order: str = "input",
     header: bool = False,
     src: Optional[str] = None,
@@ -68,8 +68,9 @@ def convert(
         (blocks of 64 neighbours, each after its first as an offset from it in 1 to 4 bytes,
         about 60% of the raw size, within 1.3 times the raw store's time in memory), or
         ``zeta64`` on a web graph (intervals and gaps in WebGraph's bit codes: a third of the
-        raw size or less); every algorithm runs on either. (``vastgraph compress --codec
-        NAME`` writes any codec.)
+        raw size or less); every algorithm runs on either. A codec's name (``"for64"``,
+        ``"zeta64"``, ``"streamvbyte64"``, ``"bytecode64"``) writes that one, as ``convert
+        --codec NAME``.
     order : ``"input"`` (the ids as read) or ``"degree"``: renumbered by decreasing degree once
         built, as :func:`reorder` does (``convert --order degree``); the manifest still names
         the inputs.
@@ -98,7 +99,7 @@ def convert(
         "memory": budget,
         "format": format,
         "relabel": bool(relabel),
-        "compress": bool(compress),
+        "compress": compress if isinstance(compress, str) else bool(compress),
         "order": order,
         "header": bool(header),
         "src": src,
@@ -123,6 +124,7 @@ def convert(
             progress=callback,
             options_json=json.dumps(options),
             compress=bool(compress),
+            codec=compress if isinstance(compress, str) else None,
             order=order,
             header=bool(header),
             src=src,

@@ -33,6 +33,18 @@ def test_a_compressed_store_holds_the_same_graph(stores):
     assert codes["neighbors.bc64"] < 4 * compressed.num_arcs
 
 
+def test_a_codec_named_is_the_codec_written_and_an_unknown_one_is_refused(tmp_path):
+    edges = tmp_path / "edges.tsv"
+    np.savetxt(edges, np.column_stack([np.arange(50), np.arange(1, 51)]), fmt="%d", delimiter="\t")
+    zeta = vg.convert(edges, tmp_path / "zeta", symmetrize=True, compress="zeta64")
+    plain = vg.convert(edges, tmp_path / "plain", symmetrize=True)
+    assert zeta.manifest["codec"] == "zeta64"
+    np.testing.assert_array_equal(zeta.neighbors, plain.neighbors)
+    with pytest.raises(ValueError, match="unknown codec .*for64"):
+        vg.convert(edges, tmp_path / "nope", symmetrize=True, compress="nope")
+    assert not (tmp_path / "nope").exists()
+
+
 @pytest.mark.parametrize("algorithm", [a["name"] for a in vg.algorithms()])
 def test_every_algorithm_gives_the_same_result(stores, algorithm):
     raw, compressed = stores

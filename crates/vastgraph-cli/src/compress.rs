@@ -29,15 +29,7 @@ pub struct CompressArgs {
 
 /// A compressed codec by its manifest name.
 pub fn parse_codec(name: &str) -> Result<Codec, String> {
-    Codec::COMPRESSED
-        .into_iter()
-        .find(|c| c.name() == name)
-        .ok_or_else(|| {
-            format!(
-                "unknown codec {name:?}: choose {}",
-                Codec::compressed_names()
-            )
-        })
+    Codec::compressed_from_name(name)
 }
 
 /// Bytes of the files that hold a store's out-edge adjacency, whatever its codec: offsets

@@ -65,7 +65,8 @@ fn parse_options(options_json: &str) -> PyResult<serde_json::Value> {
 #[pyo3(signature = (
     inputs, output, *, symmetrize, transpose, keep_self_loops, relabel, memory_bytes,
     format=None, tmp_dir=None, overwrite=false, threads=None, progress=None, options_json="{}",
-    compress=false, order="input", header=false, src=None, dst=None, weight=None, tiles=false
+    compress=false, codec=None, order="input", header=false, src=None, dst=None, weight=None,
+    tiles=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn convert(
@@ -84,6 +85,7 @@ pub fn convert(
     progress: Option<Bound<'_, PyAny>>,
     options_json: &str,
     compress: bool,
+    codec: Option<String>,
     order: &str,
     header: bool,
     src: Option<String>,
@@ -104,6 +106,10 @@ pub fn convert(
         overwrite,
     };
     let options = parse_options(options_json)?;
+    let codec = codec
+        .map(|name| vastgraph_store::Codec::compressed_from_name(&name))
+        .transpose()
+        .map_err(PyValueError::new_err)?;
     let order = vastgraph_store::VertexOrder::from_name(order).map_err(PyValueError::new_err)?;
     let state = BuildProgress::default();
     run_cancellable(py, threads, &|| state.report(progress.as_ref()), || {
@@ -133,13 +139,13 @@ pub fn convert(
                 let mut builder = StoreBuilder::create(
                     path,
                     BuildOptions {
-                        codec: if compress {
-                            vastgraph_store::Codec::COMPRESSED_DEFAULT
-                        } else {
-                            vastgraph_store::Codec::Raw
+                        codec: match (compress, codec) {
+                            (_, Some(codec)) => codec,
+                            (true, None) => vastgraph_store::Codec::COMPRESSED_DEFAULT,
+                            (false, None) => vastgraph_store::Codec::Raw,
                         },
                         // for64, or zeta64 on a web graph, as `convert --compress` writes.
-                        pick_codec: compress,
+                        pick_codec: compress && codec.is_none(),
                         overwrite,
                         expected_size: plan.expected_size(),
                         ..settings.build_options(plan.weighted, "convert", options)

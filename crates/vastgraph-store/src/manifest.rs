@@ -150,6 +150,19 @@ impl Codec {
         }
     }
 
+    /// The compressed codec of that name, or an error that lists them.
+    pub fn compressed_from_name(name: &str) -> Result<Codec, String> {
+        Codec::COMPRESSED
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| {
+                format!(
+                    "unknown codec {name:?}: choose {}",
+                    Codec::compressed_names()
+                )
+            })
+    }
+
     /// The compressed codecs' names, for messages: "for64, zeta64, streamvbyte64 or bytecode64".
     pub fn compressed_names() -> String {
         let names = Codec::COMPRESSED.map(Codec::name);
