@@ -52,19 +52,11 @@ pub fn adjacency_bytes(manifest: &Manifest) -> u64 {
 pub fn run(args: CompressArgs, quiet: bool) -> anyhow::Result<()> {
     let started = Instant::now();
     let source = vastgraph_store::open_manifest(&args.store)?;
-    let codec = match args.codec {
-        Some(codec) => codec,
-        // A compressed source is refused by the copy, with its reason.
-        None if source.codec != vastgraph_store::Codec::Raw => Codec::COMPRESSED_DEFAULT,
-        None => {
-            let raw = vastgraph_store::Store::open(&args.store)
-                .with_context(|| format!("compressing {}", args.store.display()))?;
-            vastgraph_store::pick_codec(raw.offsets(), raw.neighbors())
-        }
-    };
     let phases = crate::progress::Phases::new(quiet);
     let opts = CompressOptions {
-        codec,
+        // Without --codec: for64, or zeta64 on a web graph (`vastgraph_store::pick_codec`).
+        codec: args.codec.unwrap_or(Codec::COMPRESSED_DEFAULT),
+        pick_codec: args.codec.is_none(),
         memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
         overwrite: args.target.force,
         progress: vastgraph_store::progress::Progress::new(phases.clone()),
@@ -77,7 +69,7 @@ pub fn run(args: CompressArgs, quiet: bool) -> anyhow::Result<()> {
         "compressed {} into {} ({}): adjacency {} -> {} ({:.2} bytes per arc, {:.1}% of raw) in {:.2} s",
         args.store.display(),
         args.target.output.display(),
-        codec.name(),
+        manifest.codec.name(),
         crate::size::human(before),
         crate::size::human(after),
         after as f64 / manifest.arcs.max(1) as f64,

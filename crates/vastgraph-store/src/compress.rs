@@ -24,6 +24,9 @@ const COPY_BUFFER_BYTES: usize = 4 << 20;
 pub struct CompressOptions {
     /// The codec to write; not `Codec::Raw`.
     pub codec: Codec,
+    /// Write instead the one [`pick_codec`] picks from the source's lists (what `compress`
+    /// without `--codec` does).
+    pub pick_codec: bool,
     /// Budget for the encoding buffers, in bytes.
     pub memory_bytes: u64,
     /// Replace an existing store at the target.
@@ -36,6 +39,7 @@ impl Default for CompressOptions {
     fn default() -> Self {
         CompressOptions {
             codec: Codec::COMPRESSED_DEFAULT,
+            pick_codec: false,
             memory_bytes: 1 << 30,
             overwrite: false,
             progress: Progress::default(),
@@ -43,7 +47,7 @@ impl Default for CompressOptions {
     }
 }
 
-/// Writes a compressed copy (`opts.codec`) of the raw store at `source` to `target`: the
+/// Writes a compressed copy (`opts.codec`, or the one `opts.pick_codec` picks) of the raw store at `source` to `target`: the
 /// neighbour lists (and the transpose's) byte-coded, every other file copied and checked
 /// against the source manifest's checksums, but the list heads only where they stay short
 /// beside the codes (`keeps_list_heads`). The copy is staged next to the target, validated
@@ -60,7 +64,7 @@ pub fn compress_store(
             minimum: MIN_MEMORY_BYTES,
         });
     }
-    let list_codec = compressed_list_codec(opts.codec)?;
+    compressed_list_codec(opts.codec)?;
     let store = Store::open(source)?;
     if store.codec() != Codec::Raw {
         return Err(StoreError::invalid_input(format!(
@@ -69,6 +73,11 @@ pub fn compress_store(
             store.codec()
         )));
     }
+    let codec = match opts.pick_codec {
+        true => pick_codec(store.offsets(), store.neighbors()),
+        false => opts.codec,
+    };
+    let list_codec = compressed_list_codec(codec)?;
     let (parent, name) = split_target(target)?;
     if let (Ok(a), Ok(b)) = (source.canonicalize(), target.canonicalize()) {
         if a == b {
@@ -132,7 +141,7 @@ pub fn compress_store(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     provenance.build_seconds = started.elapsed().as_secs_f64();
-    manifest.codec = opts.codec;
+    manifest.codec = codec;
     manifest.files = entries;
     drop(store);
     write_manifest(staging.path(), &manifest)?;
@@ -348,17 +357,10 @@ mod tests {
         assert_eq!(pick_codec(&offsets, &ids), Codec::Zeta64);
 
         // Ids spread over the whole range, as a Kronecker or social graph's are.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = crate::synthetic::SplitMix64::new(3);
         let scattered: Vec<Vec<u32>> = (0..n)
             .map(|_| {
-                let mut list: Vec<u32> = (0..16)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        (state % n as u64) as u32
-                    })
-                    .collect();
+                let mut list: Vec<u32> = (0..16).map(|_| rng.below(n as u64)).collect();
                 list.sort_unstable();
                 list.dedup();
                 list
