@@ -89,16 +89,24 @@ pub fn set_last_level_cache_bytes(bytes: usize) {
     LAST_LEVEL_CACHE_OVERRIDE.store(bytes, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// The last-level cache, from sysfs (`index3`); 32 MiB when it cannot be read.
+/// The most last-level cache a pass counts on for each of its threads. A virtual machine's
+/// sysfs reports its host's whole cache, shared with tenants it cannot see; taken at its word,
+/// values far larger than the guest's share are held to fit, and a pass streams them once a
+/// column instead of once a stripe ([docs/tiles.md](../../../docs/tiles.md)).
+pub const CACHE_BYTES_A_THREAD: usize = 16 << 20;
+
+/// The last-level cache a pass counts on: sysfs's (`index3`; 32 MiB when it cannot be read),
+/// at most [`CACHE_BYTES_A_THREAD`] for each thread of the current pool.
 pub fn last_level_cache_bytes() -> usize {
     match LAST_LEVEL_CACHE_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) {
         0 => {}
         bytes => return bytes,
     }
-    std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size")
+    let reported = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size")
         .ok()
         .and_then(|s| parse_cache_size(s.trim()))
-        .map_or(32 << 20, |b| b as usize)
+        .map_or(32 << 20, |b| b as usize);
+    reported.min(CACHE_BYTES_A_THREAD.saturating_mul(rayon::current_num_threads()))
 }
 
 /// sysfs's spelling of a cache size: `512K`, `1M`, or bytes.
@@ -664,4 +672,33 @@ fn write_edges(
         first = end;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_counted_on_is_at_most_a_threads_share_of_it_per_thread() {
+        let within = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(last_level_cache_bytes)
+        };
+        // Whatever sysfs reports (a guest may see its host's 260 MiB), one thread counts on
+        // its own share, and more threads on no less.
+        assert!(within(1) <= CACHE_BYTES_A_THREAD);
+        assert!(within(4) >= within(1));
+        assert!(within(4) <= 4 * CACHE_BYTES_A_THREAD);
+    }
+
+    #[test]
+    fn sysfs_cache_sizes_parse() {
+        assert_eq!(parse_cache_size("512K"), Some(512 << 10));
+        assert_eq!(parse_cache_size("260M"), Some(260 << 20));
+        assert_eq!(parse_cache_size("4096"), Some(4096));
+        assert_eq!(parse_cache_size("lots"), None);
+    }
 }
