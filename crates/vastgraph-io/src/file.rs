@@ -107,6 +107,22 @@ impl DataFile {
         len: usize,
         buf: &'b mut AlignedBuf,
     ) -> io::Result<(&'b [u8], u64)> {
+        let (aligned, needed) = self.read_span_unchecked(offset, len, buf)?;
+        self.check(aligned, &buf.as_slice()[..needed])?;
+        let skip = (offset - aligned) as usize;
+        Ok((&buf.as_slice()[skip..skip + len], needed as u64))
+    }
+
+    /// [`DataFile::read_span`] without the file's check, for a reader that checks each page
+    /// ([`DataFile::check`]) just before it uses it, while the page is in its cache. Returns the
+    /// page-aligned offset `buf` starts at and the bytes read there: whole pages covering
+    /// `offset..offset + len`, the file's last one possibly shorter.
+    pub fn read_span_unchecked(
+        &self,
+        offset: u64,
+        len: usize,
+        buf: &mut AlignedBuf,
+    ) -> io::Result<(u64, usize)> {
         let end = offset + len as u64;
         if end > self.len {
             return Err(io::Error::new(
@@ -157,8 +173,7 @@ impl DataFile {
             }
             filled += got as usize;
         }
-        self.check(aligned, &buf.as_slice()[..needed])?;
-        Ok((&buf.as_slice()[skip..skip + len], filled as u64))
+        Ok((aligned, needed))
     }
 
     /// The file's device, `major:minor`.

@@ -3,7 +3,8 @@
 //! delta-PageRank and personalised PageRank over tiles give the lists' scores bit for bit, with
 //! the tiles of inactive sources skipped; label propagation gives the lists' labels, in memory
 //! and out of core (a column spanning several chunks); damaged tiles out of core are an error
-//! naming the file, and `tiles: false` runs on the lists past them.
+//! naming the file, and `tiles: false` runs on the lists past them; a page altered in order is
+//! refused by its checksum.
 
 use std::path::Path;
 
@@ -174,6 +175,50 @@ fn damaged_tiles_out_of_core_are_an_error_naming_the_file() {
             ..Request::new(&dir, "pagerank", &params)
         })
         .unwrap();
+    }
+}
+
+/// Out of core, a tile's pages are checked by the task that folds it, just before: a page
+/// whose arcs were altered but stay in order and in their blocks, which only its checksum can
+/// tell, is refused wherever it lies in the file (its first arcs, inside a chunk, its last
+/// page).
+#[test]
+fn a_tile_page_altered_in_order_is_refused_by_its_checksum_out_of_core() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, 20_000, 400_000, true);
+    tile(&dir, 7);
+    let edges = dir.join(vastgraph_store::manifest::files::TILE_EDGES);
+    let original = std::fs::read(&edges).unwrap();
+    let arcs: Vec<u32> = original
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let params = Params::default().with("max_iters", 3);
+    let report = run(&dir, "pagerank", &params, Some(6 * MIB), true, 2);
+    assert_eq!(report.record.extra["layout"], "tiles");
+    let reads = report.record.io_requests.unwrap_or(0);
+    assert!(
+        reads > 2 * report.record.iterations,
+        "{reads} reads: several chunks a pass"
+    );
+    for at in [1, arcs.len() / 2 + 1, arcs.len() - 1] {
+        // The first arc from `at` on that can be one less and still follow the arc before it
+        // and keep its target in its block: the arc check cannot see the change.
+        let i = (at..arcs.len())
+            .find(|&i| arcs[i] & 0xffff > 0 && arcs[i] - 1 > arcs[i - 1])
+            .unwrap();
+        let mut damaged = original.clone();
+        damaged[4 * i..4 * i + 4].copy_from_slice(&(arcs[i] - 1).to_le_bytes());
+        std::fs::write(&edges, &damaged).unwrap();
+        let e = try_run(&dir, "pagerank", &params, Some(6 * MIB), true, 2)
+            .map(drop)
+            .unwrap_err();
+        let e = format!("{e:#}");
+        assert!(
+            e.contains("tile_edges.u32") && e.contains("page checksum"),
+            "arc {i}: {e}"
+        );
     }
 }
 

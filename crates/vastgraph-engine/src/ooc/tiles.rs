@@ -4,10 +4,11 @@
 //! A pass reads the file once, sequentially, in chunks of a fixed number of arcs; a chunk may
 //! end inside a tile, whose rest then comes with the next chunk. Within a chunk the columns
 //! are folded in parallel, each by one task, so each target's sum still takes its in-arcs in
-//! ascending source order, as in memory. Each chunk is checked as it arrives: its pages
-//! against their checksums (by the read), then every arc as it is folded, by the rule
-//! [`validate_edges`] applies to an opened store (which then names the bad arc), so that a
-//! damaged file is an error naming it, never a wrong sum.
+//! ascending source order, as in memory. Each chunk is checked before it is used: a tile's
+//! pages against their checksums by the task that folds it, just before it does, so the fold
+//! reads them from the cache that the checksum brought them into ([`ChunkPages`]); then every
+//! arc as it is folded, by the rule [`validate_edges`] applies to an opened store (which then
+//! names the bad arc). A damaged file is an error naming it, never a wrong sum.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::sync_channel;
@@ -43,6 +44,47 @@ pub(crate) const REMEDY: &str =
 /// tile of a row of zeros is only checked), and `apply`'s results for the columns it
 /// completed.
 type Folded<R> = (Option<u32>, u64, Vec<(usize, R)>);
+
+/// The pages of `tile_edges.u32` that a chunk was read into, not yet checked: whole pages from
+/// the page-aligned file offset `start` (the file's last one possibly shorter), covering the
+/// chunk's arcs. Each must pass [`ChunkPages::check`] before its arcs are used.
+struct ChunkPages<'a> {
+    file: &'a DataFile,
+    start: u64,
+    bytes: &'a [u8],
+}
+
+impl ChunkPages<'_> {
+    /// Checks, against their checksums, the pages that hold the file's bytes `from..to` (all
+    /// within the chunk); naming the file and the damaged page.
+    fn check(&self, from: u64, to: u64) -> anyhow::Result<()> {
+        let page = ALIGN as u64;
+        let first = (from / page * page).max(self.start) - self.start;
+        let stop = (to.next_multiple_of(page) - self.start).min(self.bytes.len() as u64);
+        if first >= stop {
+            return Ok(());
+        }
+        self.file
+            .check(
+                self.start + first,
+                &self.bytes[first as usize..stop as usize],
+            )
+            .with_context(|| format!("reading {}", self.file.path().display()))
+    }
+
+    /// Checks every page, on every thread.
+    fn check_all(&self) -> anyhow::Result<()> {
+        // 64 pages a task, as the store's own check of a whole file.
+        let task = 64 * ALIGN;
+        self.bytes
+            .par_chunks(task)
+            .enumerate()
+            .try_for_each(|(i, _)| {
+                let from = self.start + (i * task) as u64;
+                self.check(from, from + task as u64)
+            })
+    }
+}
 
 /// What a pass over the file read ([`OocTiles::stream`]).
 #[derive(Default)]
@@ -183,9 +225,9 @@ impl OocTiles {
         let mut applied: Vec<Option<R>> = (0..self.columns.len() - 1).map(|_| None).collect();
         // The last arc of the tile a chunk ends inside, for the next chunk's order check.
         let mut carried: Option<u32> = None;
-        let streamed = self.stream(|first, chunk| {
+        let streamed = self.stream(|first, chunk, pages| {
             let (last, arcs, columns) =
-                self.fold_chunk(first, chunk, carried, values, &zero, out, &apply)?;
+                self.fold_chunk(first, chunk, pages, carried, values, &zero, out, &apply)?;
             carried = last;
             folded_arcs += arcs;
             for (c, result) in columns {
@@ -231,8 +273,9 @@ impl OocTiles {
         // The column a chunk ended inside: its tiles' arcs so far, by tile.
         let mut open: Option<(usize, Vec<(usize, Vec<u32>)>)> = None;
         let mut carried: Option<u32> = None;
-        let streamed = self.stream(|first, chunk| {
+        let streamed = self.stream(|first, chunk, pages| {
             let end = first + chunk.len() as u64;
+            pages.check_all()?;
             let pieces = self.check_chunk(first, chunk, carried)?;
             carried = (self.offsets[pieces.end] > end).then(|| chunk[chunk.len() - 1]);
             let piece = |t: usize| self.piece(t, first, chunk);
@@ -379,10 +422,11 @@ impl OocTiles {
     }
 
     /// Reads `tile_edges.u32` once, in order, in chunks of at most `chunk_arcs` arcs, each
-    /// read by a second thread while `each(first arc, arcs)` works on the one before.
+    /// read by a second thread while `each(first arc, arcs, pages)` works on the one before.
+    /// `each` checks the `pages` it uses ([`ChunkPages`]): the reader does not.
     fn stream(
         &self,
-        mut each: impl FnMut(u64, &[u32]) -> anyhow::Result<()>,
+        mut each: impl FnMut(u64, &[u32], &ChunkPages<'_>) -> anyhow::Result<()>,
     ) -> anyhow::Result<Streamed> {
         let arcs = *self.offsets.last().unwrap_or(&0);
         let chunks: Vec<(u64, u64)> = (0..arcs)
@@ -399,7 +443,7 @@ impl OocTiles {
             ..Default::default()
         };
         std::thread::scope(|scope| -> anyhow::Result<()> {
-            let (full_tx, full_rx) = sync_channel::<anyhow::Result<(AlignedBuf, u64)>>(1);
+            let (full_tx, full_rx) = sync_channel::<anyhow::Result<(AlignedBuf, u64, usize)>>(1);
             let (empty_tx, empty_rx) = sync_channel::<AlignedBuf>(2);
             for buf in buffers.drain(..) {
                 empty_tx.send(buf).ok();
@@ -413,9 +457,9 @@ impl OocTiles {
                         return Vec::new();
                     };
                     let len = ((end - first) * 4) as usize;
-                    match edges.read_span(first * 4, len, &mut buf) {
-                        Ok((_, got)) => {
-                            if full_tx.send(Ok((buf, got))).is_err() {
+                    match edges.read_span_unchecked(first * 4, len, &mut buf) {
+                        Ok((start, got)) => {
+                            if full_tx.send(Ok((buf, start, got))).is_err() {
                                 return Vec::new();
                             }
                         }
@@ -431,21 +475,26 @@ impl OocTiles {
             let worked = (|| -> anyhow::Result<()> {
                 for &(first, end) in &chunks {
                     let waited = Instant::now();
-                    let (buf, got) = full_rx
+                    let (buf, start, got) = full_rx
                         .recv()
                         .context("the reader of the tiles stopped")?
                         .with_context(|| format!("reading {}", self.edges.path().display()))
                         .context(REMEDY)?;
                     streamed.io_wait += waited.elapsed().as_secs_f64();
-                    streamed.bytes_read += got;
-                    let skip = (first * 4 % ALIGN as u64) as usize;
+                    streamed.bytes_read += got as u64;
+                    let skip = (first * 4 - start) as usize;
                     let bytes = &buf.as_slice()[skip..skip + ((end - first) * 4) as usize];
                     // SAFETY: the buffer is page-aligned and `skip` a multiple of 4, so the
                     // bytes are aligned u32s; any bit pattern is a u32.
                     let chunk: &[u32] = unsafe {
                         std::slice::from_raw_parts(bytes.as_ptr() as *const u32, bytes.len() / 4)
                     };
-                    each(first, chunk).context(REMEDY)?;
+                    let pages = ChunkPages {
+                        file: &self.edges,
+                        start,
+                        bytes: &buf.as_slice()[..got],
+                    };
+                    each(first, chunk, &pages).context(REMEDY)?;
                     crate::interrupt::check();
                     empty_tx.send(buf).ok();
                 }
@@ -461,14 +510,15 @@ impl OocTiles {
         Ok(streamed)
     }
 
-    /// Checks and folds the arcs `first..first + chunk.len()` of the file (the tiles of the
-    /// rows `zero` marks are only checked), applying `apply` to the columns whose last arc it
-    /// holds ([`Folded`]).
+    /// Checks and folds the arcs `first..first + chunk.len()` of the file, read into `pages`
+    /// (the tiles of the rows `zero` marks are only checked), applying `apply` to the columns
+    /// whose last arc it holds ([`Folded`]).
     #[allow(clippy::too_many_arguments)]
     fn fold_chunk<T: ArcValue, R: Send>(
         &self,
         first: u64,
         chunk: &[u32],
+        pages: &ChunkPages<'_>,
         carried: Option<u32>,
         values: &[T],
         zero: &[bool],
@@ -507,21 +557,35 @@ impl OocTiles {
                     })
                     .collect();
                 let mut folded = 0u64;
+                // Each column's tiles lie one after the other in the file, and are folded in
+                // that order: the pages below checked[i] are column i's checked ones.
+                let mut checked = vec![0u64; columns.len()];
                 fold_stripe(&columns, sums, k, |i, j, tile, sums| {
                     let c = c0 + i;
                     // Column c's tiles in the chunk start at its first or at the chunk's.
                     let t = (self.columns[c] as usize).max(t_first) + j;
+                    let (from, to) = (
+                        4 * self.offsets[t].max(first),
+                        4 * self.offsets[t + 1].min(end),
+                    );
+                    if to > checked[i] {
+                        pages.check(from.max(checked[i]), to)?;
+                        checked[i] = to.next_multiple_of(ALIGN as u64);
+                    }
                     let previous = carried.filter(|_| t == t_first && self.offsets[t] < first);
                     let zero_row = zero[tile.row as usize];
                     folded += if zero_row { 0 } else { tile.edges.len() as u64 };
                     // Checked as folded; a bad arc gets the store's own message.
-                    sum_tile_checked(tile, k, values, sums, previous, zero_row).or_else(|edge| {
-                        validate_edges(&self.dir, t, c, tile, previous)?;
-                        Err(vastgraph_store::StoreError::BadTiles {
-                            path: self.edges.path().to_path_buf(),
-                            reason: format!("tile {t} (column {c}): arc {edge:#010x}"),
-                        })
-                    })
+                    sum_tile_checked(tile, k, values, sums, previous, zero_row).or_else(
+                        |edge| -> anyhow::Result<()> {
+                            validate_edges(&self.dir, t, c, tile, previous)?;
+                            Err(vastgraph_store::StoreError::BadTiles {
+                                path: self.edges.path().to_path_buf(),
+                                reason: format!("tile {t} (column {c}): arc {edge:#010x}"),
+                            }
+                            .into())
+                        },
+                    )
                 })?;
                 // A column is complete in the chunk that holds its last arc.
                 let done = sums
@@ -531,7 +595,7 @@ impl OocTiles {
                     .filter(|&(c, _)| self.offsets[self.columns[c + 1] as usize] <= end)
                     .map(|(c, sums)| (c, apply(c << k, sums)))
                     .collect::<Vec<_>>();
-                Ok::<_, vastgraph_store::StoreError>((folded, done))
+                Ok::<_, anyhow::Error>((folded, done))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let last = (self.offsets[t_last + 1] > end).then(|| chunk[chunk.len() - 1]);
