@@ -557,8 +557,10 @@ impl OocTiles {
                     })
                     .collect();
                 let mut folded = 0u64;
-                // Each column's tiles lie one after the other in the file, and are folded in
-                // that order: the pages below checked[i] are column i's checked ones.
+                // Each column's tiles lie one after the other in the file and are folded in
+                // that order, so one offset a column says how far its pages are checked:
+                // checked[i] is a page boundary, and the pages of column i's arcs below it
+                // passed.
                 let mut checked = vec![0u64; columns.len()];
                 fold_stripe(&columns, sums, k, |i, j, tile, sums| {
                     let c = c0 + i;
