@@ -92,14 +92,9 @@ pub fn open_within_budget(
                 .find(|a| a.name == name)
                 .ok_or_else(|| RunError::Unknown(name.to_string()))?;
             let state = info.state.bytes(n, m, threads);
-            // The mapped graph and the state fit: the in-memory kernel runs as it would
-            // without a budget.
-            let graph_bytes: u64 = manifest
-                .files
-                .iter()
-                .filter(|f| f.name != vastgraph_store::manifest::files::LABELS)
-                .map(|f| f.bytes)
-                .sum();
+            // The mapped graph (its Elias–Fano offsets decoded) and the state fit: the
+            // in-memory kernel runs as it would without a budget.
+            let graph_bytes = vastgraph_store::resident_bytes(&manifest);
             if graph_bytes + state <= budget {
                 return Ok(BudgetFit::InMemory {
                     need: graph_bytes + state,

@@ -37,8 +37,10 @@ pub fn parse_codec(name: &str) -> Result<Codec, String> {
 pub fn adjacency_bytes(manifest: &Manifest) -> u64 {
     let adjacency = [
         files::OFFSETS,
+        files::OFFSETS_EF,
         files::NEIGHBORS,
         files::BYTE_OFFSETS,
+        files::BYTE_OFFSETS_EF,
         files::NEIGHBOR_CODES,
     ];
     manifest

@@ -39,6 +39,7 @@
 
 mod codec;
 mod decode;
+pub mod elias_fano;
 mod encode;
 mod frame;
 pub mod lanes;

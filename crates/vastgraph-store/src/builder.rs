@@ -12,8 +12,8 @@ use crate::external_sort::{for_each_chunk_of, sort_buffer_bytes, ExternalSorter,
 use crate::fsutil::{available_bytes, device_of};
 use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{
-    files, Codec, Dropped, FileEntry, InputRecord, Manifest, Provenance, WeightType, FORMAT_NAME,
-    FORMAT_VERSION, LIST_HEAD_IDS, MANIFEST_FILE,
+    files, Codec, Dropped, FileEntry, InputRecord, Manifest, OffsetsCode, Provenance, WeightType,
+    FORMAT_NAME, FORMAT_VERSION, LIST_HEAD_IDS, MANIFEST_FILE,
 };
 use crate::merge::{merge_runs, merge_sorted_pair};
 use crate::pipeline::pipelined;
@@ -643,6 +643,7 @@ impl StoreBuilder {
             weight_type,
             id_width: 32,
             codec,
+            offsets_code: OffsetsCode::written_with(codec),
             has_transpose: opts.stores_transpose(),
             has_labels: labels.is_some(),
             self_loops_kept: opts.keep_self_loops,

@@ -11,7 +11,8 @@ use crate::builder::write_manifest;
 use crate::byte_code_writer::{write_byte_code, ByteCodeFileNames, IN_CODES, OUT_CODES};
 use crate::cancel::check_cancel;
 use crate::hashed_file::HashedFileWriter;
-use crate::manifest::{files, Codec, FileEntry, Manifest};
+use crate::manifest::{files, Codec, FileEntry, Manifest, OffsetsCode};
+use crate::offsets_file::recode_staged_offsets;
 use crate::progress::Progress;
 use crate::reader::MappedArray;
 use crate::staging::{check_replaceable, commit, split_target, TempDir};
@@ -128,6 +129,8 @@ pub fn compress_store(
     if let Some(heads) = list_heads.filter(|heads| keeps_list_heads(heads.bytes, &entries)) {
         entries.push(copy_checked(source, staging.path(), heads)?);
     }
+    opts.progress.phase("coding the offsets", None);
+    recode_staged_offsets(staging.path(), &mut entries)?;
     let mut manifest = store.manifest().clone();
     let provenance = &mut manifest.provenance;
     provenance.options = serde_json::json!({
@@ -142,6 +145,7 @@ pub fn compress_store(
         .map_or(0, |d| d.as_secs());
     provenance.build_seconds = started.elapsed().as_secs_f64();
     manifest.codec = codec;
+    manifest.offsets_code = OffsetsCode::written_with(codec);
     manifest.files = entries;
     drop(store);
     write_manifest(staging.path(), &manifest)?;
@@ -254,8 +258,9 @@ pub(crate) fn pick_staged_codec(dir: &Path, entries: &[FileEntry]) -> Result<Cod
 }
 
 /// Replaces the raw neighbour files a build has staged in `dir` (listed in `entries`) by
-/// their codes, in place in `entries`. Afterwards the staged store must be given `codec` in
-/// its manifest.
+/// their codes, and the plain offsets by their Elias–Fano form, in place in `entries`.
+/// Afterwards the staged store must be given `codec` and `OffsetsCode::EliasFano` in its
+/// manifest.
 pub(crate) fn compress_staged(
     codec: Codec,
     dir: &Path,
@@ -307,11 +312,12 @@ pub(crate) fn compress_staged(
             remove_staged(dir, &entries.remove(at))?;
         }
     }
-    Ok(())
+    progress.phase("coding the offsets", None);
+    recode_staged_offsets(dir, entries)
 }
 
 /// Deletes a staged file that leaves the store, with its page checksums.
-fn remove_staged(dir: &Path, entry: &FileEntry) -> Result<(), StoreError> {
+pub(crate) fn remove_staged(dir: &Path, entry: &FileEntry) -> Result<(), StoreError> {
     let page_sums = entry.page_sums.as_ref().map(|p| &p.name);
     for name in std::iter::once(&entry.name).chain(page_sums) {
         let path = dir.join(name);

@@ -22,6 +22,7 @@ mod fsutil;
 mod hashed_file;
 pub mod manifest;
 mod merge;
+mod offsets_file;
 mod page_sums;
 mod pipeline;
 mod pod;
@@ -42,9 +43,10 @@ pub use compress::{compress_store, pick_codec, CompressOptions};
 pub use error::StoreError;
 pub use hashed_file::format_xxh3;
 pub use manifest::{
-    Codec, Dropped, FileEntry, InputRecord, Manifest, PageSumsEntry, Provenance, TileInfo,
-    WeightType,
+    Codec, Dropped, FileEntry, InputRecord, Manifest, OffsetsCode, PageSumsEntry, Provenance,
+    TileInfo, WeightType,
 };
+pub use offsets_file::{resident_bytes, OffsetsOf, OffsetsReader};
 pub use page_sums::{page_sum, PageSums, PAGE_BYTES};
 pub use reader::{
     check_not_replaced, ids_of_labels, labels_of_ids, open_manifest, store_identity,

@@ -26,6 +26,11 @@ pub mod files {
     pub const NEIGHBOR_CODES: &str = "neighbors.bc64";
     pub const IN_BYTE_OFFSETS: &str = "in_byte_offsets.u64";
     pub const IN_NEIGHBOR_CODES: &str = "in_neighbors.bc64";
+    /// The Elias–Fano forms of the four offsets files (`OffsetsCode::EliasFano`).
+    pub const OFFSETS_EF: &str = "offsets.ef";
+    pub const IN_OFFSETS_EF: &str = "in_offsets.ef";
+    pub const BYTE_OFFSETS_EF: &str = "byte_offsets.ef";
+    pub const IN_BYTE_OFFSETS_EF: &str = "in_byte_offsets.ef";
     /// One original label per line, line i = label of dense id i.
     pub const LABELS: &str = "labels.txt";
     /// Each vertex's first (smallest) out-neighbour, n LE u32, [`super::NO_NEIGHBOR`] for an
@@ -171,6 +176,34 @@ impl Codec {
     }
 }
 
+/// How a store's offsets (its arcs', and a compressed store's codes' bytes) are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OffsetsCode {
+    /// n+1 little-endian u64s (`offsets.u64`, `byte_offsets.u64`, ...), mapped as they are.
+    #[default]
+    Plain,
+    /// Elias–Fano (`offsets.ef`, `byte_offsets.ef`, ...; `vastgraph_codec::elias_fano`),
+    /// 2 + ⌈log₂(last / (n+1))⌉ bits a vertex, decoded into DRAM when the store is opened.
+    EliasFano,
+}
+
+impl OffsetsCode {
+    /// What a store of `codec` is written with: Elias–Fano where the lists are compressed (the
+    /// offsets would otherwise take more room than the codes on a web graph), plain u64s where
+    /// they are not (the raw store is mapped and used in place).
+    pub fn written_with(codec: Codec) -> OffsetsCode {
+        match codec {
+            Codec::Raw => OffsetsCode::Plain,
+            _ => OffsetsCode::EliasFano,
+        }
+    }
+
+    pub fn is_plain(&self) -> bool {
+        *self == OffsetsCode::Plain
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileEntry {
     pub name: String,
@@ -256,6 +289,9 @@ pub struct Manifest {
     /// Bits per vertex id (32).
     pub id_width: u32,
     pub codec: Codec,
+    /// How the offsets files are written; stores without the field have plain ones.
+    #[serde(default, skip_serializing_if = "OffsetsCode::is_plain")]
+    pub offsets_code: OffsetsCode,
     /// A transpose (in-edges) is stored (directed stores built with --transpose).
     pub has_transpose: bool,
     /// labels.txt maps dense ids to the input's original labels.

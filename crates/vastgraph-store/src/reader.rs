@@ -13,9 +13,10 @@ use xxhash_rust::xxh3::Xxh3;
 
 use crate::hashed_file::{expect_checksum, format_xxh3};
 use crate::manifest::{
-    files, list_head_len, Codec, FileEntry, Manifest, TileInfo, WeightType, FORMAT_NAME,
-    FORMAT_VERSION, MANIFEST_FILE, NO_NEIGHBOR,
+    files, list_head_len, Codec, FileEntry, Manifest, OffsetsCode, TileInfo, WeightType,
+    FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE, NO_NEIGHBOR,
 };
+use crate::offsets_file::{expected_bytes, OffsetsOf, OffsetsReader};
 use crate::page_sums::PageSums;
 use crate::pod::{try_cast, Pod};
 use crate::tiles::TilesRef;
@@ -117,9 +118,49 @@ impl MappedWeights {
     }
 }
 
+/// Offsets as the in-memory store holds them: a plain file mapped, or an Elias–Fano file
+/// decoded into DRAM.
+enum OffsetsArray {
+    Mapped(MappedArray<u64>),
+    Decoded(Vec<u64>),
+}
+
+impl OffsetsArray {
+    fn open(
+        dir: &Path,
+        manifest: &Manifest,
+        offsets: OffsetsOf,
+    ) -> Result<OffsetsArray, StoreError> {
+        let name = offsets.file_name(manifest.offsets_code);
+        Ok(match manifest.offsets_code {
+            OffsetsCode::Plain => OffsetsArray::Mapped(MappedArray::open(
+                &dir.join(name),
+                manifest.file(name).map_or(0, |f| f.bytes),
+            )?),
+            OffsetsCode::EliasFano => {
+                OffsetsArray::Decoded(OffsetsReader::open(dir, manifest, offsets)?.read_all()?)
+            }
+        })
+    }
+
+    fn values(&self) -> &[u64] {
+        match self {
+            OffsetsArray::Mapped(array) => array.values(),
+            OffsetsArray::Decoded(values) => values,
+        }
+    }
+
+    fn mapped(&self) -> Option<&Mapped> {
+        match self {
+            OffsetsArray::Mapped(array) => Some(&array.mapped),
+            OffsetsArray::Decoded(_) => None,
+        }
+    }
+}
+
 /// One direction's CSR arrays. A compressed direction has `byte_code` and an empty `neighbors`.
 struct Adjacency {
-    offsets: MappedArray<u64>,
+    offsets: OffsetsArray,
     neighbors: MappedArray<u32>,
     weights: Option<MappedWeights>,
     byte_code: Option<ByteCodeArrays>,
@@ -128,18 +169,18 @@ struct Adjacency {
 /// The files of a compressed direction besides its offsets.
 struct ByteCodeArrays {
     codec: ListCodec,
-    byte_offsets: MappedArray<u64>,
+    byte_offsets: OffsetsArray,
     codes: Mapped,
 }
 
 impl Adjacency {
     fn mappings(&self) -> impl Iterator<Item = &Mapped> {
         let byte_code = self.byte_code.as_ref();
-        [Some(&self.offsets.mapped), Some(&self.neighbors.mapped)]
+        [self.offsets.mapped(), Some(&self.neighbors.mapped)]
             .into_iter()
             .chain([self.weights.as_ref().map(MappedWeights::mapped)])
             .chain([
-                byte_code.map(|b| &b.byte_offsets.mapped),
+                byte_code.and_then(|b| b.byte_offsets.mapped()),
                 byte_code.map(|b| &b.codes),
             ])
             .flatten()
@@ -387,17 +428,18 @@ impl Store {
     fn validate(&self) -> Result<(), StoreError> {
         let n = self.manifest.vertices;
         let m = self.manifest.arcs;
+        let code = self.manifest.offsets_code;
         let names = [
             (
-                files::OFFSETS,
+                OffsetsOf::Arcs.file_name(code),
                 files::NEIGHBORS,
-                files::BYTE_OFFSETS,
+                OffsetsOf::Codes.file_name(code),
                 files::NEIGHBOR_CODES,
             ),
             (
-                files::IN_OFFSETS,
+                OffsetsOf::InArcs.file_name(code),
                 files::IN_NEIGHBORS,
-                files::IN_BYTE_OFFSETS,
+                OffsetsOf::InCodes.file_name(code),
                 files::IN_NEIGHBOR_CODES,
             ),
         ];
@@ -734,19 +776,20 @@ fn required_files(manifest: &Manifest) -> Vec<&'static str> {
         Some(WeightType::F32) => Some(f32_name),
         None => None,
     };
-    let (neighbors, in_neighbors): (&[&'static str], &[&'static str]) = match manifest.codec {
-        Codec::Raw => (&[files::NEIGHBORS], &[files::IN_NEIGHBORS]),
+    let code = manifest.offsets_code;
+    let (neighbors, in_neighbors) = match manifest.codec {
+        Codec::Raw => ([files::NEIGHBORS, ""], [files::IN_NEIGHBORS, ""]),
         Codec::ByteCode64 | Codec::StreamVByte64 | Codec::FrameOfReference64 | Codec::Zeta64 => (
-            &[files::BYTE_OFFSETS, files::NEIGHBOR_CODES],
-            &[files::IN_BYTE_OFFSETS, files::IN_NEIGHBOR_CODES],
+            [OffsetsOf::Codes.file_name(code), files::NEIGHBOR_CODES],
+            [OffsetsOf::InCodes.file_name(code), files::IN_NEIGHBOR_CODES],
         ),
     };
-    let mut names = vec![files::OFFSETS];
-    names.extend(neighbors);
+    let mut names = vec![OffsetsOf::Arcs.file_name(code)];
+    names.extend(neighbors.into_iter().filter(|n| !n.is_empty()));
     names.extend(weight_names(files::WEIGHTS_I32, files::WEIGHTS_F32));
     if manifest.has_transpose {
-        names.push(files::IN_OFFSETS);
-        names.extend(in_neighbors);
+        names.push(OffsetsOf::InArcs.file_name(code));
+        names.extend(in_neighbors.into_iter().filter(|n| !n.is_empty()));
         names.extend(weight_names(files::IN_WEIGHTS_I32, files::IN_WEIGHTS_F32));
     }
     if manifest.has_labels {
@@ -781,6 +824,11 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
     if manifest.has_transpose && !manifest.directed {
         return Err(fail("a symmetric store lists a transpose".into()));
     }
+    if manifest.codec == Codec::Raw && manifest.offsets_code != OffsetsCode::Plain {
+        return Err(fail(
+            "a raw store's offsets are plain u64s (it is mapped as it is)".into(),
+        ));
+    }
     let required = required_files(manifest);
     let mut seen = HashSet::new();
     for entry in &manifest.files {
@@ -811,20 +859,21 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
     }
     let entry_bytes = |name: &str| manifest.file(name).map_or(0, |f| f.bytes);
     // Array lengths follow from n and m; the recorded byte counts must match them.
-    let n_plus_one = manifest.vertices + 1;
-    for (name, expected) in [
-        (files::OFFSETS, n_plus_one.checked_mul(8)),
+    let offsets_files = OffsetsOf::ALL.map(|o| {
+        (
+            o.file_name(manifest.offsets_code),
+            expected_bytes(manifest, o),
+        )
+    });
+    for (name, expected) in offsets_files.into_iter().chain([
         (files::NEIGHBORS, manifest.arcs.checked_mul(4)),
         (files::WEIGHTS_I32, manifest.arcs.checked_mul(4)),
         (files::WEIGHTS_F32, manifest.arcs.checked_mul(4)),
-        (files::IN_OFFSETS, n_plus_one.checked_mul(8)),
         (files::IN_NEIGHBORS, manifest.arcs.checked_mul(4)),
         (files::IN_WEIGHTS_I32, manifest.arcs.checked_mul(4)),
         (files::IN_WEIGHTS_F32, manifest.arcs.checked_mul(4)),
-        (files::BYTE_OFFSETS, n_plus_one.checked_mul(8)),
-        (files::IN_BYTE_OFFSETS, n_plus_one.checked_mul(8)),
         (files::FIRST_NEIGHBORS, manifest.vertices.checked_mul(4)),
-    ] {
+    ]) {
         if seen.contains(name) && Some(entry_bytes(name)) != expected {
             return Err(fail(format!(
                 "{name} is recorded as {} bytes, but n={} and m={} require {expected:?}",
@@ -908,23 +957,24 @@ fn open_adjacency(
     manifest: &Manifest,
     transposed: bool,
 ) -> Result<Adjacency, StoreError> {
-    let (offsets, neighbors, w_i32, w_f32) = if transposed {
+    let (offsets, code_offsets, neighbors, w_i32, w_f32) = if transposed {
         (
-            files::IN_OFFSETS,
+            OffsetsOf::InArcs,
+            OffsetsOf::InCodes,
             files::IN_NEIGHBORS,
             files::IN_WEIGHTS_I32,
             files::IN_WEIGHTS_F32,
         )
     } else {
         (
-            files::OFFSETS,
+            OffsetsOf::Arcs,
+            OffsetsOf::Codes,
             files::NEIGHBORS,
             files::WEIGHTS_I32,
             files::WEIGHTS_F32,
         )
     };
     let open = |name: &str| (dir.join(name), manifest.file(name).map_or(0, |f| f.bytes));
-    let (offsets_path, offsets_len) = open(offsets);
     let (neighbors_path, neighbors_len) = open(neighbors);
     let weights = match manifest.weight_type {
         None => None,
@@ -940,22 +990,20 @@ fn open_adjacency(
     let byte_code = match manifest.codec.list_codec() {
         None => None,
         Some(codec) => {
-            let (byte_offsets, codes) = if transposed {
-                (files::IN_BYTE_OFFSETS, files::IN_NEIGHBOR_CODES)
-            } else {
-                (files::BYTE_OFFSETS, files::NEIGHBOR_CODES)
+            let codes = match transposed {
+                true => files::IN_NEIGHBOR_CODES,
+                false => files::NEIGHBOR_CODES,
             };
-            let (byte_offsets_path, byte_offsets_len) = open(byte_offsets);
             let (codes_path, codes_len) = open(codes);
             Some(ByteCodeArrays {
                 codec,
-                byte_offsets: MappedArray::open(&byte_offsets_path, byte_offsets_len)?,
+                byte_offsets: OffsetsArray::open(dir, manifest, code_offsets)?,
                 codes: Mapped::open(&codes_path, codes_len)?,
             })
         }
     };
     Ok(Adjacency {
-        offsets: MappedArray::open(&offsets_path, offsets_len)?,
+        offsets: OffsetsArray::open(dir, manifest, offsets)?,
         neighbors: MappedArray::open(&neighbors_path, neighbors_len)?,
         weights,
         byte_code,

@@ -11,7 +11,8 @@ use common::*;
 use vastgraph_store::manifest::files;
 use vastgraph_store::synthetic::SplitMix64;
 use vastgraph_store::{
-    compress_store, BuildOptions, ByteCodeLists, Codec, CompressOptions, Store, StoreError,
+    compress_store, BuildOptions, ByteCodeLists, Codec, CompressOptions, OffsetsCode, Store,
+    StoreError,
 };
 
 /// Random edges with hubs (so some lists span many 64-neighbour blocks) and integer weights.
@@ -324,18 +325,70 @@ fn a_truncated_code_is_an_error_naming_the_file_and_vertex() {
 }
 
 #[test]
-fn byte_offsets_out_of_order_are_an_error() {
+fn a_compressed_store_keeps_its_offsets_in_elias_fano_form_and_reads_them_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        transpose: true,
+        ..Default::default()
+    };
+    let raw = raw_store(tmp.path(), "raw", opts, &edges(3000, 40_000, 5));
+    let bc = tmp.path().join("bc");
+    compress_store(&raw, &bc, &small_budget(Codec::COMPRESSED_DEFAULT)).unwrap();
+    let manifest = vastgraph_store::open_manifest(&bc).unwrap();
+    assert_eq!(manifest.offsets_code, OffsetsCode::EliasFano);
+    let bytes = |name: &str| manifest.file(name).map(|f| f.bytes);
+    for name in [
+        files::OFFSETS,
+        files::IN_OFFSETS,
+        files::BYTE_OFFSETS,
+        files::IN_BYTE_OFFSETS,
+    ] {
+        assert_eq!(bytes(name), None, "{name}");
+    }
+    // 3001 offsets of about 13 arcs: 2 + 3 bits each instead of 64.
+    for name in [files::OFFSETS_EF, files::IN_OFFSETS_EF] {
+        let ef = bytes(name).unwrap();
+        assert!(ef < 3001 * 8 / 10, "{name}: {ef} bytes");
+    }
+    assert!(bytes(files::BYTE_OFFSETS_EF).unwrap() < 3001 * 8 / 6);
+    let (raw, bc) = (Store::open(&raw).unwrap(), Store::open(&bc).unwrap());
+    assert_eq!(raw.offsets(), bc.offsets());
+    assert_eq!(raw.in_offsets(), bc.in_offsets());
+    assert_same_graph(&raw, &bc);
+}
+
+#[test]
+fn damaged_elias_fano_byte_offsets_are_an_error_naming_the_file() {
     let tmp = tempfile::tempdir().unwrap();
     let bc = compressed_copy(tmp.path(), Codec::COMPRESSED_DEFAULT);
-    let path = bc.join(files::BYTE_OFFSETS);
-    let mut bytes = fs::read(&path).unwrap();
-    // byte_offsets[1] = u64::MAX (all 0xff): beyond the codes and out of order.
-    bytes[8..16].fill(0xff);
-    fs::write(&path, &bytes).unwrap();
-    assert!(matches!(
-        Store::open(&bc),
-        Err(StoreError::BadOffsets { .. })
-    ));
+    let path = bc.join(files::BYTE_OFFSETS_EF);
+    let pristine = fs::read(&path).unwrap();
+    let damages: [(&str, fn(&mut Vec<u8>)); 3] = [
+        // The header's count.
+        ("header", |b| b[0] ^= 1),
+        // A bit of the high array's last word past its end.
+        ("past the end", |b| *b.last_mut().unwrap() |= 0x80),
+        // One more one in the high array's last word, at its lowest zero: a value out of
+        // order, one too many, or a bit past the end, whichever it makes.
+        ("", |b| {
+            let at = b.len() - 8;
+            let word = u64::from_le_bytes(b[at..].try_into().unwrap());
+            let zero = (!word).trailing_zeros().min(62);
+            b[at..].copy_from_slice(&(word | 1 << zero).to_le_bytes());
+        }),
+    ];
+    for (why, damage) in damages {
+        let mut bytes = pristine.clone();
+        damage(&mut bytes);
+        fs::write(&path, &bytes).unwrap();
+        match Store::open(&bc) {
+            Err(StoreError::BadOffsets { path: p, reason }) => {
+                assert_eq!(p, path);
+                assert!(reason.contains(why), "{why}: {reason}");
+            }
+            other => panic!("{why}: expected BadOffsets, got {:?}", other.map(|_| ())),
+        }
+    }
 }
 
 #[test]

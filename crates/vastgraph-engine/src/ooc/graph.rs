@@ -13,7 +13,7 @@ use vastgraph_io::{
     ALIGN,
 };
 use vastgraph_store::manifest::files;
-use vastgraph_store::{Manifest, PageSums, StoreError, WeightType};
+use vastgraph_store::{Manifest, OffsetsOf, OffsetsReader, PageSums, StoreError, WeightType};
 
 use super::cache::ListCache;
 use super::lists::{list_buffer_bytes, BlockCache};
@@ -146,19 +146,23 @@ impl OocGraph {
                 None => Ok(None),
             }
         };
-        let offsets_path = dir.join(files::OFFSETS);
-        let offsets = read_le_file(&offsets_path, n + 1, sums_of(files::OFFSETS)?)?;
+        let offsets = OffsetsReader::open(dir, &manifest, OffsetsOf::Arcs)?;
+        let offsets_path = offsets.path().to_path_buf();
+        let offsets = offsets.read_all()?;
         vastgraph_store::validate_offsets(&offsets_path, &offsets, manifest.arcs)?;
         let codes = match manifest.codec.list_codec() {
             None => None,
             Some(codec) => {
-                let path = dir.join(files::BYTE_OFFSETS);
-                let code_bytes = std::fs::metadata(dir.join(files::NEIGHBOR_CODES))
-                    .with_context(|| format!("{}", dir.join(files::NEIGHBOR_CODES).display()))?
+                let codes_path = dir.join(files::NEIGHBOR_CODES);
+                let code_bytes = std::fs::metadata(&codes_path)
+                    .with_context(|| format!("{}", codes_path.display()))?
                     .len();
-                let sums = sums_of(files::BYTE_OFFSETS)?;
-                let byte_offsets =
-                    ByteOffsets::read_checked(&path, n + 1, code_bytes, sums.as_ref())?;
+                anyhow::ensure!(
+                    Some(code_bytes) == OffsetsOf::Codes.last(&manifest),
+                    "{}: {code_bytes} bytes, not the length its manifest records",
+                    codes_path.display()
+                );
+                let byte_offsets = ByteOffsets::read_store(dir, &manifest, OffsetsOf::Codes)?;
                 // Plain u64s (a rare store) need more than the plan's grouped offsets.
                 let excess = byte_offsets
                     .bytes()
@@ -558,45 +562,40 @@ pub fn page_sums_reserve(manifest: &Manifest, weights: bool) -> u64 {
 /// are too long for a pooled buffer (with their weights when `weights`): at most the
 /// page-widened codes of its longest list plus the widened weights of its highest degree; 0
 /// for a raw store, whose lists are cut anywhere, or when every list fits the smallest
-/// buffer. Reads both offset files a chunk at a time, before the plan exists, so that the
-/// minimum a refused budget names already includes this.
+/// buffer. Reads both offset files a chunk at a time (each reader drops its file from the page
+/// cache once read), before the plan exists, so that the minimum a refused budget names
+/// already includes this.
 pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyhow::Result<u64> {
     if manifest.codec.list_codec().is_none() {
         return Ok(0);
     }
-    let count = manifest.vertices as usize + 1;
-    let open = |name: &str| {
-        let path = dir.join(name);
-        let file = std::fs::File::open(&path).with_context(|| format!("{}", path.display()))?;
-        anyhow::Ok((path, file))
-    };
-    let mut files = [open(files::BYTE_OFFSETS)?, open(files::OFFSETS)?];
+    let mut readers = [
+        OffsetsReader::open(dir, manifest, OffsetsOf::Codes)?,
+        OffsetsReader::open(dir, manifest, OffsetsOf::Arcs)?,
+    ];
     // Where each array's offsets must end: the codes' length, and the arcs.
-    let codes_path = dir.join(files::NEIGHBOR_CODES);
-    let codes_len = std::fs::metadata(&codes_path)
-        .with_context(|| format!("{}", codes_path.display()))?
-        .len();
-    let ends = [codes_len, manifest.arcs];
+    let ends = [OffsetsOf::Codes.last(manifest).unwrap_or(0), manifest.arcs];
     const CHUNK: usize = 1 << 16;
-    let mut chunks = [vec![0u8; 8 * CHUNK], vec![0u8; 8 * CHUNK]];
+    let mut chunks = [vec![0u64; CHUNK], vec![0u64; CHUNK]];
     // The largest difference of consecutive offsets, codes' and arcs'.
     let (mut longest, mut last) = ([0u64; 2], [None::<u64>; 2]);
-    let mut v = 0;
-    while v < count {
-        let take = (count - v).min(CHUNK);
-        for (i, ((path, file), chunk)) in files.iter_mut().zip(&mut chunks).enumerate() {
-            file.read_exact(&mut chunk[..8 * take])
-                .with_context(|| format!("{}: reading {count} offsets", path.display()))?;
+    let mut v = 0u64;
+    while v < readers[0].count() {
+        let mut took = 0;
+        for (i, (reader, chunk)) in readers.iter_mut().zip(&mut chunks).enumerate() {
+            let got = reader.read(chunk)?;
             // A damaged file must be named as such, not taken for a list too long for any
             // budget. Open checks the arrays in full.
             let bad = |reason: String| StoreError::BadOffsets {
-                path: path.clone(),
+                path: reader.path().to_path_buf(),
                 reason,
             };
-            for (j, word) in chunk[..8 * take].chunks_exact(8).enumerate() {
-                let offset = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            if got == 0 {
+                return Err(bad(format!("{v} of {} offsets", reader.count())).into());
+            }
+            for (j, &offset) in chunk[..got].iter().enumerate() {
+                let at = v + j as u64;
                 if let Some(previous) = last[i].filter(|&p| p > offset) {
-                    let at = v + j;
                     return Err(bad(format!(
                         "offsets[{}]={previous} > offsets[{at}]={offset} (not monotone)",
                         at - 1
@@ -605,8 +604,7 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
                 }
                 if offset > ends[i] {
                     return Err(bad(format!(
-                        "offsets[{}]={offset} is past the end ({})",
-                        v + j,
+                        "offsets[{at}]={offset} is past the end ({})",
                         ends[i]
                     ))
                     .into());
@@ -616,12 +614,9 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
                 }
                 last[i] = Some(offset);
             }
+            took = got;
         }
-        v += take;
-    }
-    // Open reads them again into DRAM; a cached copy meanwhile would only use the budget.
-    for (_, file) in &files {
-        drop_from_page_cache(file);
+        v += took as u64;
     }
     let [codes, arcs] = longest;
     let codes = widened(codes);

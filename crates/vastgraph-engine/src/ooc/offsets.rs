@@ -3,11 +3,9 @@
 //! instead of 8). On Kronecker scale 25 that is 138 MiB instead of 256 MiB of the budget. A store
 //! whose codes for 64 consecutive vertices span 4 GiB or more keeps plain u64s.
 
-use std::io::Read;
 use std::path::Path;
 
-use anyhow::Context;
-use vastgraph_store::PageSums;
+use vastgraph_store::{Manifest, OffsetsOf, OffsetsReader};
 
 const GROUP_SHIFT: u32 = 6;
 
@@ -18,36 +16,36 @@ pub(crate) enum ByteOffsets {
 }
 
 impl ByteOffsets {
-    /// Reads `count` little-endian u64 offsets from `path` in chunks (never holding them all as
-    /// u64s), checking that they start at 0, never decrease and end at `total`.
-    #[cfg(test)]
-    pub fn read(path: &Path, count: usize, total: u64) -> anyhow::Result<ByteOffsets> {
-        Self::read_checked(path, count, total, None)
-    }
-
-    /// As `read`, each chunk checked against the file's page checksums when given.
-    pub fn read_checked(
-        path: &Path,
-        count: usize,
-        total: u64,
-        sums: Option<&PageSums>,
+    /// Reads the byte offsets of `offsets` (a compressed store's, plain or Elias–Fano) from the
+    /// store in `dir` in chunks (never holding them all as u64s), checking that they start at
+    /// 0, never decrease and end at the codes' length.
+    pub fn read_store(
+        dir: &Path,
+        manifest: &Manifest,
+        offsets: OffsetsOf,
     ) -> anyhow::Result<ByteOffsets> {
-        match Self::read_as(path, count, total, true, sums)? {
+        let total = offsets.last(manifest).unwrap_or(0);
+        let read = |grouped| {
+            let mut reader = OffsetsReader::open(dir, manifest, offsets)?;
+            let path = reader.path().to_path_buf();
+            let count = reader.count() as usize;
+            Self::from_chunks(count, total, grouped, |out| Ok(reader.read(out)?))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        };
+        match read(true)? {
             Some(grouped) => Ok(grouped),
-            None => Ok(Self::read_as(path, count, total, false, sums)?.expect("plain always fits")),
+            None => Ok(read(false)?.expect("plain always fits")),
         }
     }
 
-    /// None when `grouped` and a group spans 4 GiB or more.
-    fn read_as(
-        path: &Path,
+    /// The offsets `next_chunk` fills in pieces (`count` in all, the last `total`), grouped
+    /// or plain; None when `grouped` and a group spans 4 GiB or more.
+    fn from_chunks(
         count: usize,
         total: u64,
         grouped: bool,
-        sums: Option<&PageSums>,
+        mut next_chunk: impl FnMut(&mut [u64]) -> anyhow::Result<usize>,
     ) -> anyhow::Result<Option<ByteOffsets>> {
-        let bad = |reason: String| anyhow::anyhow!("{}: {reason}", path.display());
-        let mut file = std::fs::File::open(path).with_context(|| format!("{}", path.display()))?;
         let (mut base, mut low, mut plain) = (Vec::new(), Vec::new(), Vec::new());
         if grouped {
             base.reserve_exact(count.div_ceil(1 << GROUP_SHIFT));
@@ -55,23 +53,16 @@ impl ByteOffsets {
         } else {
             plain.reserve_exact(count);
         }
-        let mut chunk = vec![0u8; 8 << 16];
+        let mut chunk = vec![0u64; 1 << 16];
         let (mut v, mut previous) = (0usize, 0u64);
         while v < count {
-            let take = (count - v).min(chunk.len() / 8);
-            file.read_exact(&mut chunk[..8 * take])
-                .with_context(|| format!("{}: reading {count} offsets", path.display()))?;
-            // Chunks are whole pages (but the file's last), so each is checked as read.
-            if let Some(sums) = sums {
-                sums.check(8 * v as u64, &chunk[..8 * take])?;
-            }
-            for word in chunk[..8 * take].chunks_exact(8) {
-                let o = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                if (v == 0 && o != 0) || o < previous {
-                    return Err(bad(format!(
-                        "offset {v} is {o} after {previous} (must start at 0 and not decrease)"
-                    )));
-                }
+            let got = next_chunk(&mut chunk)?;
+            anyhow::ensure!(got > 0, "{count} offsets expected, {v} read");
+            for &o in &chunk[..got] {
+                anyhow::ensure!(
+                    (v > 0 || o == 0) && o >= previous,
+                    "offset {v} is {o} after {previous} (must start at 0 and not decrease)"
+                );
                 previous = o;
                 if !grouped {
                     plain.push(o);
@@ -87,12 +78,10 @@ impl ByteOffsets {
                 v += 1;
             }
         }
-        if previous != total {
-            return Err(bad(format!(
-                "the last offset is {previous}, expected {total}"
-            )));
-        }
-        super::graph::drop_from_page_cache(&file);
+        anyhow::ensure!(
+            previous == total,
+            "the last offset is {previous}, expected {total}"
+        );
         Ok(Some(if grouped {
             ByteOffsets::Grouped { base, low }
         } else {
@@ -183,20 +172,28 @@ mod tests {
         assert_eq!(partition_point_from(0, 0, |_| true), 0);
     }
 
-    fn write(dir: &Path, values: &[u64]) -> std::path::PathBuf {
-        let path = dir.join("offsets");
-        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        std::fs::write(&path, bytes).unwrap();
-        path
+    /// The offsets `values`, handed over in chunks of at most 1000.
+    fn read(values: &[u64], total: u64) -> anyhow::Result<ByteOffsets> {
+        let read_as = |grouped| {
+            let mut rest = values;
+            ByteOffsets::from_chunks(values.len(), total, grouped, |out| {
+                let take = rest.len().min(out.len()).min(1000);
+                out[..take].copy_from_slice(&rest[..take]);
+                rest = &rest[take..];
+                Ok(take)
+            })
+        };
+        match read_as(true)? {
+            Some(grouped) => Ok(grouped),
+            None => Ok(read_as(false)?.unwrap()),
+        }
     }
 
     #[test]
     fn grouped_offsets_read_back_and_bad_ones_are_refused() {
-        let tmp = tempfile::tempdir().unwrap();
         let values: Vec<u64> = (0..100_000u64).map(|v| v * 3 + v / 7).collect();
-        let path = write(tmp.path(), &values);
         let total = *values.last().unwrap();
-        let read = ByteOffsets::read(&path, values.len(), total).unwrap();
+        let read = read(&values, total).unwrap();
         assert!(matches!(read, ByteOffsets::Grouped { .. }));
         assert!(read.bytes() < 5 * values.len() as u64);
         assert!((0..values.len()).all(|v| read.get(v) == values[v]));
@@ -207,8 +204,7 @@ mod tests {
 
         // A group spanning 4 GiB: plain u64s, same values.
         let wide: Vec<u64> = vec![0, 1, 5 << 32, 6 << 32];
-        let path = write(tmp.path(), &wide);
-        let read = ByteOffsets::read(&path, 4, 6 << 32).unwrap();
+        let read = super::tests::read(&wide, 6 << 32).unwrap();
         assert!(matches!(read, ByteOffsets::Plain(_)));
         assert_eq!((read.get(2), read.len()), (5 << 32, 4));
 
@@ -217,9 +213,8 @@ mod tests {
             (vec![0u64, 5, 4], "not decrease"),
             (vec![0u64, 5, 9], "expected 10"),
         ] {
-            let path = write(tmp.path(), &bad);
-            let err = ByteOffsets::read(&path, 3, 10).unwrap_err().to_string();
-            assert!(err.contains(why) && err.contains("offsets"), "{err}");
+            let err = super::tests::read(&bad, 10).unwrap_err().to_string();
+            assert!(err.contains(why) && err.contains("offset"), "{err}");
         }
     }
 }
