@@ -906,25 +906,36 @@ fn damaged_offsets_of_a_compressed_store_are_named_before_the_budget_is_weighed(
     );
     let params = Params::default().with("source", 0);
     let options = adaptive_options;
-    for name in [files::BYTE_OFFSETS, files::OFFSETS] {
-        let path = dir.join(name);
-        let clean = std::fs::read(&path).unwrap();
-        // A high byte of a middle offset (not monotone), then of the last one (past the end).
-        for at in [8 * 1000 + 5, clean.len() - 3] {
-            let mut bytes = clean.clone();
-            bytes[at] ^= 0x5A;
-            std::fs::write(&path, &bytes).unwrap();
-            let message =
-                match budget::open_within_budget(&dir, "bfs", &params, 64 << 20, options()) {
-                    Ok(_) => panic!("{name}: damage at byte {at} went unnoticed"),
-                    Err(e) => format!("{e:#}"),
-                };
-            assert!(
-                message.contains(name) && message.contains("invalid offsets"),
-                "{name}, byte {at}: {message}"
-            );
+    // First as built, where the page checksums name the damage; then as a store without them,
+    // where the Elias–Fano decoder's own checks must.
+    for page_sums in [true, false] {
+        if !page_sums {
+            vastgraph_testkit::without_page_sums(&dir);
         }
-        std::fs::write(&path, &clean).unwrap();
+        for name in [files::BYTE_OFFSETS_EF, files::OFFSETS_EF] {
+            let path = dir.join(name);
+            let clean = std::fs::read(&path).unwrap();
+            // The header's count, then the high bits' last byte.
+            for at in [0, clean.len() - 1] {
+                let mut bytes = clean.clone();
+                bytes[at] ^= 0x5A;
+                std::fs::write(&path, &bytes).unwrap();
+                let message =
+                    match budget::open_within_budget(&dir, "bfs", &params, 64 << 20, options()) {
+                        Ok(_) => panic!("{name}: damage at byte {at} went unnoticed"),
+                        Err(e) => format!("{e:#}"),
+                    };
+                let named = match page_sums {
+                    true => "page checksum",
+                    false => "invalid offsets",
+                };
+                assert!(
+                    message.contains(name) && message.contains(named),
+                    "{name}, byte {at}: {message}"
+                );
+            }
+            std::fs::write(&path, &clean).unwrap();
+        }
     }
 }
 
