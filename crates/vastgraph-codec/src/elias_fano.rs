@@ -239,11 +239,17 @@ impl<B: AsRef<[u8]>> EliasFanoReader<B> {
         }
         let at = i * self.low_bits as u64;
         let byte = (at / 8) as usize;
-        // At most 9 bytes from `byte` hold the value's bits.
         let low = self.low();
-        let mut chunk = [0u8; 16];
-        let end = (byte + 16).min(low.len());
-        chunk[..end - byte].copy_from_slice(&low[byte..end]);
+        // At most 9 bytes from `byte` hold the value's bits: 16 are read where the array has
+        // them, else what is left of it.
+        let chunk: [u8; 16] = match low.get(byte..byte + 16) {
+            Some(bytes) => bytes.try_into().expect("16 bytes"),
+            None => {
+                let mut chunk = [0u8; 16];
+                chunk[..low.len() - byte].copy_from_slice(&low[byte..]);
+                chunk
+            }
+        };
         let wide = u128::from_le_bytes(chunk) >> (at % 8);
         (wide as u64) & ((1u64 << self.low_bits) - 1)
     }
