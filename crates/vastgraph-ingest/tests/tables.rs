@@ -387,6 +387,21 @@ fn a_page_header_past_the_end_of_the_file_is_an_error_not_a_hang() {
     assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
 }
 
+/// A Parquet footer whose schema declares 792 million children of one element (found by the
+/// `table` fuzz target): the parquet crate reserves room for them all (6.3 GB of address space,
+/// never touched) before it finds that the elements are not there. The file is refused with an
+/// error naming it; the reservation is the crate's (see scripts/fuzz.sh on `-malloc_limit_mb`).
+#[test]
+fn a_schema_with_millions_of_declared_children_is_an_error() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/forged-schema-children.parquet");
+    let err = read_one(&path).unwrap_err();
+    assert!(
+        err.contains("forged-schema-children.parquet") && err.contains("not a readable Parquet"),
+        "{err}"
+    );
+}
+
 /// A stream whose message declares a body of 8.9e18 bytes (found by the `table` fuzz target):
 /// the Arrow reader would allocate it before reading; the framing check refuses it first.
 #[test]
