@@ -154,6 +154,11 @@ pub struct EliasFanoReader<B: AsRef<[u8]>> {
     /// The high array's current word, the ones already decoded cleared.
     word: u64,
     word_index: usize,
+    /// The low bits not yet taken of the low array's words read so far (`low_held` of them,
+    /// from the least significant up), and the next word to read.
+    low_buffer: u64,
+    low_held: u32,
+    low_word_index: usize,
 }
 
 impl<B: AsRef<[u8]>> EliasFanoReader<B> {
@@ -191,6 +196,9 @@ impl<B: AsRef<[u8]>> EliasFanoReader<B> {
             ended: false,
             word: 0,
             word_index: 0,
+            low_buffer: 0,
+            low_held: 0,
+            low_word_index: 0,
         };
         reader.check_padding()?;
         reader.word = reader.high_word(0);
@@ -233,67 +241,93 @@ impl<B: AsRef<[u8]>> EliasFanoReader<B> {
         }
     }
 
-    fn low_part(&self, i: u64) -> u64 {
-        if self.low_bits == 0 {
-            return 0;
-        }
-        let at = i * self.low_bits as u64;
-        let byte = (at / 8) as usize;
-        let low = self.low();
-        // At most 9 bytes from `byte` hold the value's bits: 16 are read where the array has
-        // them, else what is left of it.
-        let chunk: [u8; 16] = match low.get(byte..byte + 16) {
-            Some(bytes) => bytes.try_into().expect("16 bytes"),
-            None => {
-                let mut chunk = [0u8; 16];
-                chunk[..low.len() - byte].copy_from_slice(&low[byte..]);
-                chunk
-            }
-        };
-        let wide = u128::from_le_bytes(chunk) >> (at % 8);
-        (wide as u64) & ((1u64 << self.low_bits) - 1)
-    }
-
     /// Fills `out` with the next values; returns how many (fewer than `out.len()` only at the
     /// end, 0 once every value was read).
     pub fn read(&mut self, out: &mut [u64]) -> Result<usize, CodecError> {
-        let mut filled = 0;
-        while filled < out.len() && self.next < self.count {
-            while self.word == 0 {
-                self.word_index += 1;
-                if 8 * self.word_index >= self.high().len() {
-                    return Err(CodecError::Layout(format!(
-                        "the high bits hold {} values, expected {}",
-                        self.next, self.count
-                    )));
+        let take = out.len().min((self.count - self.next) as usize);
+        // The loop works on copies of the cursor, in registers, written back at its end.
+        let data = self.bytes.as_ref();
+        let (low, high) = (
+            &data[HEADER_BYTES..self.high_start],
+            &data[self.high_start..],
+        );
+        let word_at = |bytes: &[u8], index: usize| {
+            bytes
+                .get(8 * index..8 * index + 8)
+                .map_or(0, |w| u64::from_le_bytes(w.try_into().expect("8 bytes")))
+        };
+        let (bits, upper) = (self.low_bits, self.upper);
+        let mask = match bits {
+            0 => 0,
+            _ => (1u64 << bits) - 1,
+        };
+        let high_words = high.len() / 8;
+        let (mut word, mut word_index) = (self.word, self.word_index);
+        let (mut buffer, mut held, mut low_index) =
+            (self.low_buffer, self.low_held, self.low_word_index);
+        let (mut next, mut previous) = (self.next, self.previous);
+        let mut failure = None;
+        for slot in &mut out[..take] {
+            while word == 0 {
+                word_index += 1;
+                if word_index >= high_words {
+                    break;
                 }
-                self.word = self.high_word(self.word_index);
+                word = word_at(high, word_index);
             }
-            let position = 64 * self.word_index as u64 + self.word.trailing_zeros() as u64;
-            self.word &= self.word - 1;
-            let value = ((position - self.next) << self.low_bits) | self.low_part(self.next);
-            if value > self.upper || value < self.previous {
-                return Err(CodecError::Layout(format!(
-                    "value {} is {value}, not within {}..={}",
-                    self.next, self.previous, self.upper
-                )));
+            if word == 0 {
+                failure = Some(format!(
+                    "the high bits hold {next} values, expected {}",
+                    self.count
+                ));
+                break;
             }
-            if self.next + 1 == self.count && value != self.upper {
-                return Err(CodecError::Layout(format!(
-                    "the last value is {value}, expected {}",
-                    self.upper
-                )));
+            let position = 64 * word_index as u64 + word.trailing_zeros() as u64;
+            word &= word - 1;
+            // The low bits, in order: from the buffer, or running into the next word (`held`
+            // < `bits` < 64 of them before it).
+            let low_part = if held >= bits {
+                let part = buffer & mask;
+                buffer = buffer.checked_shr(bits).unwrap_or(0);
+                held -= bits;
+                part
+            } else {
+                let fresh = word_at(low, low_index);
+                low_index += 1;
+                let part = (buffer | fresh << held) & mask;
+                let used = bits - held;
+                buffer = fresh >> used;
+                held = 64 - used;
+                part
+            };
+            let value = ((position - next) << bits) | low_part;
+            if value > upper || value < previous {
+                failure = Some(format!(
+                    "value {next} is {value}, not within {previous}..={upper}"
+                ));
+                break;
             }
-            out[filled] = value;
-            filled += 1;
-            self.next += 1;
-            self.previous = value;
+            *slot = value;
+            next += 1;
+            previous = value;
+        }
+        (self.word, self.word_index) = (word, word_index);
+        (self.low_buffer, self.low_held, self.low_word_index) = (buffer, held, low_index);
+        (self.next, self.previous) = (next, previous);
+        if let Some(reason) = failure {
+            return Err(CodecError::Layout(reason));
         }
         if self.next == self.count && !self.ended {
+            if self.count > 0 && self.previous != self.upper {
+                return Err(CodecError::Layout(format!(
+                    "the last value is {}, expected {}",
+                    self.previous, self.upper
+                )));
+            }
             self.check_no_more_ones()?;
             self.ended = true;
         }
-        Ok(filled)
+        Ok(take)
     }
 
     /// After the last value, the high array holds no further one.

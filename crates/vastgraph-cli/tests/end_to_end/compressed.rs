@@ -134,7 +134,11 @@ fn every_algorithm_gives_identical_results_on_compressed_stores() {
             Store::open(Path::new(&bc)).unwrap(),
             Store::open(Path::new(&direct)).unwrap(),
         );
-        for file in [files::OFFSETS_EF, files::BYTE_OFFSETS_EF, files::NEIGHBOR_CODES] {
+        for file in [
+            files::OFFSETS_EF,
+            files::BYTE_OFFSETS_EF,
+            files::NEIGHBOR_CODES,
+        ] {
             let xxh3 = |s: &Store| s.manifest().file(file).map(|f| f.xxh3.clone());
             assert!(xxh3(&a).is_some(), "{file}");
             assert_eq!(xxh3(&a), xxh3(&b), "{file}");
