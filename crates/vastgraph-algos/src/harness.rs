@@ -315,10 +315,16 @@ pub fn top_k(values: &Values, k: usize) -> anyhow::Result<Vec<Ranked>> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let mut heap: BinaryHeap<Reverse<Order>> = BinaryHeap::with_capacity(k.min(values.len()) + 1);
+    // Once the heap holds k, a value enters only by beating its least, which it replaces: most
+    // values are compared with the least and go no further.
     let mut offer = |v: usize, x: f64| {
-        heap.push(Reverse(Order(x, v as u32)));
-        if heap.len() > k {
-            heap.pop();
+        let candidate = Order(x, v as u32);
+        if heap.len() < k {
+            heap.push(Reverse(candidate));
+        } else if let Some(mut least) = heap.peek_mut() {
+            if candidate > least.0 {
+                *least = Reverse(candidate);
+            }
         }
     };
     match values {
@@ -382,5 +388,35 @@ mod tests {
             cols: 2,
         };
         assert!(top_k(&rows, 1).is_err());
+    }
+
+    #[test]
+    fn the_top_k_are_the_first_k_of_all_the_values_sorted() {
+        // Few distinct values, so that ties decide most places; some NaN.
+        let mut x = 0x9E37_79B9u64;
+        let values: Vec<f64> = (0..5000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                match x % 23 {
+                    0 => f64::NAN,
+                    r => (r % 7) as f64,
+                }
+            })
+            .collect();
+        let mut sorted: Vec<Order> = (0..values.len())
+            .map(|v| Order(values[v], v as u32))
+            .collect();
+        sorted.sort_by(|a, b| b.cmp(a));
+        for k in [0, 1, 10, 713, 5000, 6000] {
+            let got: Vec<u32> = top_k(&Values::F64(values.clone()), k)
+                .unwrap()
+                .iter()
+                .map(|r| r.vertex)
+                .collect();
+            let want: Vec<u32> = sorted.iter().take(k).map(|o| o.1).collect();
+            assert_eq!(got, want, "k = {k}");
+        }
     }
 }
