@@ -8,15 +8,22 @@
 # crates.io when missing). Without nightly it says so and exits 0, so that the test command
 # runs everywhere.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
-#   scripts/fuzz.sh --runs N [TARGET...]     each target until it has run N inputs
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     a short run (the test command's): unoptimised targets
+#   scripts/fuzz.sh --runs N [TARGET...]     a campaign: optimised targets, each until N inputs
+#
+# A short run builds the targets unoptimised (`cargo fuzz build --dev`): on 2 cores the eight
+# build from nothing in 7.5 minutes against 23.5 optimised, and 20 seconds still take each
+# target through its whole corpus. A campaign builds them optimised, for several times the
+# inputs a second.
 set -uo pipefail
 cd "$(dirname "$0")/../fuzz"
 if [ "${1:-}" = "--runs" ]; then
     limit=(-runs="${2:?--runs needs a count}")
+    build=(--release)
     shift 2
 else
     limit=(-max_total_time="${1:-60}")
+    build=(--dev)
     shift || true
 fi
 
@@ -34,7 +41,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 echo "== building ${#targets[@]} fuzz targets"
-cargo +nightly fuzz build --release >/dev/null 2>&1 || cargo +nightly fuzz build --release
+cargo +nightly fuzz build "${build[@]}" >/dev/null 2>&1 || cargo +nightly fuzz build "${build[@]}"
 
 # The targets that write their input to a file (table, webgraph, store_open) write it to
 # memory, not the disk: their temporary directories go to /dev/shm where it exists.
@@ -54,7 +61,7 @@ for target in "${targets[@]}"; do
     mkdir -p "corpus/$target" "artifacts/$target"
     log=$(mktemp)
     started=$(date +%s)
-    cargo +nightly fuzz run --release "$target" "corpus/$target" -- \
+    cargo +nightly fuzz run "${build[@]}" "$target" "corpus/$target" -- \
         "${limit[@]}" -timeout=10 -rss_limit_mb=4096 -malloc_limit_mb=20480 \
         -print_final_stats=1 >"$log" 2>&1
     status=$?
