@@ -46,7 +46,7 @@ pub use manifest::{
     Codec, Dropped, FileEntry, InputRecord, Manifest, OffsetsCode, PageSumsEntry, Provenance,
     TileInfo, WeightType,
 };
-pub use offsets_file::{resident_bytes, OffsetsOf, OffsetsReader};
+pub use offsets_file::{drop_from_page_cache, resident_bytes, OffsetsOf, OffsetsReader};
 pub use page_sums::{page_sum, PageSums, PAGE_BYTES};
 pub use reader::{
     check_not_replaced, ids_of_labels, labels_of_ids, open_manifest, store_identity,

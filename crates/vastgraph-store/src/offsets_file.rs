@@ -241,10 +241,31 @@ impl OffsetsReader {
 
 /// Drops a file just read into DRAM from the page cache: the DRAM copy is what is used, and the
 /// cached one would only take from a memory budget.
-fn drop_from_page_cache(file: &File) {
+pub fn drop_from_page_cache(file: &File) {
     use std::os::unix::io::AsRawFd;
     // SAFETY: a hint on an open descriptor.
     unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+}
+
+/// Writes `values`, the offsets `offsets`, into `dir` in Elias–Fano form; its manifest entry.
+fn write_elias_fano(
+    dir: &Path,
+    offsets: OffsetsOf,
+    values: &[u64],
+) -> Result<FileEntry, StoreError> {
+    let name = offsets.file_name(OffsetsCode::EliasFano);
+    let bad = |e: vastgraph_codec::CodecError| StoreError::BadOffsets {
+        path: dir.join(name),
+        reason: e.to_string(),
+    };
+    let last = values.last().copied().unwrap_or(0);
+    let mut writer = EliasFanoWriter::new(values.len() as u64, last).map_err(bad)?;
+    for &value in values {
+        writer.push(value).map_err(bad)?;
+    }
+    let mut out = HashedFileWriter::create(dir, name)?;
+    out.write_bytes(&writer.finish().map_err(bad)?)?;
+    out.finish()
 }
 
 /// Replaces the plain offsets files a build staged in `dir` (those of `entries`) by their
@@ -258,21 +279,9 @@ pub(crate) fn recode_staged_offsets(
         let Some(offsets) = OffsetsOf::of_file(&entry.name) else {
             continue;
         };
-        let plain = dir.join(&entry.name);
-        let values = MappedArray::<u64>::open(&plain, entry.bytes)?;
-        let values = values.values();
-        let bad = |e: vastgraph_codec::CodecError| StoreError::BadOffsets {
-            path: plain.clone(),
-            reason: e.to_string(),
-        };
-        let last = values.last().copied().unwrap_or(0);
-        let mut writer = EliasFanoWriter::new(values.len() as u64, last).map_err(bad)?;
-        for &value in values {
-            writer.push(value).map_err(bad)?;
-        }
-        let mut out = HashedFileWriter::create(dir, offsets.file_name(OffsetsCode::EliasFano))?;
-        out.write_bytes(&writer.finish().map_err(bad)?)?;
-        let recoded = out.finish()?;
+        let plain = MappedArray::<u64>::open(&dir.join(&entry.name), entry.bytes)?;
+        let recoded = write_elias_fano(dir, offsets, plain.values())?;
+        drop(plain);
         crate::compress::remove_staged(dir, entry)?;
         *entry = recoded;
     }

@@ -777,19 +777,19 @@ fn required_files(manifest: &Manifest) -> Vec<&'static str> {
         None => None,
     };
     let code = manifest.offsets_code;
-    let (neighbors, in_neighbors) = match manifest.codec {
-        Codec::Raw => ([files::NEIGHBORS, ""], [files::IN_NEIGHBORS, ""]),
+    let (neighbors, in_neighbors): (&[&'static str], &[&'static str]) = match manifest.codec {
+        Codec::Raw => (&[files::NEIGHBORS], &[files::IN_NEIGHBORS]),
         Codec::ByteCode64 | Codec::StreamVByte64 | Codec::FrameOfReference64 | Codec::Zeta64 => (
-            [OffsetsOf::Codes.file_name(code), files::NEIGHBOR_CODES],
-            [OffsetsOf::InCodes.file_name(code), files::IN_NEIGHBOR_CODES],
+            &[OffsetsOf::Codes.file_name(code), files::NEIGHBOR_CODES],
+            &[OffsetsOf::InCodes.file_name(code), files::IN_NEIGHBOR_CODES],
         ),
     };
     let mut names = vec![OffsetsOf::Arcs.file_name(code)];
-    names.extend(neighbors.into_iter().filter(|n| !n.is_empty()));
+    names.extend(neighbors);
     names.extend(weight_names(files::WEIGHTS_I32, files::WEIGHTS_F32));
     if manifest.has_transpose {
         names.push(OffsetsOf::InArcs.file_name(code));
-        names.extend(in_neighbors.into_iter().filter(|n| !n.is_empty()));
+        names.extend(in_neighbors);
         names.extend(weight_names(files::IN_WEIGHTS_I32, files::IN_WEIGHTS_F32));
     }
     if manifest.has_labels {

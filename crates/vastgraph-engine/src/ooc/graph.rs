@@ -696,17 +696,6 @@ pub(crate) fn read_le_file<T: LeInteger>(
     if let Some(sums) = sums {
         sums.check_all(bytes)?;
     }
-    drop_from_page_cache(&file);
+    vastgraph_store::drop_from_page_cache(&file);
     Ok(values)
-}
-
-/// Drops a file just read into DRAM from the page cache: the DRAM copy is what is used, and the
-/// cached one would only take from the budget.
-pub(crate) fn drop_from_page_cache(file: &std::fs::File) {
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::io::AsRawFd;
-        // SAFETY: a hint on an open descriptor.
-        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-    }
 }
