@@ -1,20 +1,22 @@
-//! Writing one store file: a large buffered writer that hashes (xxh3) the bytes as they go
-//! through, so the checksum recorded in the manifest costs no second pass over the data; the
-//! checksum of each page is taken in the same pass and written to a side file at the end.
+//! Writing one store file: a large buffer, written past the page cache where the file system
+//! allows it (`DirectAppender`: the builder does not read the store back), that hashes (xxh3)
+//! the bytes as they go through, so the checksum recorded in the manifest costs no second pass
+//! over the data; the checksum of each page is taken in the same pass and written to a side
+//! file at the end.
 
-use std::fs::{File, OpenOptions};
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use xxhash_rust::xxh3::Xxh3;
 
+use crate::direct_file::DirectAppender;
 use crate::fsutil::start_writeback;
 use crate::manifest::{FileEntry, PageSumsEntry};
 use crate::page_sums::{side_file_name, wants_page_sums, PageSummer, PAGE_BYTES};
 use crate::pod::{as_bytes, Pod};
 use crate::StoreError;
 
-/// Large writes keep the number of syscalls low when streaming gigabytes.
+/// Large writes keep the number of syscalls low when streaming gigabytes (a whole number of
+/// pages, as direct writes need).
 const WRITE_BUFFER_BYTES: usize = 4 << 20;
 /// How much data may be handed to the kernel before its writeback is started.
 const WRITEBACK_STEP_BYTES: u64 = 64 << 20;
@@ -23,7 +25,7 @@ pub(crate) struct HashedFileWriter {
     dir: PathBuf,
     path: PathBuf,
     name: String,
-    out: BufWriter<File>,
+    out: DirectAppender,
     hasher: Xxh3,
     /// None for the files that get no page checksums (labels, the manifest, side files).
     pages: Option<PageSummer>,
@@ -42,16 +44,13 @@ impl HashedFileWriter {
     /// As `create`, without page checksums.
     fn create_plain(dir: &Path, name: &str) -> Result<HashedFileWriter, StoreError> {
         let path = dir.join(name);
-        let file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
+        let out = DirectAppender::create(&path, WRITE_BUFFER_BYTES)
             .map_err(|e| StoreError::write(&path, e))?;
         Ok(HashedFileWriter {
             dir: dir.to_path_buf(),
             path,
             name: name.to_string(),
-            out: BufWriter::with_capacity(WRITE_BUFFER_BYTES, file),
+            out,
             hasher: Xxh3::new(),
             pages: None,
             bytes: 0,
@@ -65,13 +64,14 @@ impl HashedFileWriter {
             pages.update(bytes);
         }
         self.out
-            .write_all(bytes)
+            .append(bytes)
             .map_err(|e| StoreError::write(&self.path, e))?;
         self.bytes += bytes.len() as u64;
-        let in_kernel = self.bytes - self.out.buffer().len() as u64;
+        // Only a file that took no direct writes has dirty pages to start writing back.
+        let in_kernel = self.out.written();
         if in_kernel - self.writeback_started_to >= WRITEBACK_STEP_BYTES {
             start_writeback(
-                self.out.get_ref(),
+                self.out.file(),
                 self.writeback_started_to,
                 in_kernel - self.writeback_started_to,
             );
@@ -97,9 +97,7 @@ impl HashedFileWriter {
             bytes,
             ..
         } = self;
-        let file = out
-            .into_inner()
-            .map_err(|e| StoreError::write(&path, e.into_error()))?;
+        let (file, _) = out.finish().map_err(|e| StoreError::write(&path, e))?;
         file.sync_all().map_err(|e| StoreError::write(&path, e))?;
         let page_sums = match pages {
             None => None,

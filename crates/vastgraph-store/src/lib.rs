@@ -16,6 +16,7 @@ mod byte_code_writer;
 mod cancel;
 mod compress;
 mod csr_writer;
+mod direct_file;
 mod error;
 mod external_sort;
 mod fsutil;

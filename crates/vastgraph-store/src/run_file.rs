@@ -1,24 +1,17 @@
 //! Sorted runs: temporary files of sorted, duplicate-free records in host byte order,
 //! written with large sequential writes and read back through fixed-size buffers.
 //!
-//! Runs are written past the page cache (`O_DIRECT`) where the file system allows it: a run
-//! is written once and read once, and copying it into fresh page-cache pages cost more CPU than
-//! the disk took time (2 GB written by dd: 1.9 s of system time buffered, 0.23 s direct). Direct
-//! writes need page-aligned buffers, offsets and lengths: the buffer is an anonymous map,
-//! and a run's last page is padded with zeros, then cut off. Where `O_DIRECT` is
-//! refused (tmpfs), the same writes go through the page cache. Runs are read back through the
-//! page cache, whose readahead overlaps the merge: direct reads of one buffer at a time left the
-//! merge waiting (Kronecker 24 converted within 512 MiB: wall 1.05× the buffered runs' time
-//! instead of 0.93×).
+//! Runs are written past the page cache where the file system allows it (`DirectAppender`): a
+//! run is written once and read once. Runs are read back through the page cache, whose
+//! readahead overlaps the merge: direct reads of one buffer at a time left the merge waiting
+//! (Kronecker 24 converted within 512 MiB: wall 1.05× the buffered runs' time instead of 0.93×).
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::marker::PhantomData;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use memmap2::MmapMut;
-
+use crate::direct_file::DirectAppender;
 use crate::fsutil::{drop_cached, release_range, start_writeback};
 use crate::pod::{as_bytes, as_bytes_mut, Pod};
 use crate::record::{SortRecord, EXHAUSTED};
@@ -26,8 +19,6 @@ use crate::staging::TempDir;
 use crate::StoreError;
 
 const RUN_WRITE_BUFFER_BYTES: usize = 4 << 20;
-/// The alignment of direct writes: buffers, file offsets and lengths. Record sizes divide it.
-const DIRECT_ALIGN: usize = 4096;
 /// Runs are released in whole file-system blocks (a multiple of common block sizes).
 const RELEASE_ALIGN: u64 = 64 << 10;
 
@@ -71,107 +62,45 @@ impl RunSpace {
     }
 }
 
-/// Creates the run file `path` for direct writes when the file system takes them, else for
-/// writes through the page cache.
-fn create_run(path: &Path) -> std::io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.write(true).create_new(true);
-    match options.clone().custom_flags(libc::O_DIRECT).open(path) {
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => options.open(path),
-        result => result,
-    }
-}
-
 pub(crate) struct RunWriter<R: Pod> {
-    path: PathBuf,
-    file: File,
-    /// Records wait in `buffer[..filled]` (bytes) for a whole buffer's write. An anonymous
-    /// map, so that it starts on a page as direct writes need.
-    buffer: MmapMut,
-    filled: usize,
-    /// Records in the file. Only the last write may end inside a page: a whole buffer is a
-    /// whole number of pages.
-    records: u64,
+    out: DirectAppender,
     _record: PhantomData<R>,
 }
 
 impl<R: Pod> RunWriter<R> {
     pub(crate) fn create(space: &mut RunSpace) -> Result<RunWriter<R>, StoreError> {
         let path = space.next_path()?;
-        let file = create_run(&path).map_err(|e| StoreError::write(&path, e))?;
-        let buffer =
-            MmapMut::map_anon(RUN_WRITE_BUFFER_BYTES).map_err(|e| StoreError::write(&path, e))?;
+        let out = DirectAppender::create(&path, RUN_WRITE_BUFFER_BYTES)
+            .map_err(|e| StoreError::write(&path, e))?;
         Ok(RunWriter {
-            path,
-            file,
-            buffer,
-            filled: 0,
-            records: 0,
+            out,
             _record: PhantomData,
         })
     }
 
     pub(crate) fn path(&self) -> &Path {
-        &self.path
+        self.out.path()
     }
 
     pub(crate) fn append(&mut self, records: &[R]) -> Result<(), StoreError> {
-        let mut bytes = as_bytes(records);
-        while !bytes.is_empty() {
-            let take = bytes.len().min(self.buffer.len() - self.filled);
-            self.buffer[self.filled..self.filled + take].copy_from_slice(&bytes[..take]);
-            self.filled += take;
-            bytes = &bytes[take..];
-            if self.filled == self.buffer.len() {
-                self.write_buffer()?;
-            }
-        }
-        Ok(())
+        self.out
+            .append(as_bytes(records))
+            .map_err(|e| StoreError::write(self.out.path(), e))
     }
 
-    /// Writes the buffered records at the end of the file, padded with zeros to a whole page
-    /// (only the last write, from `finish`, is short, and `finish` cuts the padding off).
-    fn write_buffer(&mut self) -> Result<(), StoreError> {
-        let padded = self.filled.next_multiple_of(DIRECT_ALIGN);
-        self.buffer[self.filled..padded].fill(0);
-        let window = &self.buffer[..padded];
-        let offset = self.records * std::mem::size_of::<R>() as u64;
-        let mut written = self.file.write_all_at(window, offset);
-        if written
-            .as_ref()
-            .is_err_and(|e| e.raw_os_error() == Some(libc::EINVAL))
-        {
-            // A file system that opened the file for direct writes but refuses them (a device
-            // whose blocks are larger than DIRECT_ALIGN): the page cache takes them instead.
-            written = OpenOptions::new()
-                .write(true)
-                .open(&self.path)
-                .and_then(|file| {
-                    self.file = file;
-                    self.file.write_all_at(window, offset)
-                });
-        }
-        written.map_err(|e| StoreError::write(&self.path, e))?;
-        self.records += (self.filled / std::mem::size_of::<R>()) as u64;
-        self.filled = 0;
-        Ok(())
-    }
-
-    /// Writes what is left, cuts the padding off, and starts writeback (no fsync: a run only
-    /// has to outlive this build, and writeback keeps the dirty page cache charged to the build
-    /// small when the run is not direct).
-    pub(crate) fn finish(mut self) -> Result<RunFile, StoreError> {
-        if self.filled > 0 {
-            self.write_buffer()?;
-        }
-        let bytes = self.records * std::mem::size_of::<R>() as u64;
-        self.file
-            .set_len(bytes)
-            .map_err(|e| StoreError::write(&self.path, e))?;
-        start_writeback(&self.file, 0, 0);
+    /// Writes what is left and starts writeback (no fsync: a run only has to outlive this
+    /// build, and writeback keeps the dirty page cache charged to the build small when the
+    /// run is not direct).
+    pub(crate) fn finish(self) -> Result<RunFile, StoreError> {
+        let path = self.out.path().to_path_buf();
+        let (file, bytes) = self
+            .out
+            .finish()
+            .map_err(|e| StoreError::write(&path, e))?;
+        start_writeback(&file, 0, 0);
         Ok(RunFile {
-            path: self.path,
-            records: self.records,
+            path,
+            records: bytes / std::mem::size_of::<R>() as u64,
         })
     }
 }
