@@ -12,7 +12,8 @@ use crate::aligned::ALIGN;
 use crate::file::DataFile;
 use crate::pipeline::{Extent, IoEngine};
 
-/// Stop each measurement after this long (or after reading the byte cap below).
+/// Stop each measurement after this long (or after reading the byte cap below); a file below
+/// `MIN_CACHED_FILE_BYTES` gets a share of it in proportion to its size, down to a tenth.
 const MEASURE_SECONDS: f64 = 0.5;
 const SEQUENTIAL_CAP_BYTES: u64 = 1 << 30;
 const RANDOM_CAP_READS: u64 = 200_000;
@@ -141,6 +142,14 @@ pub fn load_or_calibrate(
     Ok(profile)
 }
 
+/// The time each of `calibrate`'s two measurements may take on a file of `len` bytes. A small
+/// file's measurement is not cached, so it is taken again by every run on it: a full second
+/// would be most of such a run, whose passes over a few megabytes the cost model cannot
+/// make much slower or faster.
+fn measure_seconds(len: u64) -> f64 {
+    MEASURE_SECONDS * (len as f64 / MIN_CACHED_FILE_BYTES as f64).clamp(0.1, 1.0)
+}
+
 /// Measures sequential bandwidth (whole buffers, read in order, at the engine's depth) and random
 /// IOPS (single pages at random offsets) by reading `file`. A small file is read repeatedly;
 /// with direct I/O every pass goes to the device.
@@ -153,6 +162,7 @@ pub fn calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<DevicePro
         ));
     }
     let chunk = engine.config().buffer_bytes as u64;
+    let seconds_each = measure_seconds(len);
     let one_part = |engine: &mut IoEngine, extents: &mut dyn Iterator<Item = Extent>| {
         let started = Instant::now();
         let totals = engine.run_one_file(file, extents.map(|e| (e, ())), false, |_| Ok(()))?;
@@ -168,7 +178,7 @@ pub fn calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<DevicePro
     let mut sequential = (0..)
         .map_while(|_| {
             if position >= SEQUENTIAL_CAP_BYTES.max(len.min(SEQUENTIAL_CAP_BYTES))
-                || started.elapsed().as_secs_f64() > MEASURE_SECONDS
+                || started.elapsed().as_secs_f64() > seconds_each
             {
                 return None;
             }
@@ -189,7 +199,7 @@ pub fn calibrate(file: &DataFile, engine: &mut IoEngine) -> io::Result<DevicePro
     let started = Instant::now();
     let mut count = 0u64;
     let mut random = std::iter::from_fn(|| {
-        if count >= RANDOM_CAP_READS || started.elapsed().as_secs_f64() > MEASURE_SECONDS {
+        if count >= RANDOM_CAP_READS || started.elapsed().as_secs_f64() > seconds_each {
             return None;
         }
         count += 1;

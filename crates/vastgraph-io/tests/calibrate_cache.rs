@@ -7,7 +7,8 @@ use vastgraph_io::{
     cache_path, device_key, load_or_calibrate, BackendChoice, DataFile, IoConfig, IoEngine,
 };
 
-/// One test in this binary: it sets XDG_CACHE_HOME for the whole process.
+/// The only test in this binary that reads the cache: it sets XDG_CACHE_HOME for the whole
+/// process.
 #[test]
 fn a_cached_profile_is_used_until_a_run_asks_to_measure_again() {
     let cache_home = tempfile::tempdir().unwrap();
@@ -81,4 +82,29 @@ fn a_cached_profile_is_used_until_a_run_asks_to_measure_again() {
         again.random_reads_per_second,
         fresh.random_reads_per_second
     ));
+}
+
+/// A small file's measurement, which is not cached and so is taken by every run on it, takes a
+/// share of the full second in proportion to the file (a tenth at least), not the whole.
+#[test]
+fn a_small_file_is_measured_in_a_fraction_of_the_time() {
+    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let data = dir.path().join("small");
+    std::fs::write(&data, vec![7u8; 4 << 20]).unwrap();
+    let file = DataFile::open(&data, true).unwrap();
+    let mut engine = IoEngine::new(
+        IoConfig {
+            buffer_bytes: 1 << 20,
+            depth: 8,
+            backend: BackendChoice::Auto,
+        },
+        1,
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let profile = vastgraph_io::calibrate(&file, &mut engine).unwrap();
+    let seconds = started.elapsed().as_secs_f64();
+    assert!(profile.sequential_bytes_per_second > 0.0 && profile.random_reads_per_second > 0.0);
+    // Two measurements of 0.05 s each; a full-length pair takes 1 s.
+    assert!(seconds < 0.6, "4 MiB measured in {seconds:.2} s");
 }
