@@ -7,6 +7,19 @@ use vastgraph_io::{
     cache_path, device_key, load_or_calibrate, BackendChoice, DataFile, IoConfig, IoEngine,
 };
 
+/// An engine of 8 buffers of 1 MiB reading one file.
+fn engine() -> IoEngine {
+    IoEngine::new(
+        IoConfig {
+            buffer_bytes: 1 << 20,
+            depth: 8,
+            backend: BackendChoice::Auto,
+        },
+        1,
+    )
+    .unwrap()
+}
+
 /// The only test in this binary that reads the cache: it sets XDG_CACHE_HOME for the whole
 /// process.
 #[test]
@@ -29,15 +42,7 @@ fn a_cached_profile_is_used_until_a_run_asks_to_measure_again() {
         eprintln!("skipped: the temporary directory does not allow O_DIRECT, so nothing is cached");
         return;
     }
-    let mut engine = IoEngine::new(
-        IoConfig {
-            buffer_bytes: 1 << 20,
-            depth: 8,
-            backend: BackendChoice::Auto,
-        },
-        1,
-    )
-    .unwrap();
+    let mut engine = engine();
     let key = device_key(&file).unwrap();
     let cached = || -> BTreeMap<String, serde_json::Value> {
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
@@ -92,15 +97,7 @@ fn a_small_file_is_measured_in_a_fraction_of_the_time() {
     let data = dir.path().join("small");
     std::fs::write(&data, vec![7u8; 4 << 20]).unwrap();
     let file = DataFile::open(&data, true).unwrap();
-    let mut engine = IoEngine::new(
-        IoConfig {
-            buffer_bytes: 1 << 20,
-            depth: 8,
-            backend: BackendChoice::Auto,
-        },
-        1,
-    )
-    .unwrap();
+    let mut engine = engine();
     let started = std::time::Instant::now();
     let profile = vastgraph_io::calibrate(&file, &mut engine).unwrap();
     let seconds = started.elapsed().as_secs_f64();

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use memmap2::MmapMut;
 
 /// The alignment of direct writes: buffers, file offsets and lengths.
-pub(crate) const DIRECT_ALIGN: usize = 4096;
+const DIRECT_ALIGN: usize = 4096;
 
 /// A new file written front to back through one page-aligned buffer.
 pub(crate) struct DirectAppender {

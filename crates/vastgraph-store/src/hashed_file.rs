@@ -29,7 +29,6 @@ pub(crate) struct HashedFileWriter {
     hasher: Xxh3,
     /// None for the files that get no page checksums (labels, the manifest, side files).
     pages: Option<PageSummer>,
-    bytes: u64,
     writeback_started_to: u64,
 }
 
@@ -53,7 +52,6 @@ impl HashedFileWriter {
             out,
             hasher: Xxh3::new(),
             pages: None,
-            bytes: 0,
             writeback_started_to: 0,
         })
     }
@@ -66,7 +64,6 @@ impl HashedFileWriter {
         self.out
             .append(bytes)
             .map_err(|e| StoreError::write(&self.path, e))?;
-        self.bytes += bytes.len() as u64;
         // Only a file that took no direct writes has dirty pages to start writing back.
         let in_kernel = self.out.written();
         if in_kernel - self.writeback_started_to >= WRITEBACK_STEP_BYTES {
@@ -94,10 +91,9 @@ impl HashedFileWriter {
             out,
             hasher,
             pages,
-            bytes,
             ..
         } = self;
-        let (file, _) = out.finish().map_err(|e| StoreError::write(&path, e))?;
+        let (file, bytes) = out.finish().map_err(|e| StoreError::write(&path, e))?;
         file.sync_all().map_err(|e| StoreError::write(&path, e))?;
         let page_sums = match pages {
             None => None,

@@ -93,10 +93,7 @@ impl<R: Pod> RunWriter<R> {
     /// run is not direct).
     pub(crate) fn finish(self) -> Result<RunFile, StoreError> {
         let path = self.out.path().to_path_buf();
-        let (file, bytes) = self
-            .out
-            .finish()
-            .map_err(|e| StoreError::write(&path, e))?;
+        let (file, bytes) = self.out.finish().map_err(|e| StoreError::write(&path, e))?;
         start_writeback(&file, 0, 0);
         Ok(RunFile {
             path,
