@@ -4,7 +4,9 @@
 //! decoded (the sums' totals are printed as bits, not compared: the lanes differ). For tuning
 //! the decoder without building the rest.
 //!
-//! cargo run --release -p vastgraph-codec --example bench_decode -- RAW_STORE_DIR [ROUNDS]
+//! cargo run --release -p vastgraph-codec --example bench_decode -- RAW_STORE_DIR [ROUNDS [CODEC]]
+//!
+//! CODEC (as `{:?}` prints it, e.g. `Zeta`) measures that codec alone, for a profile of it.
 
 use std::time::Instant;
 
@@ -32,9 +34,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = std::path::Path::new(
         args.first()
-            .expect("usage: bench_decode RAW_STORE_DIR [ROUNDS]"),
+            .expect("usage: bench_decode RAW_STORE_DIR [ROUNDS [CODEC]]"),
     );
     let rounds: usize = args.get(1).map_or(10, |r| r.parse().expect("ROUNDS"));
+    let only = args.get(2);
     let offsets: Vec<u64> = read_array::<8>(&dir.join("offsets.u64"))
         .into_iter()
         .map(u64::from_le_bytes)
@@ -70,6 +73,9 @@ fn main() {
         sum
     });
     for codec in ListCodec::ALL {
+        if only.is_some_and(|name| *name != format!("{codec:?}")) {
+            continue;
+        }
         let (mut byte_offsets, mut bytes) = (vec![0u64], Vec::new());
         for v in 0..n {
             let list = &neighbors[offsets[v] as usize..offsets[v + 1] as usize];

@@ -270,6 +270,24 @@ impl BlockIds {
         self.written = 1 + 4 * filled;
     }
 
+    /// Writes `id` to slot `k` mod [`crate::BLOCK_EDGES`] (the mask spares a bound check), for
+    /// a decoder that writes slots 0, 1, 2, … in turn and then calls [`Self::set_len`].
+    #[inline(always)]
+    pub(crate) fn put_at(&mut self, k: usize, id: u32) {
+        self.slots[k % crate::BLOCK_EDGES].write(id);
+    }
+
+    /// Takes slots `..count` as the block's ids.
+    ///
+    /// # Safety
+    /// Each of slots `..count` was written since the buffer was made (`count` ≤
+    /// [`DECODE_SLOTS`]): [`Self::ids`] reads them.
+    #[inline(always)]
+    pub(crate) unsafe fn set_len(&mut self, count: usize) {
+        debug_assert!(count <= DECODE_SLOTS);
+        self.written = count;
+    }
+
     /// Forgets the ids written.
     #[inline(always)]
     pub(crate) fn clear(&mut self) {
@@ -280,13 +298,6 @@ impl BlockIds {
     #[inline(always)]
     pub(crate) fn len(&self) -> usize {
         self.written
-    }
-
-    /// Appends one id after those written.
-    #[inline(always)]
-    pub(crate) fn push(&mut self, id: u32) {
-        self.slots[self.written].write(id);
-        self.written += 1;
     }
 
     #[inline(always)]

@@ -94,6 +94,25 @@ pub fn decode_list_blocks<F: FnMut(&[u32]) -> bool>(
     with_codec!(codec, c => c.decode_blocks(ListBytes::whole(data), span, f))
 }
 
+/// [`decode_list_blocks`] on a list whose codes are `data[..end]`, where `data` runs on past
+/// them (the lists after it, in a buffer read whole): the decoders that read a word or a group
+/// at a time then read ahead within `data`, where at a slice's end they would copy its last
+/// bytes out first; no byte past `end` is used. `end` is clamped to `data`'s length.
+#[inline]
+pub fn decode_list_blocks_in<F: FnMut(&[u32]) -> bool>(
+    codec: ListCodec,
+    data: &[u8],
+    end: usize,
+    span: ListSpan,
+    f: F,
+) -> bool {
+    let list = ListBytes {
+        data,
+        end: end.min(data.len()),
+    };
+    with_codec!(codec, c => c.decode_blocks(list, span, f))
+}
+
 /// One list's codes, `data[..end]`, where `data` may run on into the lists after it: a
 /// decoder that reads several bytes at once may read past `end` without stepping out of
 /// `data`, but uses no byte there.

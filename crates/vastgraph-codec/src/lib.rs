@@ -47,7 +47,9 @@ mod stream_vbyte;
 mod varint;
 mod zeta;
 
-pub use decode::{decode_list, decode_list_blocks, validate_list, ByteCodeLists, ListSpan};
+pub use decode::{
+    decode_list, decode_list_blocks, decode_list_blocks_in, validate_list, ByteCodeLists, ListSpan,
+};
 
 /// What a pass over many lists does with them: each list's blocks in order, then its end.
 /// A decoder that visits a whole range of lists in one call (instead of one call per list)

@@ -124,21 +124,27 @@ impl<'a> BitWriter<'a> {
     }
 }
 
-/// Reads bits from `data`, lowest first; bits past its end read as zeros, and `past_end` tells
-/// a caller that some were used. Positions are in bits from `data`'s start.
+/// Reads the bits of the codes `data[..end]`, lowest first, and `past_end` tells a caller
+/// that a code ran past `end`. The bytes of `data` after `end` (the lists after this one) are
+/// read ahead, a word at a time, but no valid code uses them; bits past `data`'s end read as
+/// zeros. Positions are in bits from `data`'s start.
 #[derive(Clone, Copy)]
 struct BitReader<'a> {
     data: &'a [u8],
+    end: usize,
     pos: usize,
-    /// A code failed on a prefix of zeros that ran to the data's end: the codes are cut short.
+    /// A code failed on a prefix of zeros that ran to the codes' end: the codes are cut short.
     ran_out: bool,
 }
 
 impl<'a> BitReader<'a> {
+    /// The codes `data[..end]`, read from byte `at_byte`.
     #[inline(always)]
-    fn new(data: &'a [u8], at_byte: usize) -> Self {
+    fn new(data: &'a [u8], end: usize, at_byte: usize) -> Self {
+        debug_assert!(end <= data.len());
         BitReader {
             data,
+            end,
             pos: 8 * at_byte,
             ran_out: false,
         }
@@ -162,7 +168,7 @@ impl<'a> BitReader<'a> {
 
     #[inline(always)]
     fn past_end(&self) -> bool {
-        self.pos > 8 * self.data.len()
+        self.pos > 8 * self.end
     }
 
     /// Whether the codes were cut short: a code read past the data's end, or failed on zeros
@@ -174,11 +180,12 @@ impl<'a> BitReader<'a> {
     /// A code's prefix of `zeros` zeros is too long: notes whether they ran to the data's end.
     #[cold]
     fn overlong(&mut self, zeros: u32) -> Option<u64> {
-        self.ran_out = self.pos + zeros as usize >= 8 * self.data.len();
+        self.ran_out = self.pos + zeros as usize >= 8 * self.end;
         None
     }
 
-    /// The bits after the last one read, to the end of its byte.
+    /// The bits after the last one read, to the end of its byte (zeros past the codes' end
+    /// when `data` ends there, as the validator's does).
     fn padding(&self) -> u64 {
         let used = self.pos & 7;
         match used {
@@ -339,101 +346,87 @@ fn numbers(source: u32, block: &[u32]) -> Vec<(u64, bool)> {
     out
 }
 
-/// A block's intervals as they are read: the reader stands at the first one.
-#[derive(Clone, Copy)]
-struct Intervals<'a> {
-    bits: BitReader<'a>,
-    left: usize,
-    /// The previous interval's end; -1 before the first.
-    end: i64,
-}
-
-impl Intervals<'_> {
-    /// The next interval (start, length); None when they are corrupt: past `n`, or starting
-    /// before the previous one ends.
-    #[inline(always)]
-    fn next(&mut self, source: u32, n: u64) -> Option<(u64, u64)> {
-        let code = self.bits.zeta()?;
-        let start = match self.end {
-            -1 => source as i64 + unzigzag(code),
-            end => end + code as i64,
-        };
-        let length = self.bits.gamma()? + MIN_INTERVAL as u64;
-        if start < 0 || start < self.end || start as u64 + length > n {
-            return None;
-        }
-        self.end = start + length as i64;
-        self.left -= 1;
-        Some((start as u64, length))
-    }
-}
-
-/// Reads the interval count and skips the intervals: returns them, to be read again as the ids
-/// are merged, and the ids they cover, leaving `bits` at the residuals. None when they are
-/// corrupt or cover more than `len` ids.
+/// Reads a block's interval count and its intervals into `intervals` as (start, length), and
+/// returns how many there are and how many ids they cover, leaving `bits` at the residuals.
+/// None when they are corrupt: more than [`MAX_INTERVALS`], one past `n` or starting before
+/// the previous one ends, or more than `len` ids covered.
 #[inline(always)]
-fn skip_intervals<'a>(
-    bits: &mut BitReader<'a>,
+fn read_intervals(
+    bits: &mut BitReader<'_>,
     source: u32,
     n: u64,
     len: usize,
-) -> Option<(Intervals<'a>, usize)> {
+    intervals: &mut [(u32, u32); MAX_INTERVALS],
+) -> Option<(usize, usize)> {
     let count = bits.gamma()? as usize;
     if count > MAX_INTERVALS {
         return None;
     }
-    let intervals = Intervals {
-        bits: *bits,
-        left: count,
-        end: -1,
-    };
-    let mut walk = intervals;
-    let mut covered = 0;
-    for _ in 0..count {
-        let next = walk.next(source, n);
-        *bits = walk.bits;
-        covered += next?.1 as usize;
+    // The previous interval's end; -1 before the first.
+    let mut end = -1i64;
+    let mut covered = 0u64;
+    for interval in &mut intervals[..count] {
+        let code = bits.zeta()?;
+        let start = match end {
+            -1 => source as i64 + unzigzag(code),
+            end => end + code as i64,
+        };
+        let length = bits.gamma()? + MIN_INTERVAL as u64;
+        if start < end || start < 0 || start as u64 + length > n {
+            return None;
+        }
+        end = start + length as i64;
+        covered += length;
+        *interval = (start as u32, length as u32);
     }
-    (covered <= len).then_some((intervals, covered))
+    (covered <= len as u64).then_some((count, covered as usize))
 }
 
-/// Decodes the first `count` ids of a block into `ids`: the residuals straight in when the
-/// block has no intervals, else into a buffer first and then merged with the intervals. Ids
-/// are below `n`; their order is the validator's to check. None on corrupt codes.
+/// Decodes a block of `len` ids into `ids` (all of them: callers that want the first few
+/// take them): the residuals straight in when the block has no intervals, else into a buffer
+/// first and then merged with the intervals. Ids are below `n`; their order is the
+/// validator's to check. None on corrupt codes.
 #[inline(always)]
 fn decode_block(
     bits: &mut BitReader<'_>,
     source: u32,
     n: u64,
     len: usize,
-    count: usize,
     ids: &mut BlockIds,
 ) -> Option<()> {
-    let (mut intervals, covered) = skip_intervals(bits, source, n, len)?;
+    let mut intervals = [(0u32, 0u32); MAX_INTERVALS];
+    let (count, covered) = read_intervals(bits, source, n, len, &mut intervals)?;
     let residuals = len - covered;
-    if intervals.left == 0 {
+    if count == 0 {
         return read_residuals(bits, source, n, residuals, ids);
     }
     let mut rest = BlockIds::new();
     read_residuals(bits, source, n, residuals, &mut rest)?;
     let rest = &rest.ids()[..residuals];
-    // Merge: an interval goes before the residuals above its start.
+    // Merge: an interval goes before the residuals below its start. Slots 0, 1, 2, … are
+    // written in turn, covered + residuals = len ≤ BLOCK_EDGES of them.
+    let mut at = 0;
     let mut r = 0;
-    ids.clear();
-    while intervals.left > 0 && ids.len() < count {
-        let (start, length) = intervals.next(source, n)?;
-        while r < residuals && (rest[r] as u64) < start && ids.len() < count {
-            ids.push(rest[r]);
+    for &(start, length) in &intervals[..count] {
+        while r < residuals && rest[r] < start {
+            ids.put_at(at, rest[r]);
+            at += 1;
             r += 1;
         }
-        let take = (length as usize).min(count - ids.len());
-        for id in start..start + take as u64 {
-            ids.push(id as u32);
+        for id in start..start + length {
+            ids.put_at(at, id);
+            at += 1;
         }
     }
-    for &id in &rest[r..(r + count - ids.len().min(count)).min(residuals)] {
-        ids.push(id);
+    for &id in &rest[r..] {
+        ids.put_at(at, id);
+        at += 1;
     }
+    if at != len {
+        return None;
+    }
+    // SAFETY: slots ..len were written above, one by one from 0, and len ≤ BLOCK_EDGES.
+    unsafe { ids.set_len(len) };
     Some(())
 }
 
@@ -517,7 +510,7 @@ impl BlockCodec for Zeta {
         n: u64,
         len: usize,
     ) -> Result<(usize, u64, u64), String> {
-        let mut bits = BitReader::new(data, at);
+        let mut bits = BitReader::new(data, data.len(), at);
         let corrupt = |bits: &BitReader<'_>, what: &str| match bits.truncated() {
             true => format!(
                 "truncated codes in the block at byte {at} of {}",
@@ -526,7 +519,7 @@ impl BlockCodec for Zeta {
             false => format!("{what} in the block at byte {at} of {}", data.len()),
         };
         let mut ids = BlockIds::new();
-        if decode_block(&mut bits, source, n, len, len, &mut ids).is_none() || bits.past_end() {
+        if decode_block(&mut bits, source, n, len, &mut ids).is_none() || bits.past_end() {
             return Err(corrupt(&bits, "corrupt codes or ids not below n"));
         }
         let ids = ids.ids();
@@ -574,8 +567,8 @@ impl BlockCodec for Zeta {
         ids: &mut BlockIds,
     ) -> Option<usize> {
         let ListSpan { source, n, .. } = list_span;
-        let mut bits = BitReader::new(list.codes(), at);
-        decode_block(&mut bits, source, n, block.len, block.count, ids)?;
+        let mut bits = BitReader::new(list.data, list.end, at);
+        decode_block(&mut bits, source, n, block.len, ids)?;
         (!bits.past_end() && ids.len() >= block.count).then(|| bits.end_byte())
     }
 }
@@ -614,7 +607,7 @@ mod tests {
                 } as u64)
                 .sum();
             assert_eq!(data.len() as u64, bits.div_ceil(8), "gamma {gamma}");
-            let mut r = BitReader::new(&data, 0);
+            let mut r = BitReader::new(&data, data.len(), 0);
             for &x in &values {
                 let got = match gamma {
                     true => r.gamma(),

@@ -6,8 +6,9 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use vastgraph_codec::{
-    decode_list, decode_list_blocks, encode_block, encode_block_index, encode_list, encoded_len,
-    validate_list, ByteCodeLists, CodecError, ListCodec, ListSpan, BLOCK_EDGES,
+    decode_list, decode_list_blocks, decode_list_blocks_in, encode_block, encode_block_index,
+    encode_list, encoded_len, validate_list, ByteCodeLists, CodecError, ListCodec, ListSpan,
+    BLOCK_EDGES,
 };
 
 /// The three arrays of an encoded direction, built the way the store writer builds them.
@@ -139,6 +140,16 @@ proptest! {
         });
         prop_assert!(finished);
         prop_assert_eq!(blocks.concat(), &list[lo..hi]);
+        // The same from a buffer that runs on past the list's codes, into bytes of any value.
+        let mut run_on = data.clone();
+        run_on.extend((0..24u8).map(|i| i.wrapping_mul(97) ^ (lo ^ hi) as u8));
+        let mut ahead = Vec::new();
+        let finished = decode_list_blocks_in(codec, &run_on, data.len(), span, |ids| {
+            ahead.extend_from_slice(ids);
+            true
+        });
+        prop_assert!(finished);
+        prop_assert_eq!(&ahead, &list[lo..hi]);
         let mut end = lo;
         for block in &blocks {
             end += block.len();
@@ -252,6 +263,17 @@ proptest! {
                 },
             );
             prop_assert!(in_blocks <= view.degree(v));
+            // The list's codes as recorded, read ahead into the lists after it.
+            let (from, to) = (e.byte_offsets[v as usize], e.byte_offsets[v as usize + 1]);
+            let from = (from as usize).min(e.bytes.len());
+            let end = (to as usize).saturating_sub(from);
+            let mut ahead = 0;
+            decode_list_blocks_in(codec, &e.bytes[from..], end, span, |ids| {
+                assert!(ids.iter().all(|&w| w < n));
+                ahead += ids.len();
+                true
+            });
+            prop_assert!(ahead <= view.degree(v));
             view.for_each_block_in(v, 3, 150, |ids| { assert!(ids.iter().all(|&w| w < n)); true });
             match view.validate_vertex(v) {
                 Ok(()) => {

@@ -4,7 +4,7 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use vastgraph_codec::{decode_list_blocks, ListSpan};
+use vastgraph_codec::{decode_list_blocks_in, ListSpan};
 use vastgraph_io::{DataFile, Loaded, ALIGN};
 use vastgraph_store::{WeightType, WeightsRef};
 
@@ -372,8 +372,9 @@ impl OocGraph {
                     let degree = self.degree(v);
                     let k = (self.offsets[v as usize] - weights_from) as usize;
                     let w = weights.map(|w| w.slice(k..k + degree));
-                    let bytes = &loaded.parts[0][i..j];
-                    match self.decode_and_visit(codes, v, bytes, w, &mut decoded, visit) {
+                    // The list's codes are bytes i..j; the decoder may read ahead past j.
+                    let bytes = &loaded.parts[0][i..];
+                    match self.decode_and_visit(codes, v, bytes, j - i, w, &mut decoded, visit) {
                         Err(e) => failure = Some(e),
                         // The whole list is still in `decoded`.
                         Ok(true) if degree <= admit && self.cache.admits(v, degree, again) => {
@@ -423,15 +424,17 @@ impl OocGraph {
         Ok(done)
     }
 
-    /// Decodes `v`'s list from its `codes` (all of them) and visits it in slices of at most
-    /// [`VISIT_IDS`] ids through `buf`, with `weights` (the list's, when read). Returns whether
-    /// the list came in one slice, left in `buf`; a list that does not decode to its degree is
-    /// corrupt.
+    /// Decodes `v`'s list from its `codes` (all of them), `bytes[..end]` (the decoder may read
+    /// ahead in the bytes after them), and visits it in slices of at most [`VISIT_IDS`] ids
+    /// through `buf`, with `weights` (the list's, when read). Returns whether the list came in
+    /// one slice, left in `buf`; a list that does not decode to its degree is corrupt.
+    #[allow(clippy::too_many_arguments)]
     fn decode_and_visit<V>(
         &self,
         codes: &Codes,
         v: Vertex,
         bytes: &[u8],
+        end: usize,
         weights: Weights<'_>,
         buf: &mut Vec<Vertex>,
         visit: &V,
@@ -450,7 +453,8 @@ impl OocGraph {
         // a frame-of-reference block's offsets could repeat an id.
         let mut last: Option<Vertex> = None;
         let mut unordered = false;
-        decode_list_blocks(codes.codec, bytes, ListSpan::whole(v, degree, n), |ids| {
+        let span = ListSpan::whole(v, degree, n);
+        decode_list_blocks_in(codes.codec, bytes, end, span, |ids| {
             let ordered = ids.windows(2).all(|w| w[0] < w[1])
                 && match (last, ids.first()) {
                     (Some(l), Some(&f)) => l < f,
@@ -557,7 +561,7 @@ impl OocGraph {
         };
         apart.add(read, requests, started.elapsed().as_secs_f64());
         let mut buf = Vec::new();
-        self.decode_and_visit(codes, v, bytes, weights, &mut buf, visit)?;
+        self.decode_and_visit(codes, v, bytes, bytes.len(), weights, &mut buf, visit)?;
         Ok(Processed {
             bytes: end - start,
             arcs: degree as u64,
