@@ -374,7 +374,9 @@ impl OocGraph {
                     let w = weights.map(|w| w.slice(k..k + degree));
                     // The list's codes are bytes i..j; the decoder may read ahead past j.
                     let bytes = &loaded.parts[0][i..];
-                    match self.decode_and_visit(codes, v, bytes, j - i, w, &mut decoded, visit) {
+                    let keep = degree <= admit;
+                    let end = j - i;
+                    match self.decode_and_visit(codes, v, bytes, end, w, keep, &mut decoded, visit) {
                         Err(e) => failure = Some(e),
                         // The whole list is still in `decoded`.
                         Ok(true) if degree <= admit && self.cache.admits(v, degree, again) => {
@@ -426,8 +428,10 @@ impl OocGraph {
 
     /// Decodes `v`'s list from its `codes` (all of them), `bytes[..end]` (the decoder may read
     /// ahead in the bytes after them), and visits it in slices of at most [`VISIT_IDS`] ids
-    /// through `buf`, with `weights` (the list's, when read). Returns whether the list came in
-    /// one slice, left in `buf`; a list that does not decode to its degree is corrupt.
+    /// through `buf`, with `weights` (the list's, when read). A list of one block is visited
+    /// straight from the decoder's slice and copied to `buf` only when `keep` asks for it.
+    /// Returns whether the whole list is left in `buf`; a list that does not decode to its
+    /// degree is corrupt.
     #[allow(clippy::too_many_arguments)]
     fn decode_and_visit<V>(
         &self,
@@ -436,6 +440,7 @@ impl OocGraph {
         bytes: &[u8],
         end: usize,
         weights: Weights<'_>,
+        keep: bool,
         buf: &mut Vec<Vertex>,
         visit: &V,
     ) -> io::Result<bool>
@@ -465,6 +470,14 @@ impl OocGraph {
                 return false;
             }
             last = ids.last().copied().or(last);
+            if visited == 0 && buf.is_empty() && ids.len() == degree {
+                emit(ids, 0);
+                visited = degree;
+                if keep {
+                    buf.extend_from_slice(ids);
+                }
+                return true;
+            }
             buf.extend_from_slice(ids);
             if buf.len() >= VISIT_IDS {
                 emit(buf, visited);
@@ -482,6 +495,10 @@ impl OocGraph {
                     self.neighbors.path().display()
                 ),
             ));
+        }
+        if visited == degree {
+            // One block, visited from the decoder's slice (and kept in `buf` if asked).
+            return Ok(!buf.is_empty());
         }
         if visited + buf.len() != degree {
             return Err(self.corrupt_list(v, visited + buf.len()));
@@ -561,7 +578,8 @@ impl OocGraph {
         };
         apart.add(read, requests, started.elapsed().as_secs_f64());
         let mut buf = Vec::new();
-        self.decode_and_visit(codes, v, bytes, bytes.len(), weights, &mut buf, visit)?;
+        let codes_end = bytes.len();
+        self.decode_and_visit(codes, v, bytes, codes_end, weights, false, &mut buf, visit)?;
         Ok(Processed {
             bytes: end - start,
             arcs: degree as u64,
