@@ -376,7 +376,8 @@ impl OocGraph {
                     let bytes = &loaded.parts[0][i..];
                     let keep = degree <= admit;
                     let end = j - i;
-                    match self.decode_and_visit(codes, v, bytes, end, w, keep, &mut decoded, visit) {
+                    match self.decode_and_visit(codes, v, bytes, end, w, keep, &mut decoded, visit)
+                    {
                         Err(e) => failure = Some(e),
                         // The whole list is still in `decoded`.
                         Ok(true) if degree <= admit && self.cache.admits(v, degree, again) => {
@@ -460,7 +461,11 @@ impl OocGraph {
         let mut unordered = false;
         let span = ListSpan::whole(v, degree, n);
         decode_list_blocks_in(codes.codec, bytes, end, span, |ids| {
-            let ordered = ids.windows(2).all(|w| w[0] < w[1])
+            // Without an early exit, which the compiler vectorises.
+            let ordered = ids
+                .iter()
+                .zip(ids.get(1..).unwrap_or_default())
+                .fold(true, |ok, (a, b)| ok & (a < b))
                 && match (last, ids.first()) {
                     (Some(l), Some(&f)) => l < f,
                     _ => true,
