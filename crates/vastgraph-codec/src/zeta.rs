@@ -454,7 +454,9 @@ fn read_residuals(
     // again only when fewer than TABLE_BITS are left in it.
     let mut id = first as u64;
     let (mut word, mut left) = (bits.peek(), 64 - (bits.pos & 7) as u32);
-    ids.fill(residuals, || {
+    // A plain loop, not a closure handed to the buffer: the compiler may leave a closure out
+    // of line, a call per id.
+    for at in 1..residuals {
         if left < TABLE_BITS {
             (word, left) = (bits.peek(), 64 - (bits.pos & 7) as u32);
         }
@@ -470,8 +472,11 @@ fn read_residuals(
             gap
         };
         id += gap + 1;
-        Some(id as u32)
-    })?;
+        ids.put_at(at, id as u32);
+    }
+    // SAFETY: slot 0 holds the first id and the loop wrote slots 1..residuals; residuals ≤
+    // BLOCK_EDGES.
+    unsafe { ids.set_len(residuals) };
     (id < n).then_some(())
 }
 
