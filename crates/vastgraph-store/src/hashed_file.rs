@@ -114,6 +114,7 @@ impl HashedFileWriter {
             bytes,
             xxh3: format_xxh3(hasher.digest()),
             page_sums,
+            longest_list: None,
         })
     }
 }

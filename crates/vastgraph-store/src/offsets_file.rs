@@ -120,7 +120,15 @@ enum Source {
         read: u64,
         chunk: Vec<u8>,
     },
-    EliasFano(EliasFanoReader<Vec<u8>>),
+    EliasFano {
+        reader: EliasFanoReader<Vec<u8>>,
+        /// The longest list the manifest records, checked once every value is read.
+        recorded: Option<u64>,
+        /// The last value read and the largest step so far; values read.
+        last: Option<u64>,
+        longest: u64,
+        read: u64,
+    },
 }
 
 impl OffsetsReader {
@@ -166,7 +174,13 @@ impl OffsetsReader {
                         reason: e.to_string(),
                     }
                 })?;
-                Source::EliasFano(reader)
+                Source::EliasFano {
+                    reader,
+                    recorded: entry.longest_list,
+                    last: None,
+                    longest: 0,
+                    read: 0,
+                }
             }
         };
         Ok(OffsetsReader {
@@ -187,13 +201,41 @@ impl OffsetsReader {
 
     /// Fills `out` with the next values and returns how many; fewer than `out.len()` only at
     /// the end. A plain file's values are returned as stored (the caller checks their order);
-    /// an Elias–Fano file's are checked by its decoder.
+    /// an Elias–Fano file's are checked by its decoder, and the longest list the manifest
+    /// records beside it against them.
     pub fn read(&mut self, out: &mut [u64]) -> Result<usize, StoreError> {
         match &mut self.source {
-            Source::EliasFano(reader) => reader.read(out).map_err(|e| StoreError::BadOffsets {
-                path: self.path.clone(),
-                reason: e.to_string(),
-            }),
+            Source::EliasFano {
+                reader,
+                recorded,
+                last,
+                longest,
+                read,
+            } => {
+                let got = reader.read(out).map_err(|e| StoreError::BadOffsets {
+                    path: self.path.clone(),
+                    reason: e.to_string(),
+                })?;
+                for &value in &out[..got] {
+                    // The decoder hands over a non-decreasing sequence.
+                    *longest = (*longest).max(value.saturating_sub(last.unwrap_or(value)));
+                    *last = Some(value);
+                }
+                *read += got as u64;
+                match *recorded {
+                    Some(recorded) if *read == self.count && recorded != *longest => {
+                        Err(StoreError::Manifest {
+                            path: self.path.with_file_name(crate::manifest::MANIFEST_FILE),
+                            reason: format!(
+                                "records the longest list of {} as {recorded}, but its offsets \
+                                 give {longest} (corrupt store?)",
+                                self.path.file_name().unwrap_or_default().to_string_lossy()
+                            ),
+                        })
+                    }
+                    _ => Ok(got),
+                }
+            }
             Source::Plain {
                 file,
                 sums,
@@ -247,7 +289,8 @@ pub fn drop_from_page_cache(file: &File) {
     unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
 }
 
-/// Writes `values`, the offsets `offsets`, into `dir` in Elias–Fano form; its manifest entry.
+/// Writes `values`, the offsets `offsets`, into `dir` in Elias–Fano form; its manifest entry,
+/// which records the longest list.
 fn write_elias_fano(
     dir: &Path,
     offsets: OffsetsOf,
@@ -265,7 +308,11 @@ fn write_elias_fano(
     }
     let mut out = HashedFileWriter::create(dir, name)?;
     out.write_bytes(&writer.finish().map_err(bad)?)?;
-    out.finish()
+    let longest_list = values.windows(2).map(|w| w[1].saturating_sub(w[0])).max();
+    Ok(FileEntry {
+        longest_list: Some(longest_list.unwrap_or(0)),
+        ..out.finish()?
+    })
 }
 
 /// Replaces the plain offsets files a build staged in `dir` (those of `entries`) by their
@@ -363,6 +410,50 @@ mod tests {
                 out
             })
             .collect()
+    }
+
+    #[test]
+    fn the_longest_lists_are_recorded_and_a_wrong_record_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = compressed(tmp.path());
+        let store = Store::open(&dir).unwrap();
+        let longest = |offsets: &[u64]| offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+        let manifest = store.manifest().clone();
+        let recorded = |which: OffsetsOf| {
+            let name = which.file_name(OffsetsCode::EliasFano);
+            manifest.file(name).unwrap().longest_list
+        };
+        let code_offsets = |which| OffsetsReader::open(&dir, &manifest, which).unwrap();
+        let degrees = longest(store.offsets());
+        let in_degrees = longest(store.in_offsets().unwrap());
+        let code_bytes = longest(&code_offsets(OffsetsOf::Codes).read_all().unwrap());
+        let in_code_bytes = longest(&code_offsets(OffsetsOf::InCodes).read_all().unwrap());
+        drop(store);
+        assert_eq!(recorded(OffsetsOf::Arcs), Some(degrees));
+        assert_eq!(recorded(OffsetsOf::InArcs), Some(in_degrees));
+        assert_eq!(recorded(OffsetsOf::Codes), Some(code_bytes));
+        assert_eq!(recorded(OffsetsOf::InCodes), Some(in_code_bytes));
+        assert!(degrees > 1 && code_bytes > 1);
+
+        let rewrite = |edit: &dyn Fn(&mut FileEntry)| {
+            let mut edited = manifest.clone();
+            let name = OffsetsOf::Codes.file_name(OffsetsCode::EliasFano);
+            edit(edited.files.iter_mut().find(|f| f.name == name).unwrap());
+            std::fs::remove_file(dir.join(crate::manifest::MANIFEST_FILE)).unwrap();
+            write_manifest(&dir, &edited).unwrap();
+        };
+        // One byte short of the truth: the open names the manifest and both figures.
+        rewrite(&|entry| entry.longest_list = Some(code_bytes - 1));
+        let error = Store::open(&dir).err().unwrap().to_string();
+        assert!(error.contains("manifest.json"), "{error}");
+        assert!(
+            error.contains(&format!("as {},", code_bytes - 1)),
+            "{error}"
+        );
+        assert!(error.contains(&format!("give {code_bytes}")), "{error}");
+        // A store written before the record opens without it.
+        rewrite(&|entry| entry.longest_list = None);
+        Store::open(&dir).unwrap();
     }
 
     #[test]

@@ -93,3 +93,19 @@ pub fn without_page_sums(dir: &Path) {
     }
     fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
 }
+
+/// Makes the store in `dir` look as if written before its manifest recorded the longest lists
+/// beside the Elias–Fano offsets: an out-of-core run must then read the offsets for them.
+pub fn without_longest_lists(dir: &Path) {
+    let path = dir.join("manifest.json");
+    let text = fs::read_to_string(&path).expect("the store has a manifest");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&text).expect("the manifest is JSON");
+    for entry in manifest["files"]
+        .as_array_mut()
+        .expect("the manifest lists files")
+    {
+        entry.as_object_mut().and_then(|e| e.remove("longest_list"));
+    }
+    fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+}

@@ -766,7 +766,9 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
 
 /// A budget too small for a compressed store whose hub is longer than any buffer is refused
 /// before anything is read with a minimum that already counts the hub's buffer: that minimum
-/// opens and runs (to the in-memory result), a byte less is refused.
+/// opens and runs (to the in-memory result), a byte less is refused. The same minimum whether
+/// the manifest records the longest lists or (a store written before it did) they are read
+/// from the offsets.
 #[test]
 fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
     let tmp = tempfile::tempdir().unwrap();
@@ -778,7 +780,18 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
     build_from(&packed, &list, true, true, Codec::StreamVByte64);
     let params = Params::default().with("source", 0);
     let options = adaptive_options;
-    for algorithm in ["bfs", "sssp"] {
+    let recorded = std::fs::read_to_string(packed.join("manifest.json")).unwrap();
+    assert!(recorded.contains("longest_list"), "{recorded}");
+    let mut minimums = Vec::new();
+    for (algorithm, record) in [
+        ("bfs", true),
+        ("sssp", true),
+        ("bfs", false),
+        ("sssp", false),
+    ] {
+        if !record {
+            vastgraph_testkit::without_longest_lists(&packed);
+        }
         let refused = budget::open_within_budget(&packed, algorithm, &params, 64 << 10, options());
         let message = match refused {
             Ok(_) => panic!("{algorithm}: 64 KiB accepted"),
@@ -803,7 +816,13 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
         assert!(g.plan().long_list_bytes > 0, "{algorithm}: no list is long");
         let got = out_of_core(&g, algorithm, &params).0;
         assert_same(&in_memory(&raw, algorithm, &params), &got, algorithm);
+        minimums.push(minimum);
     }
+    assert_eq!(
+        minimums[..2],
+        minimums[2..],
+        "recorded, then read from the offsets"
+    );
 }
 
 /// Damaged codes give an error naming the file, or (where the damage still decodes) a result:

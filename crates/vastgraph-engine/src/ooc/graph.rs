@@ -569,6 +569,38 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
     if manifest.codec.list_codec().is_none() {
         return Ok(0);
     }
+    let [codes, arcs] = match recorded_longest_lists(manifest) {
+        Some(recorded) => recorded,
+        None => read_longest_lists(dir, manifest)?,
+    };
+    let codes = widened(codes);
+    let weights = if weights {
+        widened(arcs * ARC_BYTES)
+    } else {
+        0
+    };
+    let smallest = super::memory_plan::MIN_BUFFER;
+    Ok(if codes <= smallest && weights <= smallest {
+        0
+    } else {
+        (codes + weights) as u64
+    })
+}
+
+/// The longest list of a compressed store in bytes of codes and in arcs, as its manifest
+/// records them beside the Elias–Fano offsets (checked when the open reads the offsets); None
+/// for a store written without them.
+fn recorded_longest_lists(manifest: &Manifest) -> Option<[u64; 2]> {
+    let recorded = |offsets: OffsetsOf| {
+        manifest
+            .file(offsets.file_name(manifest.offsets_code))?
+            .longest_list
+    };
+    Some([recorded(OffsetsOf::Codes)?, recorded(OffsetsOf::Arcs)?])
+}
+
+/// The longest list of a compressed store in bytes of codes and in arcs, from its offset files.
+fn read_longest_lists(dir: &Path, manifest: &Manifest) -> anyhow::Result<[u64; 2]> {
     let mut readers = [
         OffsetsReader::open(dir, manifest, OffsetsOf::Codes)?,
         OffsetsReader::open(dir, manifest, OffsetsOf::Arcs)?,
@@ -618,19 +650,7 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
         }
         v += took as u64;
     }
-    let [codes, arcs] = longest;
-    let codes = widened(codes);
-    let weights = if weights {
-        widened(arcs * ARC_BYTES)
-    } else {
-        0
-    };
-    let smallest = super::memory_plan::MIN_BUFFER;
-    Ok(if codes <= smallest && weights <= smallest {
-        0
-    } else {
-        (codes + weights) as u64
-    })
+    Ok(longest)
 }
 
 /// The widest a range of `len` bytes can be once widened to pages, wherever it starts.
