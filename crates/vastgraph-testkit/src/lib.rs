@@ -78,34 +78,31 @@ impl Drop for MemoryCgroup {
 /// are all an older store gets) use it, as the page checksums would otherwise report the damage
 /// first.
 pub fn without_page_sums(dir: &Path) {
-    let path = dir.join("manifest.json");
-    let text = fs::read_to_string(&path).expect("the store has a manifest");
-    let mut manifest: serde_json::Value =
-        serde_json::from_str(&text).expect("the manifest is JSON");
-    for entry in manifest["files"]
-        .as_array_mut()
-        .expect("the manifest lists files")
-    {
-        if let Some(side) = entry.as_object_mut().and_then(|e| e.remove("page_sums")) {
-            let name = side["name"].as_str().expect("a side file has a name");
-            fs::remove_file(dir.join(name)).expect("the side file exists");
-        }
+    for entry in without_file_field(dir, "page_sums") {
+        let name = entry["name"].as_str().expect("a side file has a name");
+        fs::remove_file(dir.join(name)).expect("the side file exists");
     }
-    fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
 }
 
 /// Makes the store in `dir` look as if written before its manifest recorded the longest lists
 /// beside the Elias–Fano offsets: an out-of-core run must then read the offsets for them.
 pub fn without_longest_lists(dir: &Path) {
+    without_file_field(dir, "longest_list");
+}
+
+/// Removes `field` from every file entry of the manifest of the store in `dir`; returns the
+/// values removed.
+fn without_file_field(dir: &Path, field: &str) -> Vec<serde_json::Value> {
     let path = dir.join("manifest.json");
     let text = fs::read_to_string(&path).expect("the store has a manifest");
     let mut manifest: serde_json::Value =
         serde_json::from_str(&text).expect("the manifest is JSON");
-    for entry in manifest["files"]
+    let removed = manifest["files"]
         .as_array_mut()
         .expect("the manifest lists files")
-    {
-        entry.as_object_mut().and_then(|e| e.remove("longest_list"));
-    }
+        .iter_mut()
+        .filter_map(|entry| entry.as_object_mut()?.remove(field))
+        .collect();
     fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    removed
 }
