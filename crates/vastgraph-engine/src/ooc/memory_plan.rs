@@ -23,6 +23,11 @@ pub(crate) const MIN_BUFFER: usize = 16 << 10;
 const MAX_BUFFER: usize = 1 << 20;
 const MIN_DEPTH: usize = 4;
 const MAX_DEPTH: usize = 64;
+/// A small pool keeps buffers of at least this size while it can keep [`STREAM_DEPTH`] of
+/// them, rather than [`MAX_DEPTH`] smaller ones: a streamed piece of a compressed store ends at
+/// a list, and the next piece reads the page they share again, a page a piece.
+const STREAM_BUFFER: usize = 64 << 10;
+const STREAM_DEPTH: usize = 16;
 /// Beyond 64 requests of 1 MiB in flight per file, an SSD gains nothing.
 const MAX_POOL_PER_FILE: u64 = (MAX_DEPTH * MAX_BUFFER) as u64;
 /// The least room for the caches, part of the smallest budget: enough for a few blocks of the
@@ -155,7 +160,10 @@ impl MemoryPlan {
         let pool_room = (min_pool_bytes + spare / 2).min(files_u * MAX_POOL_PER_FILE);
         let per_file = (pool_room / files_u).max(min_pool_bytes / files_u);
         let buffer = buffer_bytes.unwrap_or_else(|| {
-            ((per_file / MAX_DEPTH as u64) as usize / ALIGN * ALIGN).clamp(MIN_BUFFER, MAX_BUFFER)
+            let per_file = per_file as usize;
+            let deepest = per_file / MAX_DEPTH;
+            let streamed = STREAM_BUFFER.min(per_file / STREAM_DEPTH);
+            (deepest.max(streamed) / ALIGN * ALIGN).clamp(MIN_BUFFER, MAX_BUFFER)
         });
         let depth =
             depth.unwrap_or_else(|| (per_file as usize / buffer).clamp(MIN_DEPTH, MAX_DEPTH));
@@ -222,5 +230,49 @@ mod tests {
             let used = p.offsets_bytes + p.state_bytes + p.pool_bytes + long + sums;
             assert_eq!(used + p.cache_bytes, budget);
         }
+    }
+
+    #[test]
+    fn a_small_pool_keeps_fewer_larger_buffers_a_large_one_the_deepest() {
+        let n = 100_000;
+        let plan = |budget: u64| {
+            MemoryPlan::new(
+                budget,
+                8 * (n + 1),
+                1,
+                8 * n,
+                Reserved::default(),
+                None,
+                None,
+            )
+            .unwrap()
+        };
+        // The offsets and the state; a budget of fixed + MIN_CACHE + 2 * pool leaves the pool
+        // about `pool`.
+        let fixed = 16 * (n + 1);
+        // Pools from a few hundred KiB to the most: buffers never below 64 KiB while 16 of them
+        // fit, and never fewer than 16 while the buffers are smaller than 1 MiB.
+        for pool in [
+            512u64 << 10,
+            1 << 20,
+            1280 << 10,
+            2 << 20,
+            4 << 20,
+            16 << 20,
+            64 << 20,
+        ] {
+            let p = plan(fixed + MIN_CACHE + 2 * pool);
+            assert!(p.pool_bytes <= pool + (64 << 10), "{pool}: {p:?}");
+            if pool >= (STREAM_DEPTH * STREAM_BUFFER) as u64 {
+                assert!(p.buffer_bytes >= STREAM_BUFFER, "{pool}: {p:?}");
+            }
+            if p.buffer_bytes < MAX_BUFFER {
+                assert!(p.depth >= STREAM_DEPTH, "{pool}: {p:?}");
+            }
+        }
+        let p = plan(fixed + MIN_CACHE + 2 * (1280 << 10));
+        assert_eq!((p.buffer_bytes, p.depth), (STREAM_BUFFER, 20), "{p:?}");
+        let p = plan(1 << 30);
+        assert_eq!((p.buffer_bytes, p.depth), (MAX_BUFFER, MAX_DEPTH), "{p:?}");
     }
 }
