@@ -235,21 +235,12 @@ mod tests {
     #[test]
     fn a_small_pool_keeps_fewer_larger_buffers_a_large_one_the_deepest() {
         let n = 100_000;
+        let (offsets, state) = (8 * (n + 1), 8 * n);
         let plan = |budget: u64| {
-            MemoryPlan::new(
-                budget,
-                8 * (n + 1),
-                1,
-                8 * n,
-                Reserved::default(),
-                None,
-                None,
-            )
-            .unwrap()
+            MemoryPlan::new(budget, offsets, 1, state, Reserved::default(), None, None).unwrap()
         };
-        // The offsets and the state; a budget of fixed + MIN_CACHE + 2 * pool leaves the pool
-        // about `pool`.
-        let fixed = 16 * (n + 1);
+        // A budget of offsets + state + MIN_CACHE + 2 * pool leaves the pool about `pool`.
+        let fixed = offsets + state;
         // Pools from a few hundred KiB to the most: buffers never below 64 KiB while 16 of them
         // fit, and never fewer than 16 while the buffers are smaller than 1 MiB.
         for pool in [
