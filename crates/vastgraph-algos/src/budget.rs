@@ -73,56 +73,82 @@ pub fn open_within_budget(
     options: OocOptions,
 ) -> anyhow::Result<BudgetFit> {
     let manifest = OocGraph::manifest_of(dir)?;
-    let (n, m) = (manifest.vertices, manifest.arcs);
+    if state_bytes(name, manifest.vertices, p).is_none() {
+        // The mapped graph (its Elias–Fano offsets decoded) and the state fit: the in-memory
+        // kernel runs as it would without a budget.
+        let need = vastgraph_store::resident_bytes(&manifest) + in_memory_state(name, &manifest)?;
+        if need <= budget {
+            return Ok(BudgetFit::InMemory { need });
+        }
+    }
+    let g = open_planned(dir, &manifest, name, p, budget, options)?;
+    Ok(BudgetFit::OutOfCore(Box::new(g)))
+}
+
+/// Opens the store in `dir` out of core for `name` within `budget`, as [`open_within_budget`]
+/// does, even where the mapped graph and the state would fit the budget: the out-of-core read
+/// paths of the kernels without passes, on graphs small enough for a test or a fuzzing input.
+pub fn open_out_of_core(
+    dir: &Path,
+    name: &str,
+    p: &Params,
+    budget: u64,
+    options: OocOptions,
+) -> anyhow::Result<OocGraph> {
+    let manifest = OocGraph::manifest_of(dir)?;
+    open_planned(dir, &manifest, name, p, budget, options)
+}
+
+/// The state of `name`'s in-memory kernel on the store `manifest` describes.
+fn in_memory_state(name: &str, manifest: &vastgraph_store::Manifest) -> Result<u64, RunError> {
+    let info = ALGORITHMS
+        .iter()
+        .find(|a| a.name == name)
+        .ok_or_else(|| RunError::Unknown(name.to_string()))?;
+    let threads = rayon::current_num_threads() as u64;
+    Ok(info.state.bytes(manifest.vertices, manifest.arcs, threads))
+}
+
+/// Plans the run's memory within `budget` (refusing a budget below what it needs) and opens
+/// the store for it: in passes where `name` runs them, otherwise for lists read at random
+/// through the cache of blocks.
+fn open_planned(
+    dir: &Path,
+    manifest: &vastgraph_store::Manifest,
+    name: &str,
+    p: &Params,
+    budget: u64,
+    options: OocOptions,
+) -> anyhow::Result<OocGraph> {
     let options = OocOptions {
         tiles: options.tiles && READS_TILES.contains(&name),
         gather_tiles: options.tiles && GATHERS_TILES.contains(&name),
         ..options
     };
-    let threads = rayon::current_num_threads() as u64;
-    let (state, weight_files, options) = match state_bytes(name, n, p) {
-        Some(state) => (
-            state,
-            usize::from(reads_weights(name) && manifest.weighted),
-            options,
-        ),
-        None => {
-            let info = ALGORITHMS
-                .iter()
-                .find(|a| a.name == name)
-                .ok_or_else(|| RunError::Unknown(name.to_string()))?;
-            let state = info.state.bytes(n, m, threads);
-            // The mapped graph (its Elias–Fano offsets decoded) and the state fit: the
-            // in-memory kernel runs as it would without a budget.
-            let graph_bytes = vastgraph_store::resident_bytes(&manifest);
-            if graph_bytes + state <= budget {
-                return Ok(BudgetFit::InMemory {
-                    need: graph_bytes + state,
-                });
-            }
-            let random_access = OocOptions {
+    let in_passes = state_bytes(name, manifest.vertices, p);
+    // Only the kernels that use weights read their file: tc on a weighted store would
+    // otherwise read twice the bytes in every pass.
+    let weight_files = usize::from(reads_weights(name) && manifest.weighted);
+    let (state, options) = match in_passes {
+        Some(state) => (state, options),
+        None => (
+            in_memory_state(name, manifest)?,
+            OocOptions {
                 random_access: true,
                 ..options
-            };
-            // Only the kernels that use weights read their file: tc on a weighted store
-            // would otherwise read twice the bytes in every pass.
-            (
-                state,
-                usize::from(reads_weights(name) && manifest.weighted),
-                random_access,
-            )
-        }
+            },
+        ),
     };
     let reserved = Reserved {
-        long_lists: long_list_reserve(dir, &manifest, weight_files == 1)?,
-        page_sums: page_sums_reserve(&manifest, weight_files == 1),
+        long_lists: long_list_reserve(dir, manifest, weight_files == 1)?,
+        page_sums: page_sums_reserve(manifest, weight_files == 1),
     };
     // A kernel reading lists at random through the cache of blocks also reads whole frontiers
     // in passes (edge_map): a quarter of the room beyond the fixed part goes to their pool, the
     // rest to the blocks.
     let (buffer, depth) = match options.random_access {
         true => {
-            let fixed = offsets_bytes(&manifest) + state + reserved.long_lists + reserved.page_sums;
+            let fixed = offsets_bytes(manifest) + state + reserved.long_lists + reserved.page_sums;
             let per_file = budget.saturating_sub(fixed) / 4 / (1 + weight_files) as u64;
             let buffer = (per_file as usize / PASS_DEPTH / PAGE as usize * PAGE as usize)
                 .clamp(MIN_PASS_BUFFER, MAX_PASS_BUFFER);
@@ -132,7 +158,7 @@ pub fn open_within_budget(
     };
     let plan = MemoryPlan::new(
         budget,
-        offsets_bytes(&manifest),
+        offsets_bytes(manifest),
         1 + weight_files,
         state,
         reserved,
@@ -140,9 +166,7 @@ pub fn open_within_budget(
         depth,
     )
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    Ok(BudgetFit::OutOfCore(Box::new(OocGraph::open(
-        dir, plan, options,
-    )?)))
+    OocGraph::open(dir, plan, options)
 }
 
 /// The I/O pool of a run that reads lists through the cache of blocks: its depth, and the
