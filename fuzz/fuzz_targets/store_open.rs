@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use vastgraph_algos::budget::{self, BudgetFit};
+use vastgraph_algos::budget;
 use vastgraph_algos::registry::{self, Params};
 use vastgraph_engine::ooc::{BackendChoice, DeviceProfile, IoMode, OocOptions};
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
@@ -77,6 +77,19 @@ fn stores() -> &'static (tempfile::TempDir, Vec<Pristine>) {
                 if !page_sums {
                     vastgraph_testkit::without_page_sums(&target);
                 }
+                // The out-of-core path is taken for every algorithm, not skipped as too small.
+                for algorithm in ALGORITHMS {
+                    let params = Params::default();
+                    if let Err(e) = budget::open_out_of_core(
+                        &target,
+                        algorithm,
+                        &params,
+                        BUDGET,
+                        options(&[0, 0, 0]),
+                    ) {
+                        panic!("{algorithm} on {}: {e:#}", target.display());
+                    }
+                }
                 stores.push(Pristine {
                     files: files_of(&target),
                     dir: target,
@@ -85,6 +98,25 @@ fn stores() -> &'static (tempfile::TempDir, Vec<Pristine>) {
         }
         (dir, stores)
     })
+}
+
+/// The out-of-core runs' budget: room for each file's pool and the cache of blocks, no more
+/// (the buffers are allocated and zeroed for every input).
+const BUDGET: u64 = 2 << 20;
+
+fn options(input: &[u8]) -> OocOptions {
+    OocOptions {
+        mode: [IoMode::Adaptive, IoMode::Selective, IoMode::Streaming][input[1] as usize % 3],
+        max_reentries: 2,
+        backend: BackendChoice::Pread,
+        direct: false,
+        profile: Some(DeviceProfile {
+            sequential_bytes_per_second: 2e9,
+            random_reads_per_second: 2e5,
+        }),
+        recalibrate: false,
+        ..OocOptions::default()
+    }
 }
 
 fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
@@ -134,21 +166,9 @@ fn damage_and_run(stores: &[Pristine], input: &[u8]) {
         let _ = store.verify_structure();
         let _ = registry::run_on_store(&store, algorithm, &params, false);
     }
-    let options = OocOptions {
-        mode: [IoMode::Adaptive, IoMode::Selective, IoMode::Streaming][input[1] as usize % 3],
-        max_reentries: 2,
-        backend: BackendChoice::Pread,
-        direct: false,
-        profile: Some(DeviceProfile {
-            sequential_bytes_per_second: 2e9,
-            random_reads_per_second: 2e5,
-        }),
-        recalibrate: false,
-        ..OocOptions::default()
-    };
-    // kcore and tc run their in-memory kernels over the lists on disk.
-    if let Ok(BudgetFit::OutOfCore(g)) =
-        budget::open_within_budget(&store.dir, algorithm, &params, 8 << 20, options)
+    // kcore and tc run their in-memory kernels over the lists on disk, through the cache of
+    // blocks (a budget would let them map a store this small).
+    if let Ok(g) = budget::open_out_of_core(&store.dir, algorithm, &params, BUDGET, options(input))
     {
         let _ = budget::run(algorithm, &g, &params, false);
     }
