@@ -49,6 +49,11 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
     export TMPDIR=/dev/shm
 fi
 
+# AddressSanitizer records the stack of every allocation for its reports, which costs store_open
+# (an algorithm an input) an eighth of its inputs a second; a crash's input, run again with
+# ASAN_OPTIONS unset, reports the stacks.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=0}"
+
 # -rss_limit_mb bounds the memory a target touches. -malloc_limit_mb is set apart, above 16 GiB:
 # the parquet crate reserves a Vec for a schema element's declared children (an i32) before it
 # reads them, so a forged footer asks for up to 16 GiB of address space that is never touched
