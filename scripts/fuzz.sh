@@ -50,8 +50,8 @@ if [ -d /dev/shm ] && [ -w /dev/shm ]; then
 fi
 
 # AddressSanitizer records the stack of every allocation for its reports, which costs store_open
-# (an algorithm an input) an eighth of its inputs a second; a crash's input, run again with
-# ASAN_OPTIONS unset, reports the stacks.
+# (an algorithm an input) an eighth of its inputs a second; to see them for a crash, run its
+# input again with ASAN_OPTIONS=malloc_context_size=30.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=0}"
 
 # -rss_limit_mb bounds the memory a target touches. -malloc_limit_mb is set apart, above 16 GiB:

@@ -15,6 +15,9 @@ pub enum AlgoError {
     NeedsSymmetric { algorithm: &'static str },
     #[error("{algorithm} needs the in-edges of this directed graph; rebuild the store with `vastgraph convert --transpose`")]
     NeedsTranspose { algorithm: &'static str },
+    /// Out of core a directed store's transpose is not read: in-edges come from its tiles.
+    #[error("{algorithm} needs the in-edges of this directed graph, which out of core come from the store's tiles; add them with `vastgraph tile STORE` (or run without --memory on a store built with `vastgraph convert --transpose`)")]
+    NeedsTilesOutOfCore { algorithm: &'static str },
     #[error("source vertex {vertex} is out of range: the graph has {vertices} vertices (ids 0..{vertices})")]
     SourceOutOfRange { vertex: u64, vertices: u64 },
     #[error("{algorithm}: {message}")]

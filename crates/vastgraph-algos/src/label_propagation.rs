@@ -120,8 +120,13 @@ pub fn label_propagation_resumable<A: Adjacency>(
         g.has_tiles() && (g.out().on_disk().is_some() || 4 * n >= last_level_cache_bytes() / 4);
     let incoming = g.incoming();
     if incoming.is_none() && !on_tiles {
-        return Err(AlgoError::NeedsTranspose {
-            algorithm: ALGORITHM,
+        return Err(match g.out().on_disk() {
+            Some(_) => AlgoError::NeedsTilesOutOfCore {
+                algorithm: ALGORITHM,
+            },
+            None => AlgoError::NeedsTranspose {
+                algorithm: ALGORITHM,
+            },
         });
     }
     let (mut rounds, mut changed) = (0u64, 0u64);
