@@ -13,7 +13,8 @@ use std::path::Path;
 
 use vastgraph_engine::ooc::OocLists;
 use vastgraph_engine::ooc::{
-    long_list_reserve, page_sums_reserve, MemoryPlan, OocGraph, OocOptions, Reserved,
+    list_buffers_reserve, long_list_reserve, page_sums_reserve, MemoryPlan, OocGraph, OocOptions,
+    Reserved,
 };
 use vastgraph_engine::{visit_store, Adjacency, CsrGraph, Graph, GraphVisitor};
 use vastgraph_store::Store;
@@ -141,6 +142,10 @@ fn open_planned(
     };
     let reserved = Reserved {
         long_lists: long_list_reserve(dir, manifest, weight_files == 1)?,
+        list_buffers: match options.random_access {
+            true => list_buffers_reserve(dir, manifest, weight_files == 1)?,
+            false => 0,
+        },
         page_sums: page_sums_reserve(manifest, weight_files == 1),
     };
     // A kernel reading lists at random through the cache of blocks also reads whole frontiers
@@ -148,7 +153,11 @@ fn open_planned(
     // rest to the blocks.
     let (buffer, depth) = match options.random_access {
         true => {
-            let fixed = offsets_bytes(manifest) + state + reserved.long_lists + reserved.page_sums;
+            let fixed = offsets_bytes(manifest)
+                + state
+                + reserved.long_lists
+                + reserved.list_buffers
+                + reserved.page_sums;
             let per_file = budget.saturating_sub(fixed) / 4 / (1 + weight_files) as u64;
             let buffer = (per_file as usize / PASS_DEPTH / PAGE as usize * PAGE as usize)
                 .clamp(MIN_PASS_BUFFER, MAX_PASS_BUFFER);

@@ -825,6 +825,53 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
     );
 }
 
+/// The minimum a refused budget names for a kernel that reads lists at random counts each
+/// thread's list buffers (at least the 512 KiB of a sweep's read ahead), so that the minimum runs
+/// and a byte less does not: on a raw store, whose lists are held a window at a time, and on a
+/// compressed one with a hub, held whole.
+#[test]
+fn the_minimum_named_for_a_kernel_reading_lists_at_random_is_enough() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 20_000u32;
+    let mut list = edges(n, 60_000, 17);
+    list.extend((1..n / 3 - 40).map(|k| (0, 3 * k, (k % 5 + 1) as f64)));
+    let (raw, packed) = (tmp.path().join("raw"), tmp.path().join("packed"));
+    build_from(&raw, &list, true, true, Codec::Raw);
+    build_from(&packed, &list, true, true, Codec::StreamVByte64);
+    let params = Params::default().with("per_vertex", true);
+    for dir in [&raw, &packed] {
+        for algorithm in ["tc", "mis", "bc"] {
+            let params = params.only_for(algorithm);
+            let what = format!("{algorithm} on {}", dir.display());
+            let open = |budget| {
+                budget::open_out_of_core(dir, algorithm, &params, budget, adaptive_options())
+            };
+            let message = match open(64 << 10) {
+                Ok(_) => panic!("{what}: 64 KiB accepted"),
+                Err(e) => e.to_string(),
+            };
+            assert!(
+                message.contains("buffers for the longest lists"),
+                "{message}"
+            );
+            let minimum: u64 = message
+                .rsplit_once('(')
+                .and_then(|(_, rest)| rest.split_whitespace().next())
+                .and_then(|bytes| bytes.parse().ok())
+                .unwrap_or_else(|| panic!("no minimum in bytes: {message}"));
+            assert!(
+                open(minimum - 1).is_err(),
+                "{what}: a byte below the minimum ran"
+            );
+            let g = open(minimum).unwrap_or_else(|e| {
+                panic!("{what}: the minimum it named, {minimum} bytes, is refused: {e:#}")
+            });
+            let got = out_of_core(&g, algorithm, &params).0;
+            assert_same(&in_memory(&raw, algorithm, &params), &got, &what);
+        }
+    }
+}
+
 /// Damaged codes give an error naming the file, or (where the damage still decodes) a result:
 /// never a crash.
 #[test]

@@ -266,8 +266,16 @@ impl OocGraph {
             let threads = rayon::current_num_threads() as u64;
             let buffers =
                 threads * list_buffer_bytes(max_degree, weights.is_some(), codes.is_some());
-            take_from_cache_room(&mut plan, buffers, "the buffers of the longest lists")?;
-            plan.long_list_bytes += buffers;
+            // The plan reserved them for the longest list the store can hand a thread
+            // (`list_buffers_reserve`): what this graph's longest does not need goes back to the
+            // cache. A plan made without the reserve takes them from the cache's room.
+            match buffers.checked_sub(plan.list_buffer_bytes) {
+                None => plan.cache_bytes += plan.list_buffer_bytes - buffers,
+                Some(more) => {
+                    take_from_cache_room(&mut plan, more, "the buffers of the longest lists")?
+                }
+            }
+            plan.list_buffer_bytes = buffers;
         }
         // The tiles' index, the gather's buffers when the kernel gathers, and two chunks come
         // from the cache's room beyond its floor; a budget without room for chunks of at least
@@ -327,7 +335,7 @@ impl OocGraph {
             )?,
         };
         log::info!(
-            "out-of-core: {} store, {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, long lists {} MiB, page checksums {} KiB, room for short lists {} MiB, budget {} MiB",
+            "out-of-core: {} store, {} backend, {} reads, pool {} x {} KiB x {} file(s), offsets {} MiB, state {} MiB, long lists {} MiB, list buffers {} MiB, page checksums {} KiB, room for short lists {} MiB, budget {} MiB",
             manifest.codec.name(),
             engine.backend_name(),
             if neighbors.is_direct() { "direct" } else { "page-cache" },
@@ -337,6 +345,7 @@ impl OocGraph {
             plan.offsets_bytes >> 20,
             plan.state_bytes >> 20,
             plan.long_list_bytes >> 20,
+            plan.list_buffer_bytes >> 20,
             plan.page_sums_bytes >> 10,
             plan.cache_bytes >> 20,
             plan.budget_bytes >> 20
@@ -585,6 +594,21 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
     } else {
         (codes + weights) as u64
     })
+}
+
+/// The list buffers every thread of a kernel that reads lists at random may hold
+/// ([`list_buffer_bytes`]), for the longest list the store in `dir` can hand one: a raw store's
+/// lists are held a window at a time, whatever their length; a compressed store's longest is
+/// the one its manifest records (or its offsets give).
+pub fn list_buffers_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyhow::Result<u64> {
+    let compressed = manifest.codec.list_codec().is_some();
+    let longest = match (compressed, recorded_longest_lists(manifest)) {
+        (false, _) => u64::MAX,
+        (true, Some([_, arcs])) => arcs,
+        (true, None) => read_longest_lists(dir, manifest)?[1],
+    };
+    let threads = rayon::current_num_threads() as u64;
+    Ok(threads * list_buffer_bytes(longest, weights, compressed))
 }
 
 /// The longest list of a compressed store in bytes of codes and in arcs, as its manifest

@@ -52,6 +52,10 @@ pub struct MemoryPlan {
     /// budget before the pool is sized (an upper bound from the longest list), then set to
     /// what the pool's buffers leave long when the store is opened.
     pub long_list_bytes: u64,
+    /// Each thread's buffers for the lists a kernel reading at random is handed: reserved from
+    /// the budget for the longest list the store can hand one ([`super::list_buffers_reserve`]),
+    /// then set to what its longest list needs when the store is opened.
+    pub list_buffer_bytes: u64,
     /// The page checksums of the files passes read (a 1024th of each), taken from the cache's
     /// room when the store is opened.
     pub page_sums_bytes: u64,
@@ -65,6 +69,9 @@ pub struct Reserved {
     /// Buffers for compressed lists longer than a pooled buffer ([`super::long_list_reserve`];
     /// 0 for a raw store).
     pub long_lists: u64,
+    /// Each thread's list buffers, for a kernel that reads lists at random
+    /// ([`super::list_buffers_reserve`]; 0 for a run of passes).
+    pub list_buffers: u64,
     /// The page checksums of the files the passes read ([`super::page_sums_reserve`]).
     pub page_sums: u64,
 }
@@ -76,6 +83,7 @@ pub struct BudgetError {
     pub offsets_bytes: u64,
     pub state_bytes: u64,
     pub long_list_bytes: u64,
+    pub list_buffer_bytes: u64,
     pub page_sums_bytes: u64,
     pub min_pool_bytes: u64,
 }
@@ -83,23 +91,27 @@ pub struct BudgetError {
 impl std::fmt::Display for BudgetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
-        let long_lists = if self.long_list_bytes > 0 {
-            format!(
-                ", a buffer for the longest compressed lists {},",
-                human_bytes(self.long_list_bytes)
-            )
-        } else {
-            String::new()
-        };
-        let page_sums = if self.page_sums_bytes > 0 {
-            format!(", page checksums {},", human_bytes(self.page_sums_bytes))
-        } else {
-            String::new()
-        };
+        // The reserves there are, each ", what bytes", and a comma before "plus" after them.
+        let reserves: String = [
+            (
+                "a buffer for the longest compressed lists",
+                self.long_list_bytes,
+            ),
+            (
+                "the threads' buffers for the longest lists",
+                self.list_buffer_bytes,
+            ),
+            ("page checksums", self.page_sums_bytes),
+        ]
+        .iter()
+        .filter(|(_, bytes)| *bytes > 0)
+        .map(|(what, bytes)| format!(", {what} {}", human_bytes(*bytes)))
+        .collect();
+        let comma = if reserves.is_empty() { "" } else { "," };
         write!(
             f,
             "a memory budget of {} is too small: the offsets need {} and the algorithm's \
-             vertex state {}{long_lists}{page_sums} plus at least {} of I/O buffers and {} of \
+             vertex state {}{reserves}{comma} plus at least {} of I/O buffers and {} of \
              cache; the minimum is --memory {:.1}MiB ({} bytes)",
             human_bytes(self.budget_bytes),
             human_bytes(self.offsets_bytes),
@@ -130,6 +142,7 @@ impl MemoryPlan {
     ) -> Result<MemoryPlan, BudgetError> {
         let Reserved {
             long_lists: long_list_bytes,
+            list_buffers: list_buffer_bytes,
             page_sums: page_sums_bytes,
         } = reserved;
         let files_u = files as u64;
@@ -139,6 +152,7 @@ impl MemoryPlan {
         let fixed = offsets_bytes
             .saturating_add(state_bytes)
             .saturating_add(long_list_bytes)
+            .saturating_add(list_buffer_bytes)
             .saturating_add(page_sums_bytes);
         let minimum_bytes = fixed
             .saturating_add(min_pool_bytes)
@@ -150,6 +164,7 @@ impl MemoryPlan {
                 offsets_bytes,
                 state_bytes,
                 long_list_bytes,
+                list_buffer_bytes,
                 page_sums_bytes,
                 min_pool_bytes,
             });
@@ -177,6 +192,7 @@ impl MemoryPlan {
             depth,
             files,
             long_list_bytes,
+            list_buffer_bytes,
             page_sums_bytes,
             cache_bytes: budget - fixed - pool_bytes,
         })
@@ -213,21 +229,33 @@ mod tests {
             let beyond = budget - p.offsets_bytes - p.state_bytes;
             assert!(p.pool_bytes <= beyond / 2 + (64 << 10), "{p:?}");
         }
-        // Reserves for long lists and page checksums are part of the minimum and stay out of
-        // the pool and the cache at any budget.
-        let (long, sums) = (3 << 20, 1 << 20);
+        // Reserves for long lists, list buffers and page checksums are part of the minimum and
+        // stay out of the pool and the cache at any budget.
+        let (long, buffers, sums) = (3 << 20, 2 << 20, 1 << 20);
         let reserved = Reserved {
             long_lists: long,
+            list_buffers: buffers,
             page_sums: sums,
         };
         let err = plan(20 * n, 1, reserved).unwrap_err();
         let message = err.to_string();
         assert!(message.contains("longest compressed lists"), "{message}");
-        assert!(message.contains("page checksums 1.0 MiB,"), "{message}");
+        assert!(
+            message.contains("buffers for the longest lists 2.0 MiB,"),
+            "{message}"
+        );
+        assert!(
+            message.contains("page checksums 1.0 MiB, plus"),
+            "{message}"
+        );
+        assert!(!message.contains(",,"), "{message}");
         for budget in [err.minimum_bytes, 1 << 30] {
             let p = plan(budget, 1, reserved).unwrap();
-            assert_eq!((p.long_list_bytes, p.page_sums_bytes), (long, sums));
-            let used = p.offsets_bytes + p.state_bytes + p.pool_bytes + long + sums;
+            assert_eq!(
+                (p.long_list_bytes, p.list_buffer_bytes, p.page_sums_bytes),
+                (long, buffers, sums)
+            );
+            let used = p.offsets_bytes + p.state_bytes + p.pool_bytes + long + buffers + sums;
             assert_eq!(used + p.cache_bytes, budget);
         }
     }

@@ -30,7 +30,7 @@ mod tiles;
 pub use bits::{any_in_range, take_range};
 pub use cache::MAX_CACHED_ARCS;
 pub(crate) use cascade::vertices_with_arcs;
-pub use graph::{long_list_reserve, page_sums_reserve, OocGraph, OocOptions};
+pub use graph::{list_buffers_reserve, long_list_reserve, page_sums_reserve, OocGraph, OocOptions};
 pub use lists::{list_buffer_bytes, OocLists};
 pub use memory_plan::{BudgetError, MemoryPlan, Reserved, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ModeEstimate, PrefetchFn, ScanSpec, Weights};
