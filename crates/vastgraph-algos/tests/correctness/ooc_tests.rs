@@ -2,7 +2,7 @@
 //! and off, through io_uring and the pread fallback, on small stores read with a tiny budget
 //! and small buffers so that long lists are split and many requests are in flight.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use vastgraph_algos::budget;
 use vastgraph_algos::registry::{self, Params, Values};
@@ -764,6 +764,26 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
     }
 }
 
+/// A symmetric weighted graph of `n` vertices whose vertex 0 is a hub of about n/3 neighbours,
+/// stored raw and compressed (Stream VByte) under `dir`.
+fn raw_and_packed_with_a_hub(dir: &Path, n: u32, seed: u64) -> (PathBuf, PathBuf) {
+    let mut list = edges(n, 60_000, seed);
+    list.extend((1..n / 3 - 40).map(|k| (0, 3 * k, (k % 5 + 1) as f64)));
+    let (raw, packed) = (dir.join("raw"), dir.join("packed"));
+    build_from(&raw, &list, true, true, Codec::Raw);
+    build_from(&packed, &list, true, true, Codec::StreamVByte64);
+    (raw, packed)
+}
+
+/// The minimum in bytes a refused budget's message names ("... (N bytes)").
+fn named_minimum(message: &str) -> u64 {
+    message
+        .rsplit_once('(')
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|bytes| bytes.parse().ok())
+        .unwrap_or_else(|| panic!("no minimum in bytes: {message}"))
+}
+
 /// A budget too small for a compressed store whose hub is longer than any buffer is refused
 /// before anything is read with a minimum that already counts the hub's buffer: that minimum
 /// opens and runs (to the in-memory result), a byte less is refused. The same minimum whether
@@ -772,12 +792,7 @@ fn compressed_stores_match_in_memory_with_long_lists_read_apart() {
 #[test]
 fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
     let tmp = tempfile::tempdir().unwrap();
-    let n = 60_000u32;
-    let mut list = edges(n, 60_000, 13);
-    list.extend((1..n / 3 - 40).map(|k| (0, 3 * k, (k % 5 + 1) as f64)));
-    let (raw, packed) = (tmp.path().join("raw"), tmp.path().join("packed"));
-    build_from(&raw, &list, true, true, Codec::Raw);
-    build_from(&packed, &list, true, true, Codec::StreamVByte64);
+    let (raw, packed) = raw_and_packed_with_a_hub(tmp.path(), 60_000, 13);
     let params = Params::default().with("source", 0);
     let options = adaptive_options;
     let recorded = std::fs::read_to_string(packed.join("manifest.json")).unwrap();
@@ -798,11 +813,7 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
             Err(e) => e.to_string(),
         };
         assert!(message.contains("longest compressed lists"), "{message}");
-        let minimum: u64 = message
-            .rsplit_once('(')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .and_then(|bytes| bytes.parse().ok())
-            .unwrap_or_else(|| panic!("no minimum in bytes: {message}"));
+        let minimum = named_minimum(&message);
         assert!(
             budget::open_within_budget(&packed, algorithm, &params, minimum - 1, options())
                 .is_err(),
@@ -832,12 +843,7 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
 #[test]
 fn the_minimum_named_for_a_kernel_reading_lists_at_random_is_enough() {
     let tmp = tempfile::tempdir().unwrap();
-    let n = 20_000u32;
-    let mut list = edges(n, 60_000, 17);
-    list.extend((1..n / 3 - 40).map(|k| (0, 3 * k, (k % 5 + 1) as f64)));
-    let (raw, packed) = (tmp.path().join("raw"), tmp.path().join("packed"));
-    build_from(&raw, &list, true, true, Codec::Raw);
-    build_from(&packed, &list, true, true, Codec::StreamVByte64);
+    let (raw, packed) = raw_and_packed_with_a_hub(tmp.path(), 20_000, 17);
     let params = Params::default().with("per_vertex", true);
     for dir in [&raw, &packed] {
         for algorithm in ["tc", "mis", "bc"] {
@@ -854,11 +860,7 @@ fn the_minimum_named_for_a_kernel_reading_lists_at_random_is_enough() {
                 message.contains("buffers for the longest lists"),
                 "{message}"
             );
-            let minimum: u64 = message
-                .rsplit_once('(')
-                .and_then(|(_, rest)| rest.split_whitespace().next())
-                .and_then(|bytes| bytes.parse().ok())
-                .unwrap_or_else(|| panic!("no minimum in bytes: {message}"));
+            let minimum = named_minimum(&message);
             assert!(
                 open(minimum - 1).is_err(),
                 "{what}: a byte below the minimum ran"
@@ -1688,11 +1690,7 @@ fn smallest_budget(dir: &Path, algorithm: &str, params: &Params) -> u64 {
         Err(e) => format!("{e:#}"),
         Ok(_) => panic!("{algorithm}: a budget of one byte was accepted"),
     };
-    let bytes = refusal
-        .rsplit_once('(')
-        .and_then(|(_, tail)| tail.strip_suffix(" bytes)"))
-        .unwrap_or_else(|| panic!("{algorithm}: no minimum named in {refusal:?}"));
-    bytes.parse().unwrap()
+    named_minimum(&refusal)
 }
 
 /// On a long path the label-correcting queue relaxes one short list after another: within the
