@@ -74,7 +74,7 @@ pub(crate) fn write_byte_code(
     let mut codes = HashedFileWriter::create(dir, names.codes)?;
     let mut index = HashedFileWriter::create(dir, names.byte_offsets)?;
     let mut written = 0u64;
-    index.write_values(&[written])?;
+    index.write_offsets(&[written])?;
     let mut next = 0;
     while next < vertices {
         check_cancel()?;
@@ -88,7 +88,7 @@ pub(crate) fn write_byte_code(
                     Streamed::Store(e) => e,
                 },
             )?;
-            index.write_values(&[written])?;
+            index.write_offsets(&[written])?;
             next += 1;
             continue;
         }
@@ -107,7 +107,7 @@ pub(crate) fn write_byte_code(
         for (bytes, ends) in encoded {
             codes.write_bytes(&bytes)?;
             let global: Vec<u64> = ends.iter().map(|&end| written + end).collect();
-            index.write_values(&global)?;
+            index.write_offsets(&global)?;
             written += bytes.len() as u64;
         }
     }

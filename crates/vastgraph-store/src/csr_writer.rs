@@ -164,7 +164,7 @@ impl CsrWriter {
     }
 
     fn flush_offsets(&mut self) -> Result<(), StoreError> {
-        self.offsets.write_values(&self.offset_buf)?;
+        self.offsets.write_offsets(&self.offset_buf)?;
         self.offset_buf.clear();
         if let Some((file, _)) = &mut self.first_neighbors {
             file.write_values(&self.first_buf)?;

@@ -30,6 +30,9 @@ pub(crate) struct HashedFileWriter {
     /// None for the files that get no page checksums (labels, the manifest, side files).
     pages: Option<PageSummer>,
     writeback_started_to: u64,
+    /// For a file of offsets written through [`Self::write_offsets`]: the last offset and the
+    /// largest step between two consecutive ones (the longest list) so far.
+    offsets: Option<(u64, u64)>,
 }
 
 impl HashedFileWriter {
@@ -53,6 +56,7 @@ impl HashedFileWriter {
             hasher: Xxh3::new(),
             pages: None,
             writeback_started_to: 0,
+            offsets: None,
         })
     }
 
@@ -82,6 +86,19 @@ impl HashedFileWriter {
         self.write_bytes(as_bytes(values))
     }
 
+    /// Write offsets (non-decreasing, continuing those written so far), recording the longest
+    /// list they give for the manifest ([`FileEntry::longest_list`]).
+    pub(crate) fn write_offsets(&mut self, values: &[u64]) -> Result<(), StoreError> {
+        if let Some(&first) = values.first() {
+            let (last, longest) = self.offsets.get_or_insert((first, 0));
+            let steps = std::iter::once(first.saturating_sub(*last))
+                .chain(values.windows(2).map(|w| w[1].saturating_sub(w[0])));
+            *longest = steps.fold(*longest, u64::max);
+            *last = *values.last().expect("not empty");
+        }
+        self.write_values(values)
+    }
+
     /// Flush, fsync, write the side file of page checksums, and describe both for the manifest.
     pub(crate) fn finish(self) -> Result<FileEntry, StoreError> {
         let HashedFileWriter {
@@ -91,6 +108,7 @@ impl HashedFileWriter {
             out,
             hasher,
             pages,
+            offsets,
             ..
         } = self;
         let (file, bytes) = out.finish().map_err(|e| StoreError::write(&path, e))?;
@@ -114,7 +132,7 @@ impl HashedFileWriter {
             bytes,
             xxh3: format_xxh3(hasher.digest()),
             page_sums,
-            longest_list: None,
+            longest_list: offsets.map(|(_, longest)| longest),
         })
     }
 }

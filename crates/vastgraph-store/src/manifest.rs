@@ -215,11 +215,11 @@ pub struct FileEntry {
     /// before it existed lack it and still open: only `info --verify` then checks their bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_sums: Option<PageSumsEntry>,
-    /// An offsets file in Elias–Fano form: the largest difference of two consecutive offsets,
-    /// that is the longest list (in arcs, or in bytes of codes). Recorded as the file is
-    /// written, so that an out-of-core run sizes its buffers for long lists without decoding
-    /// the file first; its open checks it against the decoded offsets. Stores written before
-    /// it existed lack it, and the offsets are then read for it.
+    /// An offsets file: the largest difference of two consecutive offsets, that is the longest
+    /// list (in arcs, or in bytes of codes). Recorded as the file is written, so that an
+    /// out-of-core run sizes its buffers for long lists, and a refused budget names its
+    /// minimum, without reading the file first; the open checks it against the offsets. Stores
+    /// written before it existed lack it, and the offsets are then read for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub longest_list: Option<u64>,
 }

@@ -109,26 +109,24 @@ const PLAIN_CHUNK_VALUES: usize = 16 * PAGE_BYTES as usize / 8;
 pub struct OffsetsReader {
     path: PathBuf,
     count: u64,
+    /// Values read so far.
+    read: u64,
     source: Source,
+    /// The longest list the manifest records, checked once every value is read.
+    recorded: Option<u64>,
+    /// The last value read and the largest step so far; None once two values were out of
+    /// order (an error the caller's checks of order name).
+    last: Option<u64>,
+    longest: Option<u64>,
 }
 
 enum Source {
     Plain {
         file: File,
         sums: Option<PageSums>,
-        /// Values read so far.
-        read: u64,
         chunk: Vec<u8>,
     },
-    EliasFano {
-        reader: EliasFanoReader<Vec<u8>>,
-        /// The longest list the manifest records, checked once every value is read.
-        recorded: Option<u64>,
-        /// The last value read and the largest step so far; values read.
-        last: Option<u64>,
-        longest: u64,
-        read: u64,
-    },
+    EliasFano(EliasFanoReader<Vec<u8>>),
 }
 
 impl OffsetsReader {
@@ -153,7 +151,6 @@ impl OffsetsReader {
             OffsetsCode::Plain => Source::Plain {
                 file,
                 sums,
-                read: 0,
                 chunk: vec![0; 8 * PLAIN_CHUNK_VALUES],
             },
             OffsetsCode::EliasFano => {
@@ -174,19 +171,17 @@ impl OffsetsReader {
                         reason: e.to_string(),
                     }
                 })?;
-                Source::EliasFano {
-                    reader,
-                    recorded: entry.longest_list,
-                    last: None,
-                    longest: 0,
-                    read: 0,
-                }
+                Source::EliasFano(reader)
             }
         };
         Ok(OffsetsReader {
             path,
             count,
+            read: 0,
             source,
+            recorded: entry.longest_list,
+            last: None,
+            longest: Some(0),
         })
     }
 
@@ -201,50 +196,19 @@ impl OffsetsReader {
 
     /// Fills `out` with the next values and returns how many; fewer than `out.len()` only at
     /// the end. A plain file's values are returned as stored (the caller checks their order);
-    /// an Elias–Fano file's are checked by its decoder, and the longest list the manifest
-    /// records beside it against them.
+    /// an Elias–Fano file's are checked by its decoder. Once every value is read, the longest
+    /// list the manifest records beside the file is checked against them.
     pub fn read(&mut self, out: &mut [u64]) -> Result<usize, StoreError> {
-        match &mut self.source {
-            Source::EliasFano {
-                reader,
-                recorded,
-                last,
-                longest,
-                read,
-            } => {
-                let got = reader.read(out).map_err(|e| StoreError::BadOffsets {
-                    path: self.path.clone(),
-                    reason: e.to_string(),
-                })?;
-                for &value in &out[..got] {
-                    // The decoder hands over a non-decreasing sequence.
-                    *longest = (*longest).max(value.saturating_sub(last.unwrap_or(value)));
-                    *last = Some(value);
-                }
-                *read += got as u64;
-                match *recorded {
-                    Some(recorded) if *read == self.count && recorded != *longest => {
-                        Err(StoreError::Manifest {
-                            path: self.path.with_file_name(crate::manifest::MANIFEST_FILE),
-                            reason: format!(
-                                "records the longest list of {} as {recorded}, but its offsets \
-                                 give {longest} (corrupt store?)",
-                                self.path.file_name().unwrap_or_default().to_string_lossy()
-                            ),
-                        })
-                    }
-                    _ => Ok(got),
-                }
-            }
-            Source::Plain {
-                file,
-                sums,
-                read,
-                chunk,
-            } => {
+        let got = match &mut self.source {
+            Source::EliasFano(reader) => reader.read(out).map_err(|e| StoreError::BadOffsets {
+                path: self.path.clone(),
+                reason: e.to_string(),
+            })?,
+            Source::Plain { file, sums, chunk } => {
                 let mut filled = 0;
-                while filled < out.len() && *read < self.count {
-                    let take = (self.count - *read)
+                let mut read = self.read;
+                while filled < out.len() && read < self.count {
+                    let take = (self.count - read)
                         .min(PLAIN_CHUNK_VALUES as u64)
                         .min((out.len() - filled) as u64) as usize;
                     let bytes = &mut chunk[..8 * take];
@@ -253,21 +217,36 @@ impl OffsetsReader {
                     // Reads start on a page (the chunks are whole pages) unless `out` is cut
                     // shorter; a piece of a page is left to the caller's checks of order.
                     if let Some(sums) = sums {
-                        if (8 * *read) % PAGE_BYTES == 0 {
-                            sums.check(8 * *read, bytes)?;
+                        if (8 * read) % PAGE_BYTES == 0 {
+                            sums.check(8 * read, bytes)?;
                         }
                     }
                     for (value, word) in out[filled..].iter_mut().zip(bytes.chunks_exact(8)) {
                         *value = u64::from_le_bytes(word.try_into().expect("8 bytes"));
                     }
                     filled += take;
-                    *read += take as u64;
+                    read += take as u64;
                 }
-                if *read == self.count && filled > 0 {
+                if read == self.count && filled > 0 {
                     drop_from_page_cache(file);
                 }
-                Ok(filled)
+                filled
             }
+        };
+        self.read += got as u64;
+        for &value in &out[..got] {
+            let step = value.checked_sub(self.last.unwrap_or(value));
+            self.longest = self
+                .longest
+                .zip(step)
+                .map(|(longest, step)| longest.max(step));
+            self.last = Some(value);
+        }
+        match (self.recorded, self.longest) {
+            (Some(recorded), Some(longest)) if self.read == self.count && recorded != longest => {
+                Err(wrong_longest_list(&self.path, recorded, longest))
+            }
+            _ => Ok(got),
         }
     }
 
@@ -278,6 +257,19 @@ impl OffsetsReader {
         let got = self.read(&mut values)?;
         debug_assert_eq!(got, count);
         Ok(values)
+    }
+}
+
+/// The error for an offsets file at `path` whose manifest records its longest list as
+/// `recorded` where its offsets give `longest`.
+pub(crate) fn wrong_longest_list(path: &Path, recorded: u64, longest: u64) -> StoreError {
+    StoreError::Manifest {
+        path: path.with_file_name(crate::manifest::MANIFEST_FILE),
+        reason: format!(
+            "records the longest list of {} as {recorded}, but its offsets give {longest} \
+             (corrupt store?)",
+            path.file_name().unwrap_or_default().to_string_lossy()
+        ),
     }
 }
 
@@ -435,25 +427,65 @@ mod tests {
         assert_eq!(recorded(OffsetsOf::InCodes), Some(in_code_bytes));
         assert!(degrees > 1 && code_bytes > 1);
 
-        let rewrite = |edit: &dyn Fn(&mut FileEntry)| {
-            let mut edited = manifest.clone();
-            let name = OffsetsOf::Codes.file_name(OffsetsCode::EliasFano);
-            edit(edited.files.iter_mut().find(|f| f.name == name).unwrap());
-            std::fs::remove_file(dir.join(crate::manifest::MANIFEST_FILE)).unwrap();
-            write_manifest(&dir, &edited).unwrap();
+        let name = OffsetsOf::Codes.file_name(OffsetsCode::EliasFano);
+        refuses_a_wrong_record(&dir, &manifest, name, code_bytes);
+    }
+
+    #[test]
+    fn a_raw_store_records_its_longest_lists_and_a_wrong_record_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("raw");
+        let mut builder = StoreBuilder::create(
+            &dir,
+            BuildOptions {
+                transpose: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        // Vertex 3 has the longest out-list (4), vertex 2 the longest in-list (3) and no out-list.
+        let (src, dst) = ([0, 1, 3, 3, 3, 3, 4], [2, 2, 0, 1, 2, 4, 3]);
+        builder.push_batch(&src, &dst, None).unwrap();
+        let manifest = builder.finish().unwrap();
+        assert_eq!(manifest.offsets_code, OffsetsCode::Plain);
+        let recorded = |which: OffsetsOf| {
+            let name = which.file_name(OffsetsCode::Plain);
+            manifest.file(name).unwrap().longest_list
         };
-        // One byte short of the truth: the open names the manifest and both figures.
-        rewrite(&|entry| entry.longest_list = Some(code_bytes - 1));
-        let error = Store::open(&dir).err().unwrap().to_string();
-        assert!(error.contains("manifest.json"), "{error}");
-        assert!(
-            error.contains(&format!("as {},", code_bytes - 1)),
-            "{error}"
-        );
-        assert!(error.contains(&format!("give {code_bytes}")), "{error}");
-        // A store written before the record opens without it.
-        rewrite(&|entry| entry.longest_list = None);
+        assert_eq!(recorded(OffsetsOf::Arcs), Some(4));
+        assert_eq!(recorded(OffsetsOf::InArcs), Some(3));
         Store::open(&dir).unwrap();
+        let name = OffsetsOf::Arcs.file_name(OffsetsCode::Plain);
+        refuses_a_wrong_record(&dir, &manifest, name, 4);
+    }
+
+    /// With the record of `name`'s longest list, `longest`, one short of the truth, the store in
+    /// `dir` is refused both mapped and read by an [`OffsetsReader`], naming the manifest and both
+    /// figures; without a record (a store written before it existed) it opens.
+    fn refuses_a_wrong_record(dir: &Path, manifest: &Manifest, name: &str, longest: u64) {
+        let rewrite = |record: Option<u64>| {
+            let mut edited = manifest.clone();
+            let entry = edited.files.iter_mut().find(|f| f.name == name).unwrap();
+            entry.longest_list = record;
+            std::fs::remove_file(dir.join(crate::manifest::MANIFEST_FILE)).unwrap();
+            write_manifest(dir, &edited).unwrap();
+            edited
+        };
+        let which = OffsetsOf::of_file(name).unwrap();
+        let edited = rewrite(Some(longest - 1));
+        let read = OffsetsReader::open(dir, &edited, which).unwrap().read_all();
+        for error in [Store::open(dir).err().unwrap(), read.err().unwrap()] {
+            let error = error.to_string();
+            assert!(error.contains("manifest.json"), "{error}");
+            assert!(error.contains(&format!("as {},", longest - 1)), "{error}");
+            assert!(error.contains(&format!("give {longest}")), "{error}");
+        }
+        let edited = rewrite(None);
+        Store::open(dir).unwrap();
+        OffsetsReader::open(dir, &edited, which)
+            .unwrap()
+            .read_all()
+            .unwrap();
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::manifest::{
     files, list_head_len, Codec, FileEntry, Manifest, OffsetsCode, TileInfo, WeightType,
     FORMAT_NAME, FORMAT_VERSION, MANIFEST_FILE, NO_NEIGHBOR,
 };
-use crate::offsets_file::{expected_bytes, OffsetsOf, OffsetsReader};
+use crate::offsets_file::{expected_bytes, wrong_longest_list, OffsetsOf, OffsetsReader};
 use crate::page_sums::PageSums;
 use crate::pod::{try_cast, Pod};
 use crate::tiles::TilesRef;
@@ -228,8 +228,8 @@ impl Store {
     }
 
     /// [`Store::open`] without the tiles: they are neither read nor checked, and
-    /// [`Store::tiles`] is None. For running on the lists when the tiles are damaged, and for
-    /// rebuilding them.
+    /// [`Store::tiles`] is None. For running on the lists when the tiles are damaged, for
+    /// rebuilding them, and for what never reads them (an export, a report, a run's labels).
     pub fn open_without_tiles(dir: &Path) -> Result<Store, StoreError> {
         Self::open_with(dir, false)
     }
@@ -451,7 +451,13 @@ impl Store {
                 continue;
             };
             let offsets = adjacency.offsets.values();
-            validate_offsets(&self.dir.join(offsets_name), offsets, m)?;
+            let recorded = |name: &str| self.manifest.file(name).and_then(|f| f.longest_list);
+            validate_offsets(
+                &self.dir.join(offsets_name),
+                offsets,
+                m,
+                recorded(offsets_name),
+            )?;
             match adjacency.byte_code_lists() {
                 None => validate_neighbors(
                     &self.dir.join(neighbors_name),
@@ -469,6 +475,7 @@ impl Store {
                         &self.dir.join(byte_offsets_name),
                         lists.byte_offsets(),
                         lists.bytes().len() as u64,
+                        recorded(byte_offsets_name),
                     )?;
                     validate_byte_code(&codes_path, &lists)?;
                 }
@@ -1033,8 +1040,15 @@ fn validate_byte_code(path: &Path, lists: &ByteCodeLists<'_>) -> Result<(), Stor
     })
 }
 
-/// offsets[0] = 0, non-decreasing, offsets[n] = m.
-pub fn validate_offsets(path: &Path, offsets: &[u64], arcs: u64) -> Result<(), StoreError> {
+/// offsets[0] = 0, non-decreasing, offsets[n] = m; and the longest list they give is the one
+/// the manifest records beside them (`recorded`, from [`FileEntry::longest_list`]), if it
+/// does.
+pub fn validate_offsets(
+    path: &Path,
+    offsets: &[u64],
+    arcs: u64,
+    recorded: Option<u64>,
+) -> Result<(), StoreError> {
     let fail = |reason: String| StoreError::BadOffsets {
         path: path.to_path_buf(),
         reason,
@@ -1048,22 +1062,31 @@ pub fn validate_offsets(path: &Path, offsets: &[u64], arcs: u64) -> Result<(), S
     }
     // Blocks overlap by one entry so that every adjacent pair is checked.
     let blocks = offsets.len().div_ceil(VALIDATION_BLOCK);
-    (0..blocks).into_par_iter().try_for_each(|block| {
-        let start = block * VALIDATION_BLOCK;
-        let end = (start + VALIDATION_BLOCK + 1).min(offsets.len());
-        match offsets[start..end].windows(2).position(|w| w[0] > w[1]) {
-            None => Ok(()),
-            Some(i) => {
-                let v = start + i;
-                Err(fail(format!(
-                    "offsets[{v}]={} > offsets[{}]={} (not monotone)",
-                    offsets[v],
-                    v + 1,
-                    offsets[v + 1]
-                )))
+    let longest = (0..blocks)
+        .into_par_iter()
+        .map(|block| {
+            let start = block * VALIDATION_BLOCK;
+            let end = (start + VALIDATION_BLOCK + 1).min(offsets.len());
+            let mut longest = 0;
+            for (i, w) in offsets[start..end].windows(2).enumerate() {
+                if w[0] > w[1] {
+                    let v = start + i;
+                    return Err(fail(format!(
+                        "offsets[{v}]={} > offsets[{}]={} (not monotone)",
+                        w[0],
+                        v + 1,
+                        w[1]
+                    )));
+                }
+                longest = longest.max(w[1] - w[0]);
             }
-        }
-    })
+            Ok(longest)
+        })
+        .try_reduce(|| 0, |a, b| Ok(a.max(b)))?;
+    match recorded {
+        Some(recorded) if recorded != longest => Err(wrong_longest_list(path, recorded, longest)),
+        _ => Ok(()),
+    }
 }
 
 /// Every neighbour list is strictly increasing (sorted, no duplicates) with ids below n.

@@ -149,7 +149,13 @@ impl OocGraph {
         let offsets = OffsetsReader::open(dir, &manifest, OffsetsOf::Arcs)?;
         let offsets_path = offsets.path().to_path_buf();
         let offsets = offsets.read_all()?;
-        vastgraph_store::validate_offsets(&offsets_path, &offsets, manifest.arcs)?;
+        vastgraph_store::validate_offsets(
+            &offsets_path,
+            &offsets,
+            manifest.arcs,
+            // The reader checked the record.
+            None,
+        )?;
         let codes = match manifest.codec.list_codec() {
             None => None,
             Some(codec) => {
@@ -266,9 +272,10 @@ impl OocGraph {
             let threads = rayon::current_num_threads() as u64;
             let buffers =
                 threads * list_buffer_bytes(max_degree, weights.is_some(), codes.is_some());
-            // The plan reserved them for the longest list the store can hand a thread
-            // (`list_buffers_reserve`): what this graph's longest does not need goes back to the
-            // cache. A plan made without the reserve takes them from the cache's room.
+            // The plan reserved them for the longest list the manifest records
+            // (`list_buffers_reserve`), the figure these offsets give unless the thread count
+            // changed since: a surplus goes back to the cache. A plan made without the reserve
+            // takes them from the cache's room.
             match buffers.checked_sub(plan.list_buffer_bytes) {
                 None => plan.cache_bytes += plan.list_buffer_bytes - buffers,
                 Some(more) => {
@@ -578,10 +585,8 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
     if manifest.codec.list_codec().is_none() {
         return Ok(0);
     }
-    let [codes, arcs] = match recorded_longest_lists(manifest) {
-        Some(recorded) => recorded,
-        None => read_longest_lists(dir, manifest)?,
-    };
+    let codes = longest_list(dir, manifest, OffsetsOf::Codes)?;
+    let arcs = longest_list(dir, manifest, OffsetsOf::Arcs)?;
     let codes = widened(codes);
     let weights = if weights {
         widened(arcs * ARC_BYTES)
@@ -597,82 +602,57 @@ pub fn long_list_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyh
 }
 
 /// The list buffers every thread of a kernel that reads lists at random may hold
-/// ([`list_buffer_bytes`]), for the longest list the store in `dir` can hand one: a raw store's
-/// lists are held a window at a time, whatever their length; a compressed store's longest is
-/// the one its manifest records (or its offsets give).
+/// ([`list_buffer_bytes`]), for the longest list of the store in `dir`: the one its manifest
+/// records (or its offsets give); the same figure the open computes from the offsets it holds.
 pub fn list_buffers_reserve(dir: &Path, manifest: &Manifest, weights: bool) -> anyhow::Result<u64> {
     let compressed = manifest.codec.list_codec().is_some();
-    let longest = match (compressed, recorded_longest_lists(manifest)) {
-        (false, _) => u64::MAX,
-        (true, Some([_, arcs])) => arcs,
-        (true, None) => read_longest_lists(dir, manifest)?[1],
-    };
+    let longest = longest_list(dir, manifest, OffsetsOf::Arcs)?;
     let threads = rayon::current_num_threads() as u64;
     Ok(threads * list_buffer_bytes(longest, weights, compressed))
 }
 
-/// The longest list of a compressed store in bytes of codes and in arcs, as its manifest
-/// records them beside the Elias–Fano offsets (checked when the open reads the offsets); None
-/// for a store written without them.
-fn recorded_longest_lists(manifest: &Manifest) -> Option<[u64; 2]> {
-    let recorded = |offsets: OffsetsOf| {
-        manifest
-            .file(offsets.file_name(manifest.offsets_code))?
-            .longest_list
-    };
-    Some([recorded(OffsetsOf::Codes)?, recorded(OffsetsOf::Arcs)?])
-}
-
-/// The longest list of a compressed store in bytes of codes and in arcs, from its offset files.
-fn read_longest_lists(dir: &Path, manifest: &Manifest) -> anyhow::Result<[u64; 2]> {
-    let mut readers = [
-        OffsetsReader::open(dir, manifest, OffsetsOf::Codes)?,
-        OffsetsReader::open(dir, manifest, OffsetsOf::Arcs)?,
-    ];
-    // Where each array's offsets must end: the codes' length, and the arcs.
-    let ends = [OffsetsOf::Codes.last(manifest).unwrap_or(0), manifest.arcs];
-    const CHUNK: usize = 1 << 16;
-    let mut chunks = [vec![0u64; CHUNK], vec![0u64; CHUNK]];
-    // The largest difference of consecutive offsets, codes' and arcs'.
-    let (mut longest, mut last) = ([0u64; 2], [None::<u64>; 2]);
+/// The longest list `offsets` give (in arcs, or in bytes of codes): as the store's manifest
+/// records it beside them (checked when the open reads the offsets), or for a store written
+/// without the record, read from the file a chunk at a time (the reader drops it from the page
+/// cache once read).
+fn longest_list(dir: &Path, manifest: &Manifest, offsets: OffsetsOf) -> anyhow::Result<u64> {
+    let name = offsets.file_name(manifest.offsets_code);
+    if let Some(recorded) = manifest.file(name).and_then(|f| f.longest_list) {
+        return Ok(recorded);
+    }
+    let mut reader = OffsetsReader::open(dir, manifest, offsets)?;
+    // Where the offsets must end: the codes' length, or the arcs.
+    let end = offsets.last(manifest).unwrap_or(0);
+    let mut chunk = vec![0u64; 1 << 16];
+    let (mut longest, mut last) = (0u64, None::<u64>);
     let mut v = 0u64;
-    while v < readers[0].count() {
-        let mut took = 0;
-        for (i, (reader, chunk)) in readers.iter_mut().zip(&mut chunks).enumerate() {
-            let got = reader.read(chunk)?;
-            // A damaged file must be named as such, not taken for a list too long for any
-            // budget. Open checks the arrays in full.
-            let bad = |reason: String| StoreError::BadOffsets {
-                path: reader.path().to_path_buf(),
-                reason,
-            };
-            if got == 0 {
-                return Err(bad(format!("{v} of {} offsets", reader.count())).into());
-            }
-            for (j, &offset) in chunk[..got].iter().enumerate() {
-                let at = v + j as u64;
-                if let Some(previous) = last[i].filter(|&p| p > offset) {
-                    return Err(bad(format!(
-                        "offsets[{}]={previous} > offsets[{at}]={offset} (not monotone)",
-                        at - 1
-                    ))
-                    .into());
-                }
-                if offset > ends[i] {
-                    return Err(bad(format!(
-                        "offsets[{at}]={offset} is past the end ({})",
-                        ends[i]
-                    ))
-                    .into());
-                }
-                if let Some(previous) = last[i] {
-                    longest[i] = longest[i].max(offset - previous);
-                }
-                last[i] = Some(offset);
-            }
-            took = got;
+    while v < reader.count() {
+        let got = reader.read(&mut chunk)?;
+        // A damaged file must be named as such, not taken for a list too long for any budget.
+        // Open checks the arrays in full.
+        let bad = |reason: String| StoreError::BadOffsets {
+            path: reader.path().to_path_buf(),
+            reason,
+        };
+        if got == 0 {
+            return Err(bad(format!("{v} of {} offsets", reader.count())).into());
         }
-        v += took as u64;
+        for (j, &offset) in chunk[..got].iter().enumerate() {
+            let at = v + j as u64;
+            if let Some(previous) = last.filter(|&p| p > offset) {
+                return Err(bad(format!(
+                    "offsets[{}]={previous} > offsets[{at}]={offset} (not monotone)",
+                    at - 1
+                ))
+                .into());
+            }
+            if offset > end {
+                return Err(bad(format!("offsets[{at}]={offset} is past the end ({end})")).into());
+            }
+            longest = longest.max(offset - last.unwrap_or(offset));
+            last = Some(offset);
+        }
+        v += got as u64;
     }
     Ok(longest)
 }

@@ -53,8 +53,8 @@ pub struct MemoryPlan {
     /// what the pool's buffers leave long when the store is opened.
     pub long_list_bytes: u64,
     /// Each thread's buffers for the lists a kernel reading at random is handed: reserved from
-    /// the budget for the longest list the store can hand one ([`super::list_buffers_reserve`]),
-    /// then set to what its longest list needs when the store is opened.
+    /// the budget for the store's longest list ([`super::list_buffers_reserve`]), then set to
+    /// what the offsets the open holds give for it.
     pub list_buffer_bytes: u64,
     /// The page checksums of the files passes read (a 1024th of each), taken from the cache's
     /// room when the store is opened.
