@@ -15,9 +15,13 @@ pub enum AlgoError {
     NeedsSymmetric { algorithm: &'static str },
     #[error("{algorithm} needs the in-edges of this directed graph; rebuild the store with `vastgraph convert --transpose`")]
     NeedsTranspose { algorithm: &'static str },
-    /// Out of core a directed store's transpose is not read: in-edges come from its tiles.
-    #[error("{algorithm} needs the in-edges of this directed graph, which out of core come from the store's tiles; add them with `vastgraph tile STORE` (or run without --memory on a store built with `vastgraph convert --transpose`)")]
-    NeedsTilesOutOfCore { algorithm: &'static str },
+    /// Out of core a directed store's transpose is not read: in-edges come from its tiles,
+    /// which the store lacks (`has_tiles` false) or the run did not open.
+    #[error("{algorithm} needs the in-edges of this directed graph, which out of core come from the store's tiles; {} (or run without --memory on a store built with `vastgraph convert --transpose`)", tiles_remedy(*has_tiles))]
+    NeedsTilesOutOfCore {
+        algorithm: &'static str,
+        has_tiles: bool,
+    },
     #[error("source vertex {vertex} is out of range: the graph has {vertices} vertices (ids 0..{vertices})")]
     SourceOutOfRange { vertex: u64, vertices: u64 },
     #[error("{algorithm}: {message}")]
@@ -50,6 +54,18 @@ pub enum AlgoError {
         algorithm: &'static str,
         message: String,
     },
+}
+
+/// What opens a store's tiles for a run out of core: building them, or, for a store that has
+/// them, the room and the switch a run needs to read them.
+fn tiles_remedy(has_tiles: bool) -> &'static str {
+    match has_tiles {
+        false => "add them with `vastgraph tile STORE`",
+        true => {
+            "this run did not open them: leave out --no-tiles, and give a budget with room \
+                 for their chunks (a warning says when it lacks it)"
+        }
+    }
 }
 
 #[derive(Debug, Error)]

@@ -121,8 +121,9 @@ pub fn label_propagation_resumable<A: Adjacency>(
     let incoming = g.incoming();
     if incoming.is_none() && !on_tiles {
         return Err(match g.out().on_disk() {
-            Some(_) => AlgoError::NeedsTilesOutOfCore {
+            Some(ooc) => AlgoError::NeedsTilesOutOfCore {
                 algorithm: ALGORITHM,
+                has_tiles: ooc.manifest().tiles.is_some(),
             },
             None => AlgoError::NeedsTranspose {
                 algorithm: ALGORITHM,

@@ -47,7 +47,8 @@ pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
     if args.format == ExportFormat::Tsv {
         crate::run::refuse_existing(&args.output, args.force)?;
     }
-    let store = Store::open(&args.store)?;
+    // An export reads the lists, not the tiles.
+    let store = Store::open_without_tiles(&args.store)?;
     let labels = store.labels()?;
     let bar = Progress::new("exporting", Some(store.num_arcs()), "arcs", quiet);
     let export = Export {

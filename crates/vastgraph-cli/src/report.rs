@@ -54,7 +54,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     crate::run::refuse_existing(&args.output, args.force)?;
     // Nothing is written until the page is drawn: until then, an interrupt ends the command.
     let stop_at_once = crate::signals::StopAtOnce::now();
-    let store = Store::open(&args.store)?;
+    // A report reads the manifest and the degrees, not the tiles.
+    let store = Store::open_without_tiles(&args.store)?;
     let m = store.manifest();
     // Every stats file is read and checked before anything is drawn or written.
     let runs: Vec<(PathBuf, serde_json::Value)> = args

@@ -220,7 +220,7 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
             .as_ref()
             .with_context(|| format!("{} produces no per-vertex output", args.algorithm))?;
         write_output(path, values, &|| {
-            Ok(vastgraph_store::Store::open(&args.store)?.labels()?)
+            Ok(vastgraph_store::Store::open_without_tiles(&args.store)?.labels()?)
         })?;
     }
     print_top(&args, report.values.as_ref())?;

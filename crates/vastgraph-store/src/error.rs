@@ -63,8 +63,8 @@ pub enum StoreError {
 
     /// Opening a store's tiles failed: the store itself is usable without them.
     #[error(
-        "{cause} (the store's tiles cannot be used: `vastgraph tile` rebuilds them, \
-         --no-tiles runs on the lists without them)"
+        "{cause} (the store's tiles cannot be used: `vastgraph tile` rebuilds them; \
+         `vastgraph run --no-tiles` runs on the lists without them)"
     )]
     DamagedTiles { cause: Box<StoreError> },
 

@@ -38,7 +38,8 @@ pub(crate) const MIN_CHUNK_BYTES: u64 = 1 << 20;
 
 /// What a user can do about damaged tiles, added to every error they cause.
 pub(crate) const REMEDY: &str =
-    "the store's tiles are damaged: `vastgraph tile` rebuilds them, --no-tiles runs on the lists";
+    "the store's tiles are damaged: `vastgraph tile` rebuilds them; `vastgraph run --no-tiles` \
+     runs on the lists";
 
 /// What folding a chunk leaves: its last arc when it ends inside a tile, the arcs folded (a
 /// tile of a row of zeros is only checked), and `apply`'s results for the columns it
