@@ -14,7 +14,7 @@ use vastgraph_algos::registry::{Params, Values, ALGORITHMS};
 use vastgraph_engine::ooc::OocOptions;
 
 use crate::background::{run_abandoning, run_cancellable};
-use crate::errors::chain_error;
+use crate::errors::{chain_error, value_error};
 use crate::store::NativeStore;
 
 /// The registry as JSON text: for each algorithm its name, summary, parameters, whether it
@@ -130,7 +130,7 @@ pub fn run_algorithm<'py>(
         };
         let opened = store_fingerprint(shared.dir())
             .and_then(|fingerprint| Checkpoint::open(dir, &fingerprint, options))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            .map_err(value_error)?;
         params.checkpoint = Some(Arc::new(opened));
     }
     let checkpoint = params.checkpoint.clone();
@@ -163,9 +163,7 @@ pub fn run_algorithm<'py>(
     let out = report;
     let values = out.values.map(|v| values_to_numpy(py, v)).transpose()?;
     if let Some(checkpoint) = checkpoint {
-        checkpoint
-            .finish()
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        checkpoint.finish().map_err(value_error)?;
     }
     Ok((values, stats))
 }

@@ -35,7 +35,7 @@ const POLL: Duration = Duration::from_millis(100);
 fn thread_pool(threads: usize) -> PyResult<Arc<rayon::ThreadPool>> {
     static POOLS: OnceLock<Mutex<HashMap<usize, Arc<rayon::ThreadPool>>>> = OnceLock::new();
     vastgraph_engine::memory::check_threads(threads)
-        .map_err(|e| PyValueError::new_err(format!("threads: {e}")))?;
+        .map_err(|e| crate::errors::value_error(format!("threads: {e}")))?;
     let mut pools = POOLS
         .get_or_init(Default::default)
         .lock()

@@ -1,7 +1,8 @@
 //! Rust errors as the Python exceptions a user would expect: missing files are
 //! `FileNotFoundError`, an existing target `FileExistsError`, other I/O `OSError`, a cancelled
 //! build `KeyboardInterrupt`, and bad input or parameters `ValueError`. The message is the Rust
-//! error's own (it names the file, line and reason).
+//! error's own (it names the file, line and reason), with the remedies it names as the CLI's
+//! flags put in the API's keywords ([`in_python_terms`]).
 
 use pyo3::exceptions::{
     PyFileExistsError, PyFileNotFoundError, PyKeyboardInterrupt, PyOSError, PyRuntimeError,
@@ -23,7 +24,7 @@ fn io_error(kind: std::io::ErrorKind, message: String) -> PyErr {
 }
 
 pub fn store_error(e: StoreError) -> PyErr {
-    let message = e.to_string();
+    let message = in_python_terms(&e.to_string());
     store_error_as(&e, message)
 }
 
@@ -70,7 +71,7 @@ pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
 /// `KeyboardInterrupt`), else `ValueError` (e.g. a memory budget below the minimum); the
 /// message is the whole chain.
 pub fn chain_error(e: anyhow::Error) -> PyErr {
-    let message = format!("{e:#}");
+    let message = in_python_terms(&format!("{e:#}"));
     for cause in e.chain() {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
             return io_error(io.kind(), message);
@@ -80,4 +81,49 @@ pub fn chain_error(e: anyhow::Error) -> PyErr {
         }
     }
     PyValueError::new_err(message)
+}
+
+/// A `ValueError` carrying `message` in the API's terms ([`in_python_terms`]).
+pub fn value_error(message: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(in_python_terms(&message.to_string()))
+}
+
+/// `message`, whose remedies name the CLI's flags (`--memory 21.0MiB`, `--resume`, …), with the
+/// keywords the Python API takes for them (`memory="21.0MiB"`, `resume=True`, …).
+fn in_python_terms(message: &str) -> String {
+    const PHRASES: [(&str, &str); 5] = [
+        (
+            "`vastgraph run --no-tiles`",
+            "`vastgraph.open(path, tiles=False)`",
+        ),
+        ("leave out --no-tiles", "open the store with tiles=True"),
+        ("--resume", "resume=True"),
+        ("--checkpoint", "checkpoint="),
+        ("--threads", "threads="),
+    ];
+    let mut text = message.to_string();
+    for (flag, keyword) in PHRASES {
+        text = text.replace(flag, keyword);
+    }
+    // `--memory SIZE` becomes `memory="SIZE"`, and `--memory` alone `memory=`.
+    const MEMORY: &str = "--memory";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(MEMORY) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + MEMORY.len()..];
+        let size = rest
+            .strip_prefix(' ')
+            .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+            .map(|r| &r[..r.find([' ', ',', ';', ')']).unwrap_or(r.len())]);
+        match size {
+            Some(size) => {
+                out.push_str(&format!("memory=\"{size}\""));
+                rest = &rest[1 + size.len()..];
+            }
+            None => out.push_str("memory="),
+        }
+    }
+    out.push_str(rest);
+    out
 }
