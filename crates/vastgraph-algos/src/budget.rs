@@ -14,7 +14,7 @@ use std::path::Path;
 use vastgraph_engine::ooc::OocLists;
 use vastgraph_engine::ooc::{
     list_buffers_reserve, long_list_reserve, page_sums_reserve, MemoryPlan, OocGraph, OocOptions,
-    Reserved,
+    PoolShape, Reserved,
 };
 use vastgraph_engine::{visit_store, Adjacency, CsrGraph, Graph, GraphVisitor};
 use vastgraph_store::Store;
@@ -148,22 +148,9 @@ fn open_planned(
         },
         page_sums: page_sums_reserve(manifest, weight_files == 1),
     };
-    // A kernel reading lists at random through the cache of blocks also reads whole frontiers
-    // in passes (edge_map): a quarter of the room beyond the fixed part goes to their pool, the
-    // rest to the blocks.
-    let (buffer, depth) = match options.random_access {
-        true => {
-            let fixed = offsets_bytes(manifest)
-                + state
-                + reserved.long_lists
-                + reserved.list_buffers
-                + reserved.page_sums;
-            let per_file = budget.saturating_sub(fixed) / 4 / (1 + weight_files) as u64;
-            let buffer = (per_file as usize / PASS_DEPTH / PAGE as usize * PAGE as usize)
-                .clamp(MIN_PASS_BUFFER, MAX_PASS_BUFFER);
-            (Some(buffer), Some(PASS_DEPTH))
-        }
-        false => (None, None),
+    let shape = match options.random_access {
+        true => PoolShape::BesideBlocks,
+        false => PoolShape::Passes,
     };
     let plan = MemoryPlan::new(
         budget,
@@ -171,19 +158,11 @@ fn open_planned(
         1 + weight_files,
         state,
         reserved,
-        buffer,
-        depth,
+        shape,
     )
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     OocGraph::open(dir, plan, options)
 }
-
-/// The I/O pool of a run that reads lists through the cache of blocks: its depth, and the
-/// bounds of its buffers.
-const PASS_DEPTH: usize = 16;
-const MIN_PASS_BUFFER: usize = 16 << 10;
-const MAX_PASS_BUFFER: usize = 1 << 20;
-const PAGE: u64 = 4096;
 
 /// Bytes of offsets an out-of-core run holds in DRAM: the edge offsets, and a compressed
 /// store's byte offsets of the codes.

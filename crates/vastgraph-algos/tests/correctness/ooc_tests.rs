@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use vastgraph_algos::budget;
 use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
-    page_sums_reserve, BackendChoice, DeviceProfile, IoMode, MemoryPlan, OocGraph, OocOptions,
-    Reserved, ScanSpec, FIRST_NEIGHBORS_MODE, FIRST_NEIGHBORS_SAMPLE_MODE, LIST_HEADS_MODE,
-    MAX_CACHED_ARCS, SIDE_FILE_MODES,
+    long_list_reserve, page_sums_reserve, BackendChoice, DeviceProfile, IoMode, MemoryPlan,
+    OocGraph, OocOptions, PoolShape, Reserved, ScanSpec, FIRST_NEIGHBORS_MODE,
+    FIRST_NEIGHBORS_SAMPLE_MODE, LIST_HEADS_MODE, MAX_CACHED_ARCS, SIDE_FILE_MODES,
 };
 use vastgraph_store::{BuildOptions, Codec, Store, StoreBuilder};
 
@@ -136,8 +136,10 @@ fn try_open_within(
             page_sums: page_sums_reserve(&manifest, files == 2),
             ..Default::default()
         },
-        Some(BUFFER),
-        Some(8),
+        PoolShape::Given {
+            buffer: BUFFER,
+            depth: 8,
+        },
     )
     .unwrap();
     if !cache {
@@ -836,6 +838,44 @@ fn the_minimum_named_for_a_compressed_store_with_long_lists_is_enough() {
     );
 }
 
+/// A plan made without the reserve for the threads' list buffers of a kernel reading lists at
+/// random takes them from the cache's room when the store is opened. At the plan's own minimum
+/// that room is too small: the refusal names a budget that, planned the same way, opens and
+/// runs, though the pool takes a share of what the larger budget adds.
+#[test]
+fn a_refusal_when_the_store_is_opened_names_a_budget_that_opens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (raw, packed) = raw_and_packed_with_a_hub(tmp.path(), 20_000, 17);
+    let manifest = OocGraph::manifest_of(&packed).unwrap();
+    let reserved = Reserved {
+        long_lists: long_list_reserve(&packed, &manifest, false).unwrap(),
+        page_sums: page_sums_reserve(&manifest, false),
+        list_buffers: 0,
+    };
+    let plan = |budget| {
+        let (offsets, state) = (budget::offsets_bytes(&manifest), 16 * manifest.vertices);
+        MemoryPlan::new(budget, offsets, 1, state, reserved, PoolShape::BesideBlocks)
+    };
+    let options = OocOptions {
+        random_access: true,
+        ..adaptive_options()
+    };
+    let open = |budget| OocGraph::open(&packed, plan(budget).unwrap(), options.clone());
+    let least = plan(0).unwrap_err().minimum_bytes;
+    let message = match open(least) {
+        Ok(_) => panic!("the threads' buffers fitted the room of the least budget"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        message.contains("buffers of the longest lists"),
+        "{message}"
+    );
+    let named = named_minimum(&message);
+    let g = open(named).unwrap_or_else(|e| panic!("{named} bytes named, then: {e}"));
+    let got = out_of_core(&g, "mis", &Params::default()).0;
+    assert_same(&in_memory(&raw, "mis", &Params::default()), &got, "mis");
+}
+
 /// The minimum a refused budget names for a kernel that reads lists at random counts each
 /// thread's list buffers (at least the 512 KiB of a sweep's read ahead), so that the minimum runs
 /// and a byte less does not: on a raw store, whose lists are held a window at a time, and on a
@@ -1183,7 +1223,8 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
         ..Default::default()
     };
     assert!(reserved.page_sums > 0, "the store has page checksums");
-    let err = MemoryPlan::new(state, 8 * (n + 1), 1, state, reserved, None, None).unwrap_err();
+    let err =
+        MemoryPlan::new(state, 8 * (n + 1), 1, state, reserved, PoolShape::Passes).unwrap_err();
     assert!(err.minimum_bytes > state + 8 * n);
     assert!(err.to_string().contains("minimum"), "{err}");
     let plan = MemoryPlan::new(
@@ -1192,8 +1233,7 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
         1,
         state,
         reserved,
-        None,
-        None,
+        PoolShape::Passes,
     )
     .unwrap();
     let g = OocGraph::open(

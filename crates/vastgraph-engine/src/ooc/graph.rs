@@ -531,19 +531,22 @@ impl OocGraph {
 }
 
 /// Takes `bytes` for `what` from the room the plan left for the cache of short lists; a budget
-/// without that room is refused with the minimum it needs.
+/// without that room is refused with the minimum it needs, planned as this one was (its pool
+/// takes part of what the larger budget adds).
 fn take_from_cache_room(plan: &mut MemoryPlan, bytes: u64, what: &str) -> anyhow::Result<()> {
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
-    anyhow::ensure!(
-        bytes <= plan.cache_bytes,
-        "a memory budget of {} is too small: {what} need {} beside the {} I/O pool, and the \
-         budget leaves {}; the minimum is --memory {:.0}MiB",
-        human_bytes(plan.budget_bytes),
-        human_bytes(bytes),
-        human_bytes(plan.pool_bytes),
-        human_bytes(plan.cache_bytes),
-        mib(plan.budget_bytes + bytes - plan.cache_bytes).ceil()
-    );
+    if bytes > plan.cache_bytes {
+        let minimum = plan.budget_for_more_cache(bytes - plan.cache_bytes);
+        anyhow::bail!(
+            "a memory budget of {} is too small: {what} need {} beside the {} I/O pool, and the \
+             budget leaves {}; the minimum is --memory {:.1}MiB ({minimum} bytes)",
+            human_bytes(plan.budget_bytes),
+            human_bytes(bytes),
+            human_bytes(plan.pool_bytes),
+            human_bytes(plan.cache_bytes),
+            mib(minimum).ceil(),
+        );
+    }
     plan.cache_bytes -= bytes;
     Ok(())
 }

@@ -33,6 +33,34 @@ const MAX_POOL_PER_FILE: u64 = (MAX_DEPTH * MAX_BUFFER) as u64;
 /// The least room for the caches, part of the smallest budget: enough for a few blocks of the
 /// label-correcting queue and a few short lists (see `OocGraph::open`).
 pub(crate) const MIN_CACHE: u64 = 512 << 10;
+/// The pool beside the cache of blocks: this many buffers a file, of whole pages from
+/// [`MIN_BUFFER`] to [`MAX_BUFFER`].
+const BLOCKS_POOL_DEPTH: usize = 16;
+
+/// How the I/O pool is shaped from the budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolShape {
+    /// For a run of passes: half of what the budget leaves beyond the floors, up to the pool's
+    /// useful most, in the buffers and depth that suit its size.
+    Passes,
+    /// For a kernel reading lists at random through the cache of blocks, which also reads
+    /// whole frontiers in passes (`edge_map`): [`BLOCKS_POOL_DEPTH`] buffers a file taking a
+    /// quarter of the room beyond the fixed part; the blocks keep the rest.
+    BesideBlocks,
+    /// `depth` buffers of `buffer` bytes a file (tests use small buffers to exercise
+    /// splitting).
+    Given { buffer: usize, depth: usize },
+}
+
+/// What a plan was made from, so that a refusal at the open can plan a larger budget.
+#[derive(Clone, Copy, Debug)]
+struct Planned {
+    offsets_bytes: u64,
+    state_bytes: u64,
+    reserved: Reserved,
+    shape: PoolShape,
+    cache_bytes: u64,
+}
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct MemoryPlan {
@@ -61,6 +89,8 @@ pub struct MemoryPlan {
     pub page_sums_bytes: u64,
     /// The rest of the budget: room for the cache of short lists.
     pub cache_bytes: u64,
+    #[serde(skip)]
+    planned: Planned,
 }
 
 /// What the store needs in DRAM beside its offsets, set aside before the pool is sized.
@@ -129,16 +159,15 @@ impl std::error::Error for BudgetError {}
 impl MemoryPlan {
     /// Splits `budget` for a graph of `n` vertices whose offsets take `offsets_bytes` in DRAM
     /// ([`super::offsets_bytes`]) and whose algorithm keeps `state_bytes` of vertex state,
-    /// reading `files` files per request, with `reserved` set aside first. `buffer_bytes`
-    /// / `depth` override the pool's shape (tests use small buffers to exercise splitting).
+    /// reading `files` files per request, with `reserved` set aside first and the pool shaped
+    /// by `shape`.
     pub fn new(
         budget: u64,
         offsets_bytes: u64,
         files: usize,
         state_bytes: u64,
         reserved: Reserved,
-        buffer_bytes: Option<usize>,
-        depth: Option<usize>,
+        shape: PoolShape,
     ) -> Result<MemoryPlan, BudgetError> {
         let Reserved {
             long_lists: long_list_bytes,
@@ -146,14 +175,24 @@ impl MemoryPlan {
             page_sums: page_sums_bytes,
         } = reserved;
         let files_u = files as u64;
-        let min_buffer = buffer_bytes.unwrap_or(MIN_BUFFER);
-        let min_pool_bytes = files_u * (depth.unwrap_or(MIN_DEPTH) * min_buffer) as u64;
         // Saturating: a state declared from absurd parameters is refused, not wrapped round.
         let fixed = offsets_bytes
             .saturating_add(state_bytes)
             .saturating_add(long_list_bytes)
             .saturating_add(list_buffer_bytes)
             .saturating_add(page_sums_bytes);
+        let (buffer_bytes, depth) = match shape {
+            PoolShape::Passes => (None, None),
+            PoolShape::BesideBlocks => {
+                let per_file = budget.saturating_sub(fixed) / 4 / files_u;
+                let buffer = (per_file as usize / BLOCKS_POOL_DEPTH / ALIGN * ALIGN)
+                    .clamp(MIN_BUFFER, MAX_BUFFER);
+                (Some(buffer), Some(BLOCKS_POOL_DEPTH))
+            }
+            PoolShape::Given { buffer, depth } => (Some(buffer), Some(depth)),
+        };
+        let min_buffer = buffer_bytes.unwrap_or(MIN_BUFFER);
+        let min_pool_bytes = files_u * (depth.unwrap_or(MIN_DEPTH) * min_buffer) as u64;
         let minimum_bytes = fixed
             .saturating_add(min_pool_bytes)
             .saturating_add(MIN_CACHE);
@@ -195,7 +234,54 @@ impl MemoryPlan {
             list_buffer_bytes,
             page_sums_bytes,
             cache_bytes: budget - fixed - pool_bytes,
+            planned: Planned {
+                offsets_bytes,
+                state_bytes,
+                reserved,
+                shape,
+                cache_bytes: budget - fixed - pool_bytes,
+            },
         })
+    }
+
+    /// The least budget, from this plan's up, whose plan (made as this one was) leaves `more`
+    /// bytes of cache room beyond what this one left when it was made: what a refusal names
+    /// when the open needs more of that room than the budget left. The pool takes part of what
+    /// a larger budget adds, so this is more than the budget plus `more`.
+    pub fn budget_for_more_cache(&self, more: u64) -> u64 {
+        let p = self.planned;
+        let target = p.cache_bytes.saturating_add(more);
+        let enough = |budget: u64| {
+            MemoryPlan::new(
+                budget,
+                p.offsets_bytes,
+                self.files,
+                p.state_bytes,
+                p.reserved,
+                p.shape,
+            )
+            .is_ok_and(|plan| plan.cache_bytes >= target)
+        };
+        // A budget `step` larger is enough once the step covers twice `more` and a buffer a
+        // file: the pool takes at most half of a step, give or take a buffer.
+        let (mut refused, mut step) = (self.budget_bytes, more.max(1));
+        while !enough(refused.saturating_add(step)) {
+            if refused.saturating_add(step) == u64::MAX {
+                return u64::MAX;
+            }
+            refused = refused.saturating_add(step);
+            step = step.saturating_mul(2);
+        }
+        // `refused` is not enough (or is this plan's budget), `refused + step` is.
+        let mut enough_at = refused.saturating_add(step);
+        while enough_at - refused > 1 {
+            let mid = refused + (enough_at - refused) / 2;
+            match enough(mid) {
+                true => enough_at = mid,
+                false => refused = mid,
+            }
+        }
+        enough_at
     }
 }
 
@@ -208,7 +294,14 @@ mod tests {
         let n = 1_000_000;
         // A graph of n vertices whose algorithm keeps 16 bytes a vertex.
         let plan = |budget: u64, files: usize, reserved: Reserved| {
-            MemoryPlan::new(budget, 8 * (n + 1), files, 16 * n, reserved, None, None)
+            MemoryPlan::new(
+                budget,
+                8 * (n + 1),
+                files,
+                16 * n,
+                reserved,
+                PoolShape::Passes,
+            )
         };
         let none = Reserved::default();
         let full = plan(1 << 30, 1, none).unwrap();
@@ -260,12 +353,60 @@ mod tests {
         }
     }
 
+    /// The budget a refusal at the open names leaves the room it asked for, planned the same
+    /// way, and a byte less does not: the pool's share of what it adds is counted, in every
+    /// shape.
+    #[test]
+    fn the_budget_for_more_cache_is_the_least_that_leaves_it() {
+        let n = 100_000;
+        let (offsets, state) = (8 * (n + 1), 8 * n);
+        let reserved = Reserved {
+            page_sums: 4096,
+            ..Reserved::default()
+        };
+        for shape in [
+            PoolShape::Passes,
+            PoolShape::BesideBlocks,
+            PoolShape::Given {
+                buffer: 64 << 10,
+                depth: 8,
+            },
+        ] {
+            let plan = |budget| MemoryPlan::new(budget, offsets, 2, state, reserved, shape);
+            let least = plan(0).unwrap_err().minimum_bytes;
+            for (budget, more) in [
+                (least, 1),
+                (least, 3 << 20),
+                (least + (40 << 20), 300 << 20),
+            ] {
+                let p = plan(budget).unwrap();
+                let named = p.budget_for_more_cache(more);
+                let wanted = p.cache_bytes + more;
+                let what = format!("{shape:?}, {budget} + {more}: {named}");
+                assert!(plan(named).unwrap().cache_bytes >= wanted, "{what}");
+                assert!(plan(named - 1).unwrap().cache_bytes < wanted, "{what}");
+                if shape == PoolShape::Passes && more > 1 << 20 {
+                    // The pool takes part of what the budget adds.
+                    assert!(named > budget + more + (more >> 3), "{what}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_small_pool_keeps_fewer_larger_buffers_a_large_one_the_deepest() {
         let n = 100_000;
         let (offsets, state) = (8 * (n + 1), 8 * n);
         let plan = |budget: u64| {
-            MemoryPlan::new(budget, offsets, 1, state, Reserved::default(), None, None).unwrap()
+            MemoryPlan::new(
+                budget,
+                offsets,
+                1,
+                state,
+                Reserved::default(),
+                PoolShape::Passes,
+            )
+            .unwrap()
         };
         // A budget of offsets + state + MIN_CACHE + 2 * pool leaves the pool about `pool`.
         let fixed = offsets + state;

@@ -32,7 +32,7 @@ pub use cache::MAX_CACHED_ARCS;
 pub(crate) use cascade::vertices_with_arcs;
 pub use graph::{list_buffers_reserve, long_list_reserve, page_sums_reserve, OocGraph, OocOptions};
 pub use lists::{list_buffer_bytes, OocLists};
-pub use memory_plan::{BudgetError, MemoryPlan, Reserved, PROCESS_BASELINE_BYTES};
+pub use memory_plan::{BudgetError, MemoryPlan, PoolShape, Reserved, PROCESS_BASELINE_BYTES};
 pub use scan::{IterationRecord, ModeEstimate, PrefetchFn, ScanSpec, Weights};
 pub use side_files::{
     FIRST_NEIGHBORS_MODE, FIRST_NEIGHBORS_SAMPLE_MODE, LIST_HEADS_MODE, SAMPLE_EVERY_PAGES,
