@@ -260,6 +260,20 @@ pub fn check_threads(threads: usize) -> Result<usize, String> {
     }
 }
 
+/// The phrase a refused budget ends with: the least budget that runs, as `--memory` takes it,
+/// and, where that is more than the machine's memory, that too (no budget helps there).
+pub fn minimum_budget_phrase(minimum: u64) -> String {
+    let mib = (minimum as f64 / (1u64 << 20) as f64).ceil();
+    let mut text = format!("the minimum is --memory {mib:.1}MiB ({minimum} bytes)");
+    if let Some(ram) = meminfo_bytes("MemTotal:").filter(|&ram| minimum > ram) {
+        text.push_str(&format!(
+            ", more than this machine's {} of memory",
+            human_bytes(ram)
+        ));
+    }
+    text
+}
+
 /// `bytes` in the largest binary unit that keeps it at 1 or more: "512 B", "1.0 KiB", "3.9 GiB".
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -292,6 +306,16 @@ mod tests {
         assert!(ensure_fits("a small output", 4096).is_ok());
         let err = ensure_fits("4 TiB of walks", 4 << 40).unwrap_err();
         assert!(err.contains("4.0 TiB"), "{err}");
+    }
+
+    #[test]
+    fn a_minimum_beyond_the_machine_says_so() {
+        let small = minimum_budget_phrase(8 << 20);
+        assert_eq!(small, "the minimum is --memory 8.0MiB (8388608 bytes)");
+        let ram = meminfo_bytes("MemTotal:").unwrap();
+        let huge = minimum_budget_phrase(ram + 1);
+        assert!(huge.contains("more than this machine's"), "{huge}");
+        assert!(huge.contains(&human_bytes(ram)), "{huge}");
     }
 
     #[test]

@@ -25,7 +25,7 @@ use super::side_files::{HeadIndex, ListHeads};
 use super::tiles::{self, OocTiles};
 use super::IoMode;
 use crate::bitmap::Bitmap;
-use crate::memory::human_bytes;
+use crate::memory::{human_bytes, minimum_budget_phrase};
 use crate::Vertex;
 
 #[derive(Clone, Debug)]
@@ -534,17 +534,16 @@ impl OocGraph {
 /// without that room is refused with the minimum it needs, planned as this one was (its pool
 /// takes part of what the larger budget adds).
 fn take_from_cache_room(plan: &mut MemoryPlan, bytes: u64, what: &str) -> anyhow::Result<()> {
-    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
     if bytes > plan.cache_bytes {
         let minimum = plan.budget_for_more_cache(bytes - plan.cache_bytes);
         anyhow::bail!(
             "a memory budget of {} is too small: {what} need {} beside the {} I/O pool, and the \
-             budget leaves {}; the minimum is --memory {:.1}MiB ({minimum} bytes)",
+             budget leaves {}; {}",
             human_bytes(plan.budget_bytes),
             human_bytes(bytes),
             human_bytes(plan.pool_bytes),
             human_bytes(plan.cache_bytes),
-            mib(minimum).ceil(),
+            minimum_budget_phrase(minimum),
         );
     }
     plan.cache_bytes -= bytes;

@@ -11,7 +11,7 @@
 
 use vastgraph_io::ALIGN;
 
-use crate::memory::human_bytes;
+use crate::memory::{human_bytes, minimum_budget_phrase};
 
 /// What the process needs whatever the graph (code, thread stacks, allocator arenas): not part of
 /// the budget, which covers what scales with the graph or is a buffer or cache. A memory cgroup
@@ -120,7 +120,6 @@ pub struct BudgetError {
 
 impl std::fmt::Display for BudgetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
         // The reserves there are, each ", what bytes", and a comma before "plus" after them.
         let reserves: String = [
             (
@@ -142,14 +141,13 @@ impl std::fmt::Display for BudgetError {
             f,
             "a memory budget of {} is too small: the offsets need {} and the algorithm's \
              vertex state {}{reserves}{comma} plus at least {} of I/O buffers and {} of \
-             cache; the minimum is --memory {:.1}MiB ({} bytes)",
+             cache; {}",
             human_bytes(self.budget_bytes),
             human_bytes(self.offsets_bytes),
             human_bytes(self.state_bytes),
             human_bytes(self.min_pool_bytes),
             human_bytes(MIN_CACHE),
-            mib(self.minimum_bytes).ceil(),
-            self.minimum_bytes
+            minimum_budget_phrase(self.minimum_bytes),
         )
     }
 }
