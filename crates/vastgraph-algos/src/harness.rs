@@ -159,18 +159,12 @@ pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
         match fit {
             BudgetFit::OutOfCore(graph) => {
                 let load_seconds = opened.elapsed().as_secs_f64();
-                let mut trials = Vec::with_capacity(request.trials);
-                let mut io = Vec::with_capacity(request.trials);
-                for trial in 0..request.trials {
-                    let out = budget::run(
-                        request.algorithm,
-                        &graph,
-                        request.params,
-                        request.verify && trial == 0,
-                    )?;
+                let mut io = Vec::new();
+                let trials = Trials::run(request.trials, request.verify, |verify| {
+                    let out = budget::run(request.algorithm, &graph, request.params, verify)?;
                     io.push(out.io);
-                    trials.push(out.output);
-                }
+                    Ok(out.output)
+                })?;
                 let manifest = graph.manifest().clone();
                 let mut report = record(
                     &request,
@@ -214,41 +208,74 @@ pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
         }
     };
     let load_seconds = opened.elapsed().as_secs_f64();
-    let mut trials = Vec::with_capacity(request.trials);
-    for trial in 0..request.trials {
-        trials.push(registry::run_on_store(
+    let trials = Trials::run(request.trials, request.verify, |verify| {
+        Ok(registry::run_on_store(
             store,
             request.algorithm,
             request.params,
-            request.verify && trial == 0,
-        )?);
-    }
+            verify,
+        )?)
+    })?;
     let m = store.manifest();
     let mut report = record(&request, trials, (m.vertices, m.arcs), load_seconds);
     report.record.baseline_rss_bytes = baseline_rss;
     Ok(report)
 }
 
-/// The record of `trials` (at least one): the last one's values and statistics, the first
-/// one's verification, the largest heap peak, the median time.
+/// The trials of a run, folded as each one ends: only the last one's output is kept, and the
+/// previous one's is dropped before the next starts, so that a run of many trials holds one
+/// output, as its memory budget counts, not one a trial.
+struct Trials {
+    seconds: Vec<f64>,
+    peak_mutable_bytes: u64,
+    verify_seconds: Option<f64>,
+    last: Output,
+}
+
+impl Trials {
+    /// Runs `count` (at least one) trials of `trial`, which is told whether to verify: the first
+    /// one is verified when `verify` is set.
+    fn run(
+        count: usize,
+        verify: bool,
+        mut trial: impl FnMut(bool) -> anyhow::Result<Output>,
+    ) -> anyhow::Result<Trials> {
+        let first = trial(verify)?;
+        let mut trials = Trials {
+            seconds: vec![first.wall_seconds],
+            peak_mutable_bytes: first.peak_mutable_bytes,
+            verify_seconds: first.verify_seconds,
+            last: first,
+        };
+        for _ in 1..count {
+            trials.last.values = None;
+            let out = trial(false)?;
+            trials.seconds.push(out.wall_seconds);
+            trials.peak_mutable_bytes = trials.peak_mutable_bytes.max(out.peak_mutable_bytes);
+            trials.last = out;
+        }
+        Ok(trials)
+    }
+}
+
+/// The record of `trials`: the last one's values and statistics, the first one's
+/// verification, the largest heap peak, the median time.
 fn record(
     request: &Request<'_>,
-    trials: Vec<Output>,
+    trials: Trials,
     (vertices, arcs): (u64, u64),
     load_seconds: f64,
 ) -> Report {
     let peak_rss_bytes = memory::peak_rss_bytes();
-    let trial_seconds: Vec<f64> = trials.iter().map(|t| t.wall_seconds).collect();
+    let Trials {
+        seconds: trial_seconds,
+        peak_mutable_bytes,
+        verify_seconds,
+        last,
+    } = trials;
     let mut sorted = trial_seconds.clone();
     sorted.sort_by(f64::total_cmp);
     let median = sorted[sorted.len() / 2];
-    let peak_mutable_bytes = trials
-        .iter()
-        .map(|t| t.peak_mutable_bytes)
-        .max()
-        .unwrap_or(0);
-    let verify_seconds = trials[0].verify_seconds;
-    let last = trials.into_iter().next_back().expect("at least one trial");
     let top = last
         .values
         .as_ref()

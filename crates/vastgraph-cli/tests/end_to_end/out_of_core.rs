@@ -248,6 +248,52 @@ fn out_of_core_bfs_stays_within_budget_in_a_memory_cgroup() {
     }
 }
 
+/// A run of many trials within a budget holds one trial's output at a time, as the budget
+/// counts it: 32 PageRank trials on 2^18 vertices would hold 64 MiB of scores if each trial's
+/// were kept to the end. The output written is the last trial's, the one a single trial gives.
+#[test]
+fn trials_within_a_budget_hold_one_output_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = generate(tmp.path(), 18);
+    let budget = 8 * MIB;
+    let run = |trials: &str| {
+        let out = tmp.path().join(format!("trials-{trials}.npy"));
+        let stats_path = tmp.path().join(format!("trials-{trials}.json"));
+        let o = vastgraph(&[
+            "run",
+            "pagerank",
+            &store,
+            "--memory",
+            &budget.to_string(),
+            "--max-iters",
+            "1",
+            "--trials",
+            trials,
+            "-o",
+            out.to_str().unwrap(),
+            "--stats",
+            stats_path.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (fs::read(&out).unwrap(), stats(&stats_path))
+    };
+    let (one, _) = run("1");
+    let (many, s) = run("32");
+    assert_eq!(s["trial_seconds"].as_array().unwrap().len(), 32);
+    assert_eq!(
+        s["out_of_core"].as_object().map(|o| o.is_empty()),
+        Some(false)
+    );
+    let peak = s["peak_rss_bytes"].as_u64().unwrap();
+    assert!(
+        peak <= budget + PROCESS_ALLOWANCE,
+        "peak RSS {} MiB over {} MiB",
+        peak / MIB,
+        (budget + PROCESS_ALLOWANCE) / MIB
+    );
+    assert_eq!(many, one);
+}
+
 /// Every algorithm of the registry, within a budget below its store, stays inside a memory
 /// cgroup of the budget plus the process allowance, reads its lists from disk, and writes the
 /// in-memory result.
