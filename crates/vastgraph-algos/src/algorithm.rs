@@ -264,7 +264,12 @@ impl Param {
                     .map_err(|_| bad("a comma-separated list of vertex ids"))?,
             ),
             Kind::Flag => Value::Bool(true),
-            Kind::Number => Value::from(word.parse::<f64>().map_err(|_| bad("a number"))?),
+            // JSON has no NaN or infinity (serde_json makes them null, which reads as "not
+            // given"), so a word that parses to one is refused here, not left to the range.
+            Kind::Number => match word.parse::<f64>() {
+                Ok(x) if x.is_finite() => Value::from(x),
+                _ => return Err(bad("a finite number")),
+            },
             Kind::Choice(_) => Value::from(word),
         })
     }

@@ -342,6 +342,13 @@ mod tests {
         assert!(info("pagerank")
             .check(&Params::default().with("damping", 0.0))
             .is_ok());
+        for word in ["nan", "NaN", "inf", "-inf", "infinity"] {
+            assert_eq!(
+                crate::pagerank::DAMPING.parse(word),
+                Err(format!("--damping: {word:?} is not a finite number"))
+            );
+        }
+        assert_eq!(crate::ldd::BETA.parse("0.5"), Ok(serde_json::json!(0.5)));
     }
 
     #[test]

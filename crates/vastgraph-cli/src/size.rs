@@ -27,6 +27,10 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     if !bytes.is_finite() || bytes < 1.0 {
         return Err(format!("size '{text}' must be at least one byte"));
     }
+    // `as u64` would saturate: a size past 2^64 bytes is a typing error, not a budget.
+    if bytes >= u64::MAX as f64 {
+        return Err(format!("size '{text}' is more than 2^64 bytes"));
+    }
     Ok(bytes as u64)
 }
 
@@ -55,6 +59,11 @@ mod tests {
         assert!(parse_size("12 parsecs").is_err());
         assert!(parse_size("").is_err());
         assert!(parse_size("0").is_err());
+        assert!(parse_size("16777215TiB").is_ok());
+        assert_eq!(
+            parse_size("99999999999999999999999TiB"),
+            Err("size '99999999999999999999999TiB' is more than 2^64 bytes".to_string())
+        );
         assert_eq!(human(3 << 29), "1.5 GiB");
     }
 }
