@@ -223,7 +223,7 @@ pub fn run(name: &str, g: &OocGraph, p: &Params, verify: bool) -> Result<OocOutp
             .map_or("run", |a| a.name);
         return Err(RunError::Algo(crate::AlgoError::Io {
             algorithm,
-            message: format!("{e:#}"),
+            message: vastgraph_engine::error::chain_text(&e),
         }));
     }
     let output = output?;

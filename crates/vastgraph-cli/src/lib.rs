@@ -26,6 +26,7 @@ mod top;
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
+use vastgraph_engine::error::chain_text;
 
 #[derive(Parser)]
 #[command(
@@ -160,11 +161,11 @@ where
         (Ok(()), _) => 0,
         // The command stopped on the interrupt's request and removed what it had staged.
         (Err(e), Some(signal)) => {
-            eprintln!("\ninterrupted: {e:#}");
+            eprintln!("\ninterrupted: {}", chain_text(&e));
             128 + signal as u8
         }
         (Err(e), None) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", chain_text(&e));
             1
         }
     }

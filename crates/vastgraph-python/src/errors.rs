@@ -9,6 +9,7 @@ use pyo3::exceptions::{
     PyValueError,
 };
 use pyo3::PyErr;
+use vastgraph_engine::error::chain_text;
 use vastgraph_ingest::IngestError;
 use vastgraph_store::StoreError;
 
@@ -71,7 +72,7 @@ pub fn panic_error(payload: Box<dyn std::any::Any + Send>) -> PyErr {
 /// `KeyboardInterrupt`), else `ValueError` (e.g. a memory budget below the minimum); the
 /// message is the whole chain.
 pub fn chain_error(e: anyhow::Error) -> PyErr {
-    let message = in_python_terms(&format!("{e:#}"));
+    let message = in_python_terms(&chain_text(&e));
     for cause in e.chain() {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
             return io_error(io.kind(), message);

@@ -63,14 +63,21 @@ pub(crate) fn split_target(target: &Path) -> Result<(PathBuf, String), StoreErro
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    if !parent.is_dir() {
-        return Err(StoreError::io(
-            &parent,
-            std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "parent directory does not exist",
-            ),
-        ));
+    match fs::metadata(&parent) {
+        Ok(meta) if meta.is_dir() => {}
+        Ok(_) => {
+            return Err(StoreError::io(
+                &parent,
+                std::io::Error::from_raw_os_error(libc::ENOTDIR),
+            ))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StoreError::io(
+                &parent,
+                std::io::Error::new(e.kind(), "parent directory does not exist"),
+            ))
+        }
+        Err(e) => return Err(StoreError::io(&parent, e)),
     }
     Ok((parent, name))
 }

@@ -225,6 +225,31 @@ fn a_stale_stage_of_the_target_is_removed_by_the_next_build() {
     assert!(!dir.path().join(".bfs.tsv.lock").exists());
 }
 
+/// A target under a regular file, where no directory can be: convert, a run's output and an
+/// export each name the path and the system's reason, once.
+#[test]
+fn a_target_that_cannot_be_created_is_named_with_its_reason_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    ok(&["convert", &fixture("tiny.tsv"), "-o", s(&store)]);
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"not a directory").unwrap();
+    let reason = std::io::Error::from_raw_os_error(libc::ENOTDIR).to_string();
+    for (what, args) in [
+        ("convert", vec!["convert", &fixture("tiny.tsv"), "-o"]),
+        ("run", vec!["run", "bfs", s(&store), "-o"]),
+        ("export", vec!["export", s(&store), "-o"]),
+    ] {
+        let target = file.join("x.tsv");
+        let mut args: Vec<String> = args.into_iter().map(String::from).collect();
+        args.push(s(&target).to_string());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let e = assert_clean_failure(&vastgraph(&args), what);
+        assert!(e.contains(s(&file)), "{what}: {e}");
+        assert_eq!(e.matches(&reason).count(), 1, "{what}: {e}");
+    }
+}
+
 /// A store whose manifest claims symmetry its lists do not have passes the open (each list is
 /// valid) but not `info --verify`.
 #[test]

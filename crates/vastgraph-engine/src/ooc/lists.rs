@@ -647,7 +647,8 @@ impl Adjacency for OocLists<'_> {
             })
         });
         if let Err(e) = scanned {
-            self.g.keep_list_error(io::Error::other(format!("{e:#}")));
+            self.g
+                .keep_list_error(io::Error::other(crate::error::chain_text(&e)));
         }
         true
     }
