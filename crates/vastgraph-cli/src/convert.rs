@@ -99,7 +99,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
             for record in plan.input_records() {
                 builder.add_input(record);
             }
-            let mut progress = Progress::new("reading", Some(plan.total_bytes()), "bytes", quiet);
+            let mut progress = Progress::new("reading", plan.total_bytes(), "bytes", quiet);
             let summary =
                 vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| progress.set(done))?;
             progress.finish();

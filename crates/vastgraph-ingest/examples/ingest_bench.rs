@@ -89,7 +89,7 @@ fn main() -> anyhow::Result<()> {
             let start = Instant::now();
             let summary = ingest(&plan, &mut sink, &mut |_| {})?;
             let secs = start.elapsed().as_secs_f64();
-            let mb = plan.total_bytes() as f64 / 1e6;
+            let mb = plan.total_bytes().unwrap_or(0) as f64 / 1e6;
             println!(
                 "{} edges, {} vertices, {:.1} MB on disk in {:.2} s: {:.0} MB/s, {:.1} M edges/s ({} threads)",
                 summary.edges,

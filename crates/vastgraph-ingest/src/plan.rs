@@ -60,23 +60,27 @@ pub struct IngestPlan {
 }
 
 impl IngestPlan {
-    /// Sum of the inputs' on-disk sizes: the total for a progress bar.
-    pub fn total_bytes(&self) -> u64 {
-        self.inputs.iter().map(|i| i.bytes).sum()
+    /// Sum of the inputs' on-disk sizes, the total for a progress bar, when every input is a
+    /// regular file: a pipe or a device (`/dev/stdin`) has no length to go by.
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.inputs
+            .iter()
+            .map(|i| is_regular(&i.path).then_some(i.bytes))
+            .sum()
     }
 
     /// The edges and vertices of the inputs when their sizes say so before any is read:
     /// uncompressed binary edge lists in regular files only. Other inputs leave the disk
     /// check to the build.
     pub fn expected_size(&self) -> Option<vastgraph_store::ExpectedSize> {
-        let edges_of = |input: &PlannedInput| {
-            // A pipe or a device has no length to go by.
-            let regular = std::fs::metadata(&input.path).is_ok_and(|m| m.is_file());
-            match (input.format, Compression::of(&input.path), regular) {
-                (InputFormat::Bin32, Compression::None, true) => Some(input.bytes / 8),
-                (InputFormat::Bin64, Compression::None, true) => Some(input.bytes / 16),
-                _ => None,
-            }
+        let edges_of = |input: &PlannedInput| match (
+            input.format,
+            Compression::of(&input.path),
+            is_regular(&input.path),
+        ) {
+            (InputFormat::Bin32, Compression::None, true) => Some(input.bytes / 8),
+            (InputFormat::Bin64, Compression::None, true) => Some(input.bytes / 16),
+            _ => None,
         };
         let edges = self.inputs.iter().map(edges_of).sum::<Option<u64>>()?;
         Some(vastgraph_store::ExpectedSize {
@@ -96,6 +100,12 @@ impl IngestPlan {
             })
             .collect()
     }
+}
+
+/// Whether `path` is a regular file, whose length says how much there is to read (a pipe or a
+/// device has none).
+fn is_regular(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// What one input's header or first lines say.

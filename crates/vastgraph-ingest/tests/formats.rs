@@ -292,5 +292,17 @@ fn progress_reaches_the_total_bytes() {
     let mut seen = Vec::new();
     ingest(&plan, &mut VecSink::default(), &mut |b| seen.push(b)).unwrap();
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
-    assert_eq!(seen.last().copied(), Some(plan.total_bytes()));
+    assert_eq!(seen.last().copied(), plan.total_bytes());
+    assert!(plan.total_bytes().is_some());
+
+    // A device has no length: no total, rather than a total of 0 bytes read past.
+    let device = vastgraph_ingest::plan(
+        &[std::path::PathBuf::from("/dev/null")],
+        &IngestOptions {
+            format: Some(vastgraph_ingest::InputFormat::Bin32),
+            ..IngestOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(device.total_bytes(), None);
 }

@@ -123,7 +123,7 @@ pub fn convert(
             },
         )
         .map_err(ingest_error)?;
-        state.set_total(plan.total_bytes());
+        state.set_total(plan.total_bytes().unwrap_or(0));
         // A symmetric Matrix Market file stores one triangle: the store must hold both.
         let settings = Settings {
             symmetrize: settings.symmetrize || plan.symmetric,
