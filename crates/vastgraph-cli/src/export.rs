@@ -29,15 +29,18 @@ pub struct ExportArgs {
     /// Output file (tsv) or directory (parquet).
     #[arg(short, long)]
     pub output: PathBuf,
-    /// Parquet: rows per row group.
-    #[arg(long, default_value_t = ParquetOptions::default().chunk_rows)]
-    pub chunk_rows: usize,
-    /// Parquet: rows per file before the next `part-NNNNN.parquet` starts.
-    #[arg(long, default_value_t = ParquetOptions::default().rows_per_file)]
-    pub rows_per_file: u64,
-    /// Parquet: zstd, snappy or none.
-    #[arg(long, default_value = "zstd")]
-    pub compression: ParquetCompression,
+    // The Parquet options are Options, so that one given with `--format tsv` (which has no
+    // row groups, files or compression) is refused rather than ignored.
+    #[arg(long, value_name = "ROWS", help = format!(
+        "Parquet: rows per row group [default: {}]", ParquetOptions::default().chunk_rows))]
+    pub chunk_rows: Option<usize>,
+    #[arg(long, value_name = "ROWS", help = format!(
+        "Parquet: rows per file before the next `part-NNNNN.parquet` starts [default: {}]",
+        ParquetOptions::default().rows_per_file))]
+    pub rows_per_file: Option<u64>,
+    /// Parquet: zstd, snappy or none [default: zstd].
+    #[arg(long)]
+    pub compression: Option<ParquetCompression>,
     /// Replace an existing output: a TSV file, or the tables of a non-empty Parquet directory.
     #[arg(long, alias = "overwrite")]
     pub force: bool,
@@ -45,6 +48,17 @@ pub struct ExportArgs {
 
 pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
     if args.format == ExportFormat::Tsv {
+        let parquet_only = [
+            ("--chunk-rows", args.chunk_rows.is_some()),
+            ("--rows-per-file", args.rows_per_file.is_some()),
+            ("--compression", args.compression.is_some()),
+        ];
+        if let Some((flag, _)) = parquet_only.iter().find(|(_, given)| *given) {
+            anyhow::bail!(
+                "{flag} applies to --format parquet; a TSV export is one uncompressed file \
+                 (compress it afterwards, e.g. with zstd)"
+            );
+        }
         crate::run::refuse_existing(&args.output, args.force)?;
     }
     // An export reads the lists, not the tiles.
@@ -103,10 +117,11 @@ fn write<A: Adjacency>(
     match args.format {
         ExportFormat::Tsv => write_tsv(export, &args.output, &mut progress)?,
         ExportFormat::Parquet => {
+            let default = ParquetOptions::default();
             let options = ParquetOptions {
-                chunk_rows: args.chunk_rows,
-                rows_per_file: args.rows_per_file,
-                compression: args.compression,
+                chunk_rows: args.chunk_rows.unwrap_or(default.chunk_rows),
+                rows_per_file: args.rows_per_file.unwrap_or(default.rows_per_file),
+                compression: args.compression.unwrap_or(default.compression),
                 overwrite: args.force,
                 vertices: true,
             };

@@ -199,6 +199,43 @@ fn export_parquet_writes_tables_and_refuses_to_mix_with_old_ones() {
         "{}",
         stderr(&o)
     );
+    // The Parquet options name their format when given to a TSV export, which would ignore
+    // them (a user asking for --compression zstd would get an uncompressed file), and nothing
+    // is written.
+    let tsv = dir.path().join("arcs.tsv");
+    for flag in [
+        &["--compression", "zstd"][..],
+        &["--chunk-rows", "10"],
+        &["--rows-per-file", "10"],
+    ] {
+        let o = vastgraph(&[&["export", s, "-o", tsv.to_str().unwrap()][..], flag].concat());
+        assert_eq!(o.status.code(), Some(1), "{flag:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{} applies to --format parquet", flag[0])),
+            "{}",
+            stderr(&o)
+        );
+        assert!(!tsv.exists(), "{flag:?}");
+    }
+    // With parquet they apply: one row a group and a file, three files of edges.
+    let o = vastgraph(&[
+        "export",
+        s,
+        "--format",
+        "parquet",
+        "-o",
+        t,
+        "--overwrite",
+        "--chunk-rows",
+        "1",
+        "--rows-per-file",
+        "1",
+        "--compression",
+        "snappy",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("edges").join("part-00002.parquet").exists());
+    assert!(!out.join("edges").join("part-00003.parquet").exists());
     // Writing to a device goes straight to it instead of renaming over it.
     let o = vastgraph(&["export", s, "-o", "/dev/null"]);
     assert!(o.status.success(), "{}", stderr(&o));
