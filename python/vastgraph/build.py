@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -260,6 +260,14 @@ def _as_weights(values: Any) -> np.ndarray:
     array = np.ascontiguousarray(array, dtype=np.float64)
     if len(array) and np.isnan(array).any():
         raise ValueError(f"weights[{int(np.argmax(np.isnan(array)))}] is NaN")
+    # A store keeps int32 or float32 weights: a larger finite one would become an infinity.
+    beyond = np.isfinite(array) & (np.abs(array) > np.finfo(np.float32).max)
+    if len(array) and beyond.any():
+        index = int(np.argmax(beyond))
+        raise ValueError(
+            f"weights[{index}] = {float(array[index])!r} is beyond float32's range (±3.4e38); "
+            "a store keeps its weights as int32 or float32"
+        )
     return array
 
 
@@ -327,6 +335,12 @@ def from_edges(
         bad = next((label for label in label_list if "\n" in label or "\r" in label), None)
         if bad is not None:
             raise ValueError(f"label {bad!r} contains a line break (labels are stored one per line)")
+        if len(set(label_list)) != len(label_list):
+            seen: Dict[str, int] = {}
+            for i, label in enumerate(label_list):
+                if label in seen:
+                    raise ValueError(f"labels[{seen[label]}] and labels[{i}] are both {label!r}: a label names one vertex")
+                seen[label] = i
         needed = max(int(src_ids.max(initial=0)), int(dst_ids.max(initial=0))) + 1 if len(src_ids) else 0
         if len(label_list) < max(needed, num_vertices or 0):
             raise ValueError(
@@ -426,7 +440,7 @@ def from_scipy(
     **options: Any,
 ) -> Graph:
     """Builds a store from a square SciPy sparse matrix (any format): entry (u, v) is the arc
-    u -> v with that value as its weight. ``weighted=None`` stores weights unless the matrix
+    u -> v with that value as its weight (duplicate entries summed, as SciPy does). ``weighted=None`` stores weights unless the matrix
     is boolean or every stored value is 1. Explicitly stored zeros are arcs of weight 0.
     Other options are those of :func:`from_edges`.
     """
@@ -437,7 +451,9 @@ def from_scipy(
     rows, cols = matrix.shape
     if rows != cols:
         raise ValueError(f"an adjacency matrix must be square, got shape {matrix.shape}")
-    coo = sp.coo_array(matrix)
+    # Duplicate entries of a COO matrix are one entry, their sum, as SciPy reads them.
+    coo = sp.coo_array(matrix, copy=True)
+    coo.sum_duplicates()
     data = np.asarray(coo.data)
     if weighted is None:
         weighted = data.dtype.kind != "b" and not bool(np.all(data == 1))

@@ -130,6 +130,17 @@ def _is_number(value: Any) -> bool:
     return numeric and not isinstance(value, (bool, np.bool_))
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _finite_in_float32(value: Any) -> bool:
+    """Whether a number is finite and within float32's range (a store's weights are int32 or
+    float32; a larger one would be stored as infinity)."""
+    if isinstance(value, (int, np.integer)):
+        return abs(int(value)) <= _FLOAT32_MAX  # exact, where float() of a huge int raises
+    return math.isfinite(value) and abs(value) <= _FLOAT32_MAX
+
+
 # How NetworkX's algorithms read a graph: a subclass that overrides any of these (such as
 # NetworkX's complement-graph class in approximation.kcomponents) may mean other edges than
 # G.edges() lists, so it is left to NetworkX.
@@ -171,6 +182,8 @@ def _why_not_stored(G: Any, attrs: Dict[str, Any], preserve_edge_attrs: bool) ->
             value = data.get(attribute, default)
             if not _is_number(value):
                 return f"edge attribute {attribute!r} value {value!r} is not a number"
+            if not _finite_in_float32(value):
+                return f"edge attribute {attribute!r} value {value!r} is not finite or beyond float32's range"
     return None
 
 
@@ -329,7 +342,10 @@ def _run_networkx(name: str, G: Any, reason: str, arguments: Dict[str, Any]) -> 
         # A vastgraph store: can_run declined this already unless the call got here directly.
         raise NotImplementedError(f"vastgraph cannot run {name} with these arguments: {reason}")
     _logger.debug("%s runs NetworkX's implementation, because: %s", name, reason)
-    return getattr(_nx(), name)(source, backend="networkx", **arguments)
+    nx = _nx()
+    # label_propagation_communities is only in nx.community, not at NetworkX's top level.
+    function = getattr(nx, name, None) or getattr(nx.community, name)
+    return function(source, backend="networkx", **arguments)
 
 
 def _dispatched(check: Callable[..., Any], collections: Tuple[str, ...] = ()):
@@ -535,8 +551,8 @@ def _weights_fit_store(G: Any, attribute: str) -> Any:
         w = data.get(attribute, 1)
         if not _is_number(w):
             return f"weight {w!r} is not a number"
-        if not math.isfinite(w) or w < 0:
-            return f"weight {w!r} is negative or not finite"
+        if not _finite_in_float32(w) or w < 0:
+            return f"weight {w!r} is negative, not finite or beyond float32's range"
         # Integral weights are stored as int32 and others as float32: exact for both only
         # when float32 holds the value.
         if float(np.float32(w)) != float(w):
@@ -803,7 +819,9 @@ def single_source_shortest_path_length(G, source, cutoff=None):
     dist = _hop_distances(G, [s])
     reached = np.flatnonzero(dist >= 0)
     if cutoff is not None:
-        reached = reached[dist[reached] <= cutoff]
+        # NetworkX goes one level further while cutoff > the level it is at: level d is
+        # reached when d < cutoff + 1 (d <= cutoff for an integer), and the source always.
+        reached = reached[(dist[reached] == 0) | (dist[reached] < cutoff + 1)]
     names = _names(G)
     return {names[i]: int(dist[i]) for i in _by_distance(dist, reached).tolist()}
 

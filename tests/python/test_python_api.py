@@ -676,3 +676,18 @@ def test_convert_of_an_edge_list_larger_than_the_disk_is_refused_before_reading(
     with pytest.raises(OSError, match="not enough disk space.*for sorted runs"):
         vg.convert(big, tmp_path / "s")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["huge.bin32"]
+
+
+def test_what_a_store_cannot_hold_is_refused_or_read_as_scipy_does(tmp_path):
+    """Duplicate COO entries are summed (SciPy's reading), a weight beyond float32 is refused
+    (it would be stored as an infinity), and so are two vertices with one label."""
+    sp = pytest.importorskip("scipy.sparse")
+    m = sp.coo_array(([1.0, 2.0, 4.0], ([0, 0, 1], [1, 1, 0])), shape=(2, 2))
+    g = vg.from_scipy(m, tmp_path / "dup")
+    np.testing.assert_array_equal(g.to_scipy().toarray(), m.toarray())
+    with pytest.raises(ValueError, match=r"weights\[1\] = 1e\+40 is beyond float32's range"):
+        vg.from_edges([0, 1], [1, 2], [1.0, 1e40], path=tmp_path / "big")
+    assert vg.from_edges([0], [1], [-3.4e38], path=tmp_path / "edge").weights[0] == np.float32(-3.4e38)
+    with pytest.raises(ValueError, match=r"labels\[0\] and labels\[2\] are both 'a'"):
+        vg.from_edges([0, 1], [1, 2], labels=["a", "b", "a"], path=tmp_path / "labels")
+    assert not (tmp_path / "big").exists() and not (tmp_path / "labels").exists()

@@ -548,3 +548,26 @@ def test_networkx_own_tests_pass_with_the_backend(tmp_path):
     # The kernels did the work: every listed function ran on one at least once.
     ran = json.loads(counts.read_text())
     assert not [name for name, (calls, networkx) in ran.items() if calls - networkx < 1], ran
+
+
+def test_cutoffs_and_fallbacks_that_networkx_reads_its_own_way(caplog):
+    """A cutoff that is not a whole non-negative number reaches the levels NetworkX reaches; a
+    function that lives in nx.community falls back there; a weight no store holds (NaN, or
+    finite beyond float32) leaves the graph to NetworkX."""
+    path = nx.path_graph(5)
+    for cutoff in (-1, -0.5, 0, 0.5, 1.5, 2, 3.0):
+        got = nx.single_source_shortest_path_length(path, 0, cutoff=cutoff, backend="vastgraph")
+        assert got == nx.single_source_shortest_path_length(path, 0, cutoff=cutoff), cutoff
+    from networkx.algorithms.community import label_propagation_communities
+
+    looped = nx.Graph([(0, 1), (1, 1)])
+    got, kernel = kernel_ran(caplog, lambda: list(label_propagation_communities(looped, backend="vastgraph")))
+    assert got == list(label_propagation_communities(looped)) and not kernel
+    for weight in (float("nan"), 1e40):
+        G = nx.DiGraph([(0, 1, {"weight": weight}), (1, 2, {"weight": 1.0})])
+        got, kernel = kernel_ran(
+            caplog, lambda: nx.single_source_dijkstra_path_length(G, 0, backend="vastgraph")
+        )
+        expected = nx.single_source_dijkstra_path_length(G, 0)
+        assert not kernel and got.keys() == expected.keys()
+        assert all(str(got[v]) == str(expected[v]) for v in got), (got, expected)
