@@ -416,9 +416,32 @@ pub struct Descriptor {
     /// on lists on disk: the bytes of state it keeps for `n` vertices with these parameters, or
     /// None when they make it read lists one at a time instead.
     pub state_in_passes: Option<fn(u64, &Params) -> Option<u64>>,
+    /// Whether the per-vertex values are vertex ids, which text output names by the store's
+    /// labels as it names the vertices.
+    pub vertex_values: VertexValues,
+}
+
+/// Which outputs are vertex ids: a component's smallest vertex, a cluster's centre, a BFS
+/// parent, a label that starts as a vertex's own id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VertexValues {
+    /// Numbers of their own (distances, ranks, core numbers, colours, flags).
+    No,
+    Yes,
+    /// Vertex ids when this flag parameter is set (bfs's `parents`), numbers otherwise.
+    WhenSet(&'static str),
 }
 
 impl Descriptor {
+    /// Whether a run with these parameters outputs vertex ids ([`VertexValues`]).
+    pub fn values_are_vertices(&self, given: &Params) -> bool {
+        match self.vertex_values {
+            VertexValues::No => false,
+            VertexValues::Yes => true,
+            VertexValues::WhenSet(name) => self.param(name).is_some_and(|p| given.flag(p)),
+        }
+    }
+
     pub fn param(&self, name: &str) -> Option<&'static Param> {
         self.params.iter().find(|p| p.name == name)
     }

@@ -282,6 +282,7 @@ impl Algorithm for Bc {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: None,
     };
     type Params = BcParams;

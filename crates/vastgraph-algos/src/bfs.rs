@@ -1011,6 +1011,7 @@ impl Algorithm for Bfs {
         },
         state: STATE,
         resumable: true,
+        vertex_values: crate::algorithm::VertexValues::WhenSet("parents"),
         state_in_passes: Some(|n, p| Some(state_in_passes(n, p.flag(&PARENTS)))),
     };
     type Params = BfsParams;

@@ -422,6 +422,7 @@ impl Algorithm for Biconnectivity {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: Some(|n, _| Some(STATE.bytes(n, 0, 1))),
     };
     type Params = BiconnectivityParams;

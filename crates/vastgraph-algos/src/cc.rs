@@ -629,6 +629,7 @@ impl Algorithm for Cc {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::Yes,
         state_in_passes: Some(|n, p| (p.choice(&METHOD) == "afforest").then(|| state_in_passes(n))),
     };
     type Params = CcParams;

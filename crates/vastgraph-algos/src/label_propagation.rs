@@ -492,6 +492,7 @@ impl Algorithm for LabelPropagation {
         },
         state: STATE,
         resumable: true,
+        vertex_values: crate::algorithm::VertexValues::Yes,
         state_in_passes: None,
     };
     type Params = LabelPropagationParams;

@@ -385,6 +385,7 @@ impl Algorithm for Ldd {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::Yes,
         state_in_passes: None,
     };
     type Params = LddParams;

@@ -178,6 +178,7 @@ impl Algorithm for Mis {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: None,
     };
     type Params = MisParams;

@@ -723,6 +723,7 @@ impl Algorithm for DeltaPageRank {
         },
         state: DELTA_STATE,
         resumable: true,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = DeltaPageRankParams;
@@ -773,6 +774,7 @@ impl Algorithm for PersonalizedPageRank {
         },
         state: PERSONALIZED_STATE,
         resumable: true,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = PersonalizedPageRankParams;

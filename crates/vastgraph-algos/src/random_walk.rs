@@ -360,6 +360,7 @@ impl Algorithm for RandomWalk {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: Some(|n, p| Some(state_for(n, p))),
     };
     type Params = RandomWalkParams;

@@ -9,7 +9,7 @@ use thiserror::Error;
 use vastgraph_engine::{memory, visit_store, Adjacency, Graph, GraphVisitor, Vertex};
 use vastgraph_store::Store;
 
-pub use crate::algorithm::{Algorithm, AlgorithmVisitor, Descriptor, Params};
+pub use crate::algorithm::{Algorithm, AlgorithmVisitor, Descriptor, Params, VertexValues};
 use crate::common::{AlgoError, RunStats, VerifyError};
 use crate::*;
 

@@ -390,6 +390,7 @@ impl Algorithm for Scc {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::Yes,
         state_in_passes: None,
     };
     type Params = SccParams;

@@ -260,6 +260,7 @@ impl Algorithm for Spanner {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: None,
     };
     type Params = SpannerParams;

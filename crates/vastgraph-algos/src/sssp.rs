@@ -653,6 +653,7 @@ impl Algorithm for Sssp {
         },
         state: STATE,
         resumable: true,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = SsspParams;
@@ -698,6 +699,7 @@ impl Algorithm for BellmanFord {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: None,
     };
     type Params = BellmanFordParams;

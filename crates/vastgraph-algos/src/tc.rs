@@ -670,6 +670,7 @@ impl Algorithm for Tc {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: None,
     };
     type Params = TcParams;

@@ -392,6 +392,7 @@ impl Algorithm for Widest {
         },
         state: STATE,
         resumable: false,
+        vertex_values: crate::algorithm::VertexValues::No,
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = WidestParams;

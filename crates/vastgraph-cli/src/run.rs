@@ -219,7 +219,8 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
             .values
             .as_ref()
             .with_context(|| format!("{} produces no per-vertex output", args.algorithm))?;
-        write_output(path, values, &|| {
+        let vertex_values = registry::descriptor(&args.algorithm)?.values_are_vertices(&params);
+        write_output(path, values, vertex_values, &|| {
             Ok(vastgraph_store::Store::open_without_tiles(&args.store)?.labels()?)
         })?;
     }
@@ -318,10 +319,13 @@ fn write_stats(path: Option<&Path>, stats: &RunRecord) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `labels` is called only for text output, to name the vertices.
+/// `labels` is called only for text output, to name the vertices, and the values too when
+/// they are vertex ids (`vertex_values`: a component's smallest vertex, a BFS parent, ...;
+/// none is -1 or u32::MAX, written as -1).
 fn write_output(
     path: &Path,
     values: &Values,
+    vertex_values: bool,
     labels: &dyn Fn() -> anyhow::Result<Option<Vec<String>>>,
 ) -> anyhow::Result<()> {
     match path.extension().and_then(|e| e.to_str()) {
@@ -342,8 +346,23 @@ fn write_output(
                 Some(l) => l[v as usize].clone(),
                 None => v.to_string(),
             };
+            // A vertex id as the vertices are named; "-1" for none.
+            let vertex = |x: i64| match u32::try_from(x) {
+                Ok(id) if id != u32::MAX => name(u64::from(id)),
+                _ => "-1".to_string(),
+            };
             write_atomically(path, |w| {
                 match values {
+                    Values::I64(v) if vertex_values => {
+                        for (i, &x) in v.iter().enumerate() {
+                            writeln!(w, "{}\t{}", name(i as u64), vertex(x))?;
+                        }
+                    }
+                    Values::U32(v) if vertex_values => {
+                        for (i, &x) in v.iter().enumerate() {
+                            writeln!(w, "{}\t{}", name(i as u64), vertex(i64::from(x)))?;
+                        }
+                    }
                     Values::I64(v) => write_tsv_column(w, v, &name)?,
                     Values::U64(v) => write_tsv_column(w, v, &name)?,
                     Values::U32(v) => write_tsv_column(w, v, &name)?,

@@ -8,7 +8,7 @@ use vastgraph_store::MAX_VERTICES;
 
 use crate::blocks::LineReader;
 use crate::text::{Edges, LineParser};
-use crate::tokens::{is_separator, parse_u64, parse_weight, Tokens};
+use crate::tokens::{is_separator, parse_u64, parse_weight, Tokens, NOT_A_STORABLE_WEIGHT};
 use crate::IngestError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,7 +124,7 @@ impl LineParser for DimacsParser {
         let weight = tokens
             .next()
             .and_then(|t| parse_weight(&line[t]))
-            .ok_or("missing or non-numeric arc weight")?;
+            .ok_or_else(|| format!("missing arc weight, or one {NOT_A_STORABLE_WEIGHT}"))?;
         if tokens.next().is_some() {
             return Err("too many columns for an arc line".into());
         }

@@ -9,6 +9,7 @@ use crate::blocks::LineReader;
 use crate::text::{Edges, LineParser};
 use crate::tokens::{
     is_blank_or_comment, is_separator, leading_vertex, parse_vertex, parse_weight, IdError, Tokens,
+    NOT_A_STORABLE_WEIGHT,
 };
 use crate::IngestError;
 
@@ -61,7 +62,7 @@ impl EdgeListParser {
         }
         let weight = match (third, self.weighted) {
             (Some(w), true) => Some(
-                parse_weight(&line[w]).ok_or("the weight is not a finite integer or real number")?,
+                parse_weight(&line[w]).ok_or_else(|| format!("the weight is {NOT_A_STORABLE_WEIGHT}"))?,
             ),
             (None, false) => None,
             (None, true) => {

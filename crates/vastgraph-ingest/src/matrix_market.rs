@@ -10,7 +10,7 @@ use vastgraph_store::MAX_VERTICES;
 
 use crate::blocks::LineReader;
 use crate::text::{Edges, LineParser};
-use crate::tokens::{is_blank_or_comment, parse_u64, parse_weight, Tokens};
+use crate::tokens::{is_blank_or_comment, parse_u64, parse_weight, Tokens, NOT_A_STORABLE_WEIGHT};
 use crate::IngestError;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,7 +175,8 @@ impl LineParser for MatrixMarketParser {
             (Some(_), Field::Pattern) => return Err("a pattern matrix entry has no value".into()),
             (None, _) => return Err("missing the entry's value".into()),
             (Some(v), field) => {
-                let weight = parse_weight(&line[v]).ok_or("the value is not a finite number")?;
+                let weight = parse_weight(&line[v])
+                    .ok_or_else(|| format!("the value is {NOT_A_STORABLE_WEIGHT}"))?;
                 if field == Field::Integer && weight.fract() != 0.0 {
                     return Err("the value is not an integer (the header says 'integer')".into());
                 }

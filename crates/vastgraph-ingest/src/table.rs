@@ -32,6 +32,7 @@ use vastgraph_store::{MAX_VERTICES, TABLE_VERTICES_KEY};
 use crate::labels::LabelInterner;
 use crate::quiet_panic::decode_quietly;
 use crate::sink::EdgeSink;
+use crate::tokens::{storable_weight, NOT_A_STORABLE_WEIGHT};
 use crate::{check_cancelled, IngestError, InputFormat};
 
 /// Rows per record batch asked of the Parquet reader (an IPC file's batches are as written).
@@ -446,11 +447,11 @@ fn numbers(
     let values = cast(at, column, array, &DataType::Float64)?;
     out.clear();
     out.extend_from_slice(values.as_primitive::<Float64Type>().values());
-    if let Some(index) = out.iter().position(|w| !w.is_finite()) {
+    if let Some(index) = out.iter().position(|&w| !storable_weight(w)) {
         return Err(at.error(
             index,
             column,
-            format!("holds {}, not a finite weight", out[index]),
+            format!("holds {}, {NOT_A_STORABLE_WEIGHT}", out[index]),
         ));
     }
     Ok(())

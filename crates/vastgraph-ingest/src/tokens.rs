@@ -145,7 +145,7 @@ fn swar_value(chunk: u64, digits: usize) -> u64 {
     (v.wrapping_mul(10000) + (v >> 32)) & 0xFFFF_FFFF
 }
 
-/// Parses an edge weight: an integer or a real number; must be finite.
+/// Parses an edge weight: an integer or a real number, [storable](storable_weight).
 #[inline]
 pub(crate) fn parse_weight(token: &[u8]) -> Option<f64> {
     if let Some(v) = parse_u64(token) {
@@ -154,7 +154,19 @@ pub(crate) fn parse_weight(token: &[u8]) -> Option<f64> {
     }
     let text = std::str::from_utf8(token).ok()?;
     let value: f64 = text.parse().ok()?;
-    value.is_finite().then_some(value)
+    storable_weight(value).then_some(value)
+}
+
+/// What a weight that [`storable_weight`] refuses is not.
+pub(crate) const NOT_A_STORABLE_WEIGHT: &str =
+    "not a finite number within float32's range (±3.4e38; a store keeps int32 or float32 weights)";
+
+/// Whether a weight can be stored: finite and within float32's range. A store keeps its
+/// weights as int32 or float32, and a finite weight beyond float32's range would become an
+/// infinity there, a different graph.
+#[inline]
+pub(crate) fn storable_weight(value: f64) -> bool {
+    value.is_finite() && value.abs() <= f64::from(f32::MAX)
 }
 
 #[cfg(test)]
@@ -218,6 +230,11 @@ mod tests {
         assert_eq!(parse_weight(b"nan"), None);
         assert_eq!(parse_weight(b"inf"), None);
         assert_eq!(parse_weight(b"1e999"), None);
+        // Finite, but an infinity once stored as float32: refused, as the infinities are.
+        assert_eq!(parse_weight(b"1e40"), None);
+        assert_eq!(parse_weight(b"-3.5e38"), None);
+        assert_eq!(parse_weight(b"-3.4e38"), Some(-3.4e38));
+        assert!(!storable_weight(f64::NAN));
         assert_eq!(parse_weight(b"\xff"), None);
     }
 

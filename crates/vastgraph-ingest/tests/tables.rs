@@ -254,7 +254,7 @@ fn bad_values_are_errors_naming_the_file_the_row_and_the_column() {
         Some(Arc::new(Float64Array::from(vec![1.0, 2.0, f64::NAN]))),
     );
     assert!(
-        err.contains("row 3: column 'weight' holds NaN, not a finite weight"),
+        err.contains("row 3: column 'weight' holds NaN, not a finite number within float32"),
         "{err}"
     );
     let err = error_of(Arc::new(Float64Array::from(vec![1.0, 0.0])), None);

@@ -364,3 +364,34 @@ fn a_build_larger_than_the_disk_is_refused_before_it_starts() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert!(left.is_empty(), "nothing is created: {left:?}");
 }
+
+/// A finite weight beyond float32's range would be stored as an infinity (a store keeps int32
+/// or float32 weights): each text format refuses it, naming the file, the line and the range.
+#[test]
+fn a_weight_beyond_float32_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text, line) in [
+        ("w.tsv", "0\t1\t2.5\n1\t2\t1e40\n", 2),
+        (
+            "w.mtx",
+            "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 1\n2 3 -5e38\n",
+            4,
+        ),
+        (
+            "w.gr",
+            "p sp 3 2\na 1 2 1\na 2 3 99999999999999999999999999999999999999999\n",
+            3,
+        ),
+    ] {
+        let input = dir.path().join(name);
+        std::fs::write(&input, text).unwrap();
+        let target = dir.path().join(format!("{name}.store"));
+        let o = vastgraph(&["convert", s(&input), "-o", s(&target)]);
+        let e = assert_clean_failure(&o, name);
+        assert!(
+            e.contains(&format!("{}:{line}:", s(&input))) && e.contains("float32's range"),
+            "{name}: {e}"
+        );
+        assert!(!target.exists(), "{name}");
+    }
+}

@@ -536,3 +536,50 @@ fn a_closed_stdout_ends_quietly() {
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
 }
+
+/// In `.tsv` output, values that are vertices (cc's component labels, bfs's parents) are named
+/// as the vertices are, by the store's labels: a relabelled store printed "100\t1" for 100's
+/// parent 200 (dense id 1), and "5\t3" for 5's component.
+#[test]
+fn tsv_values_that_are_vertices_are_named_by_their_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("named.tsv");
+    std::fs::write(&input, "100\t200\n200\t300\n5\t6\n").unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    let o = vastgraph(&[
+        "convert",
+        input.to_str().unwrap(),
+        "-o",
+        s,
+        "--relabel",
+        "--symmetrize",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |name: &str, args: &[&str]| {
+        let out = dir.path().join(name);
+        let o = vastgraph(&[args, &["-o", out.to_str().unwrap()]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut lines: Vec<String> = std::fs::read_to_string(out)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(
+        read("p.tsv", &["run", "bfs", s, "--parents", "--source", "300"]),
+        ["100\t200", "200\t300", "300\t300", "5\t-1", "6\t-1"]
+    );
+    // Distances stay numbers.
+    assert_eq!(
+        read("d.tsv", &["run", "bfs", s, "--source", "300"]),
+        ["100\t2", "200\t1", "300\t0", "5\t-1", "6\t-1"]
+    );
+    // The smallest dense id of each component, named: 100 (id 0) and 5 (id 3).
+    assert_eq!(
+        read("c.tsv", &["run", "cc", s]),
+        ["100\t100", "200\t100", "300\t100", "5\t5", "6\t5"]
+    );
+}
