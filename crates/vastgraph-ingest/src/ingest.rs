@@ -9,7 +9,7 @@ use crate::blocks::TEXT_BLOCK_BYTES;
 use crate::edge_list::{EdgeListParser, IdMode};
 use crate::labels::LabelInterner;
 use crate::sink::EdgeSink;
-use crate::source::open_input;
+use crate::source::{open_input, open_text_input};
 use crate::table;
 use crate::text::{ingest_text_body, DeclaredCount, TextBody};
 use crate::{
@@ -73,7 +73,7 @@ pub(crate) fn ingest_with_block_size(
                     },
                     weighted: plan.weighted,
                 };
-                let stream = open_input(path, consumed.clone())?;
+                let stream = open_text_input(path, consumed.clone())?;
                 let (first_line, stream) = match &input.header {
                     Some((line, _)) => (
                         line + 1,
@@ -92,7 +92,7 @@ pub(crate) fn ingest_with_block_size(
                 )?
             }
             InputFormat::MatrixMarket => {
-                let stream = open_input(path, consumed.clone())?;
+                let stream = open_text_input(path, consumed.clone())?;
                 let (header, reader) = matrix_market::read_header(path, stream)?;
                 check_weighted(path, header.weighted(), plan)?;
                 let declared = DeclaredCount {
@@ -104,7 +104,7 @@ pub(crate) fn ingest_with_block_size(
                 ingest_text_body(&body, reader.into_inner(), &parser, None, sink, &mut report)?
             }
             InputFormat::Dimacs => {
-                let stream = open_input(path, consumed.clone())?;
+                let stream = open_text_input(path, consumed.clone())?;
                 let (header, reader) = dimacs::read_header(path, stream)?;
                 check_weighted(path, true, plan)?;
                 let declared = DeclaredCount {

@@ -7,7 +7,7 @@ use vastgraph_store::InputRecord;
 
 use crate::binary::{length_error, BinFormat};
 use crate::format::{detect_format, webgraph_file, Compression, InputFormat};
-use crate::source::open_input_uncounted;
+use crate::source::open_text_input_uncounted;
 use crate::table::{self, TableColumns, TableLayout};
 use crate::{dimacs, edge_list, matrix_market, webgraph_input, IngestError};
 
@@ -289,7 +289,7 @@ fn probe(
 ) -> Result<Probe, IngestError> {
     Ok(match format {
         InputFormat::EdgeList => {
-            let sniff = edge_list::sniff(path, open_input_uncounted(path)?, opts.header)?;
+            let sniff = edge_list::sniff(path, open_text_input_uncounted(path)?, opts.header)?;
             Probe {
                 weighted: sniff.weighted(),
                 non_integer_ids: sniff.has_non_integer_ids,
@@ -298,7 +298,7 @@ fn probe(
             }
         }
         InputFormat::MatrixMarket => {
-            let (header, _) = matrix_market::read_header(path, open_input_uncounted(path)?)?;
+            let (header, _) = matrix_market::read_header(path, open_text_input_uncounted(path)?)?;
             Probe {
                 weighted: Some(header.weighted()),
                 symmetric: header.symmetric,
@@ -307,7 +307,7 @@ fn probe(
             }
         }
         InputFormat::Dimacs => {
-            let (header, _) = dimacs::read_header(path, open_input_uncounted(path)?)?;
+            let (header, _) = dimacs::read_header(path, open_text_input_uncounted(path)?)?;
             Probe {
                 weighted: Some(true),
                 declared_vertices: Some(header.vertices),

@@ -67,6 +67,39 @@ fn labels_with_weights_keep_both() {
     assert_eq!(sink.labels.unwrap(), ["a", "b", "c"]);
 }
 
+/// A UTF-8 byte order mark before the first line (as spreadsheets write CSV) is not part of
+/// it: the first label is "a", the same vertex as the later lines' "a", and an integer first
+/// line is an edge, not a header; in a compressed file too. A binary list keeps its bytes.
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bom = "\u{feff}";
+    let labelled = dir.path().join("bom.csv");
+    std::fs::write(&labelled, format!("{bom}a,b\nb,a\n")).unwrap();
+    let (plan, sink) = read_with(&[labelled], &IngestOptions::default()).unwrap();
+    assert!(plan.labels);
+    assert_eq!(sink.pairs(), [(0, 1), (1, 0)]);
+    assert_eq!(sink.labels.unwrap(), ["a", "b"]);
+    let numbered = dir.path().join("bom.tsv.zst");
+    let text = format!("{bom}0\t1\n1\t2\n");
+    std::fs::write(&numbered, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
+    let (plan, sink) = read_with(&[numbered], &IngestOptions::default()).unwrap();
+    assert!(!plan.labels);
+    assert_eq!(sink.pairs(), [(0, 1), (1, 2)]);
+    let mtx = dir.path().join("bom.mtx");
+    let text = format!("{bom}%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 2\n");
+    std::fs::write(&mtx, text).unwrap();
+    let (_, sink) = read_with(&[mtx], &IngestOptions::default()).unwrap();
+    assert_eq!(sink.pairs(), [(0, 1)]);
+    // 0xEF 0xBB 0xBF 0x00 is the little-endian id 0x00BFBBEF in a .bin32 list: kept.
+    let binary = dir.path().join("bom.bin32");
+    let ids: [u32; 2] = [0x00BF_BBEF, 7];
+    let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+    std::fs::write(&binary, bytes).unwrap();
+    let (_, sink) = read_with(&[binary], &IngestOptions::default()).unwrap();
+    assert_eq!(sink.pairs(), [(0x00BF_BBEF, 7)]);
+}
+
 #[test]
 fn relabel_maps_sparse_64_bit_ids_to_dense_ones() {
     let opts = IngestOptions {
