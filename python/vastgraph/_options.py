@@ -64,6 +64,8 @@ def parse_memory(memory: Memory) -> int:
         raise ValueError(
             f"memory={memory!r} is {value} bytes, below the minimum of {_native.MIN_MEMORY_BYTES} bytes (16 MiB)"
         )
+    if value >= 1 << 64:
+        raise ValueError(f"memory={memory!r} is {value} bytes, more than 2^64 bytes")
     return value
 
 

@@ -172,6 +172,17 @@ def run(
             f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}"
         )
     budget = None if memory is None else parse_memory(memory)
+    if mrt is not None:
+        if isinstance(mrt, bool) or not hasattr(mrt, "__index__"):
+            raise TypeError(f"mrt must be an int (reentries of a streamed block), not {type(mrt).__name__}")
+        mrt = int(mrt.__index__())
+        if not 0 <= mrt < 1 << 32:
+            raise ValueError(f"mrt must be in 0 .. 2^32 - 1 (reentries of a streamed block), got {mrt}")
+    if budget is not None and g._finalizer is not None and not g._finalizer.alive:
+        raise ValueError(
+            "the graph was closed and its temporary store removed, which a run with memory= reads "
+            "again: run it in memory (without memory=), or convert the graph again"
+        )
     # Vertices by label on a labelled graph, as the CLI takes them.
     for name, value in params.items():
         if value is not None and _PARAM_KINDS[name] == "vertex":

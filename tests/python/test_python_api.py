@@ -691,3 +691,31 @@ def test_what_a_store_cannot_hold_is_refused_or_read_as_scipy_does(tmp_path):
     with pytest.raises(ValueError, match=r"labels\[0\] and labels\[2\] are both 'a'"):
         vg.from_edges([0, 1], [1, 2], labels=["a", "b", "a"], path=tmp_path / "labels")
     assert not (tmp_path / "big").exists() and not (tmp_path / "labels").exists()
+
+
+def test_a_run_within_memory_refuses_a_store_replaced_since_it_was_opened(tmp_path):
+    """A run with memory= reads the store from disk again: a store built again in place after
+    the graph was opened is refused, not read as the graph held (which gave the new graph's
+    answer for the old one); in memory the mapped graph still answers."""
+    g = vg.from_edges([0, 1, 2], [1, 2, 3], path=tmp_path / "g")
+    np.testing.assert_array_equal(vg.bfs(g, 0, memory="64MiB"), [0, 1, 2, 3])
+    vg.from_edges([0, 0, 0], [3, 2, 1], path=tmp_path / "g", overwrite=True)
+    with pytest.raises(ValueError, match="replaced on disk after it was opened"):
+        vg.bfs(g, 0, memory="64MiB")
+    np.testing.assert_array_equal(vg.bfs(g, 0), [0, 1, 2, 3])
+    np.testing.assert_array_equal(vg.bfs(vg.open(tmp_path / "g"), 0, memory="64MiB"), [0, 1, 1, 1])
+    # Numbers out of the options' ranges name the option.
+    with pytest.raises(ValueError, match="mrt must be in 0 .. 2"):
+        vg.run(g, "bfs", memory="64MiB", mrt=-3)
+    with pytest.raises(ValueError, match="more than 2\\^64 bytes"):
+        vg.run(g, "bfs", memory=2**70)
+
+
+def test_a_closed_networkx_graph_says_so_for_a_run_within_memory():
+    nx = pytest.importorskip("networkx")
+    from vastgraph import nx_backend
+
+    g = nx_backend.convert_from_nx(nx.path_graph(4))
+    g.close()
+    with pytest.raises(ValueError, match="the graph was closed"):
+        vg.bfs(g, 0, memory="64MiB")

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 use vastgraph_engine::memory;
 use vastgraph_engine::ooc::{OocOptions, PROCESS_BASELINE_BYTES};
-use vastgraph_store::{Advice, Store};
+use vastgraph_store::{Advice, Manifest, Store};
 
 use crate::budget::{self, BudgetFit};
 use crate::registry::{self, Output, Params, Values};
@@ -137,6 +137,27 @@ pub struct Report {
 /// Runs `request`. Errors name the remedy: an unknown algorithm, a parameter it does not take,
 /// a budget below its state (with the minimum), a failed verification. What the run has done
 /// so far is in [`vastgraph_engine::progress`] while it runs.
+/// A run within a budget reads the directory of a store the caller holds open (a Python graph)
+/// again: it must still hold the same graph. A store rebuilt in place since then gave the new
+/// graph's answer for the old graph. Files both manifests name must have the same checksums;
+/// files added since (tiles) are not a change of graph.
+fn same_store(dir: &Path, held: &Manifest, on_disk: &Manifest) -> anyhow::Result<()> {
+    let changed = held.files.iter().any(|file| {
+        on_disk
+            .files
+            .iter()
+            .find(|f| f.name == file.name)
+            .is_none_or(|f| f.xxh3 != file.xxh3 || f.bytes != file.bytes)
+    });
+    anyhow::ensure!(
+        !changed && (held.vertices, held.arcs) == (on_disk.vertices, on_disk.arcs),
+        "{}: the store was replaced on disk after it was opened (built again in place), and a \
+         run within a memory budget reads it from disk: open it again",
+        dir.display()
+    );
+    Ok(())
+}
+
 pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
     anyhow::ensure!(request.trials >= 1, "trials must be at least 1");
     let descriptor = registry::descriptor(request.algorithm)?;
@@ -158,6 +179,9 @@ pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
         )?;
         match fit {
             BudgetFit::OutOfCore(graph) => {
+                if let Some(held) = request.opened {
+                    same_store(request.store, held.manifest(), graph.manifest())?;
+                }
                 let load_seconds = opened.elapsed().as_secs_f64();
                 let mut io = Vec::new();
                 let trials = Trials::run(request.trials, request.verify, |verify| {
