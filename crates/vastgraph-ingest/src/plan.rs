@@ -128,7 +128,10 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
     let inputs = expand_table_directories(inputs, opts.format)?;
     let formats = inputs
         .iter()
-        .map(|path| opts.format.map_or_else(|| detect_format(path), Ok))
+        .map(|path| match opts.format {
+            Some(format) => Ok(format),
+            None => detect_format(path).and_then(|format| by_banner(path, format)),
+        })
         .collect::<Result<Vec<_>, _>>()?;
     if opts.columns != TableColumns::default() {
         if let Some((path, format)) = inputs.iter().zip(&formats).find(|(_, f)| !f.is_table()) {
@@ -279,6 +282,28 @@ fn input_bytes(path: &Path, format: InputFormat) -> Result<u64, IngestError> {
         ));
     }
     Ok(meta.len())
+}
+
+/// A Matrix Market file by its banner, whatever its name: read as an edge list (its `%` lines
+/// are comments there), its size line became an edge and its ids stayed 1-based.
+fn by_banner(path: &Path, format: InputFormat) -> Result<InputFormat, IngestError> {
+    const BANNER: &[u8] = b"%%matrixmarket";
+    // Only a regular file can be read twice (a pipe's first bytes would be gone).
+    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    if format != InputFormat::EdgeList || !regular {
+        return Ok(format);
+    }
+    let mut head = [0u8; BANNER.len()];
+    let read = crate::source::read_full(&mut open_text_input_uncounted(path)?, &mut head)
+        .map_err(|e| IngestError::io(path, e))?;
+    if read == BANNER.len() && head.eq_ignore_ascii_case(BANNER) {
+        log::info!(
+            "{}: starts with a Matrix Market banner, read as Matrix Market",
+            path.display()
+        );
+        return Ok(InputFormat::MatrixMarket);
+    }
+    Ok(format)
 }
 
 fn probe(

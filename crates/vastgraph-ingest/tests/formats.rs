@@ -100,6 +100,27 @@ fn a_byte_order_mark_is_not_part_of_the_first_line() {
     assert_eq!(sink.pairs(), [(0x00BF_BBEF, 7)]);
 }
 
+/// A Matrix Market file named as an edge list is read by its banner: as an edge list its size
+/// line was an edge and its ids 1-based. A `--format` given is obeyed.
+#[test]
+fn a_matrix_market_banner_is_read_as_matrix_market_whatever_the_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sym.txt");
+    let text = "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n";
+    std::fs::write(&path, text).unwrap();
+    let (plan, sink) = read_with(std::slice::from_ref(&path), &IngestOptions::default()).unwrap();
+    assert_eq!(plan.inputs[0].format, InputFormat::MatrixMarket);
+    assert_eq!(sink.pairs(), [(1, 0), (2, 1)]);
+    let forced = IngestOptions {
+        format: Some(InputFormat::EdgeList),
+        ..Default::default()
+    };
+    assert_eq!(
+        vastgraph_ingest::plan(&[path], &forced).unwrap().inputs[0].format,
+        InputFormat::EdgeList
+    );
+}
+
 #[test]
 fn relabel_maps_sparse_64_bit_ids_to_dense_ones() {
     let opts = IngestOptions {
