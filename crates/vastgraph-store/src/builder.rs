@@ -321,6 +321,9 @@ pub struct StoreBuilder {
     vertices: u64,
     /// Every weight of a kept edge so far is an integer in i32 range.
     weights_fit_i32: bool,
+    /// The first integral weight of a kept edge that float32 does not hold exactly, if any:
+    /// stored rounded when the store's weights are float32, which the build then says.
+    inexact_in_f32: Option<f64>,
     inputs: Vec<InputRecord>,
     labels: Option<Labels>,
     /// What an earlier build of the same graph dropped and read, recorded instead of this
@@ -416,6 +419,7 @@ impl StoreBuilder {
             arcs_pushed: 0,
             vertices: 0,
             weights_fit_i32: true,
+            inexact_in_f32: None,
             inputs: Vec::new(),
             labels: None,
             inherited: None,
@@ -490,6 +494,7 @@ impl StoreBuilder {
         self.self_loops += counts.self_loops;
         self.arcs_pushed += counts.arcs;
         self.weights_fit_i32 &= counts.weights_fit_i32;
+        self.inexact_in_f32 = self.inexact_in_f32.or(counts.inexact_in_f32);
         Ok(())
     }
 
@@ -569,6 +574,7 @@ impl StoreBuilder {
             arcs_pushed,
             vertices,
             weights_fit_i32,
+            inexact_in_f32,
             inputs,
             labels,
             inherited,
@@ -590,6 +596,13 @@ impl StoreBuilder {
         } else {
             WeightType::F32
         });
+        if let (Some(WeightType::F32), Some(weight)) = (weight_type, inexact_in_f32) {
+            log::warn!(
+                "{name}: the weights are stored as float32 (not all are integers in int32's \
+                 range), which rounds some integers: {weight} becomes {}",
+                weight as f32
+            );
+        }
         let progress = opts.progress.clone();
         let plan = GraphPlan {
             progress: &progress,
@@ -686,6 +699,7 @@ struct PushCounts {
     self_loops: u64,
     arcs: u64,
     weights_fit_i32: bool,
+    inexact_in_f32: Option<f64>,
 }
 
 /// The per-edge loop: drop self-loops, track whether weights fit i32.
@@ -698,6 +712,7 @@ fn push_arcs<R: SortRecord>(
     counts: &mut PushCounts,
 ) -> Result<(), StoreError> {
     let mut fits = true;
+    let mut inexact = None;
     for (i, (&s, &d)) in src.iter().zip(dst).enumerate() {
         if s == d && !opts.keep_self_loops {
             counts.self_loops += 1;
@@ -706,11 +721,17 @@ fn push_arcs<R: SortRecord>(
         let weight = weight_of(i);
         if R::WEIGHTED {
             fits &= weight.fract() == 0.0 && weight >= i32::MIN as f64 && weight <= i32::MAX as f64;
+            // Integers are what a user expects kept exactly; other reals round in float32 as
+            // the store format says.
+            if inexact.is_none() && weight.fract() == 0.0 && f64::from(weight as f32) != weight {
+                inexact = Some(weight);
+            }
         }
         sorter.push(R::new(pack(s, d), weight))?;
         counts.arcs += 1;
     }
     counts.weights_fit_i32 = fits;
+    counts.inexact_in_f32 = inexact;
     Ok(())
 }
 

@@ -583,3 +583,29 @@ fn tsv_values_that_are_vertices_are_named_by_their_labels() {
         ["100\t100", "200\t100", "300\t100", "5\t5", "6\t5"]
     );
 }
+
+/// Integral weights that float32 rounds (a store that is not all int32 keeps float32 weights)
+/// are named in a warning; weights float32 holds exactly are not.
+#[test]
+fn integral_weights_rounded_to_float32_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    for (text, warned) in [
+        ("0\t1\t16777217\n1\t2\t0.5\n", true),
+        ("0\t1\t16777216\n1\t2\t0.5\n", false),
+        ("0\t1\t16777217\n1\t2\t5\n", false),
+    ] {
+        let input = dir.path().join("w.tsv");
+        std::fs::write(&input, text).unwrap();
+        let store = dir.path().join("s");
+        let o = vastgraph(&[
+            "convert",
+            input.to_str().unwrap(),
+            "-o",
+            store.to_str().unwrap(),
+            "--force",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let said = stderr(&o).contains("rounds some integers: 16777217 becomes 16777216");
+        assert_eq!(said, warned, "{text:?}: {}", stderr(&o));
+    }
+}
