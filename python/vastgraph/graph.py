@@ -233,7 +233,8 @@ def _dense_id(value: Any, n: int) -> int:
         raise TypeError(f"a vertex id must be an int, got {value!r}")
     v = int(value.__index__())
     if not 0 <= v < n:
-        raise ValueError(f"vertex {v} is out of range: the graph has {n} vertices (ids 0..{n - 1})")
+        ids = f"ids 0..{n - 1}" if n else "no ids"
+        raise ValueError(f"vertex {v} is out of range: the graph has {n} vertices ({ids})")
     return v
 
 

@@ -236,8 +236,12 @@ impl Param {
                 Some(x) if x.is_finite() && self.in_range(x) => None,
                 _ => wrong(&format!(
                     "a finite number{}",
+                    // "in [0, 1)", but "at least 0", "above 0".
                     self.range_text()
-                        .map_or(String::new(), |r| format!(" in {r}"))
+                        .map_or(String::new(), |r| match r.starts_with(['[', '(']) {
+                            true => format!(" in {r}"),
+                            false => format!(", {r}"),
+                        })
                 )),
             },
             Kind::Choice(options) => match value.as_str() {

@@ -22,7 +22,7 @@ pub enum AlgoError {
         algorithm: &'static str,
         has_tiles: bool,
     },
-    #[error("source vertex {vertex} is out of range: the graph has {vertices} vertices (ids 0..{vertices})")]
+    #[error("source vertex {vertex} is out of range: the graph has {vertices} vertices ({})", ids_text(*vertices))]
     SourceOutOfRange { vertex: u64, vertices: u64 },
     #[error("{algorithm}: {message}")]
     InvalidParameter {
@@ -162,5 +162,13 @@ impl StateSize {
     /// The bytes for `n` vertices and `m` arcs with `threads` worker threads.
     pub fn bytes(&self, n: u64, m: u64, threads: u64) -> u64 {
         self.bytes_per_vertex * n + (self.bits_per_arc * m).div_ceil(8) + STATE_PER_THREAD * threads
+    }
+}
+
+/// The ids of a graph of `vertices` vertices, for a message: "ids 0..=9", "no vertices".
+pub(crate) fn ids_text(vertices: u64) -> String {
+    match vertices {
+        0 => "no ids".to_string(),
+        n => format!("ids 0..={}", n - 1),
     }
 }

@@ -298,12 +298,27 @@ pub fn write_atomically(
 
 /// An existing output file is replaced only when forced.
 pub(crate) fn refuse_existing(path: &Path, force: bool) -> anyhow::Result<()> {
-    let is_file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    let meta = std::fs::metadata(path);
     anyhow::ensure!(
-        !is_file || force,
+        !meta.as_ref().is_ok_and(|m| m.is_dir()),
+        "{}: is a directory; name a file to write",
+        path.display()
+    );
+    anyhow::ensure!(
+        !meta.is_ok_and(|m| m.is_file()) || force,
         "{}: already exists (--force replaces it)",
         path.display()
     );
+    // The file is written beside its name, so its directory must be there (a parent that is
+    // no directory is the write's own error, with its reason).
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(parent) = parent.filter(|p| std::fs::symlink_metadata(p).is_err()) {
+        anyhow::bail!(
+            "{}: the directory {} does not exist",
+            path.display(),
+            parent.display()
+        );
+    }
     Ok(())
 }
 

@@ -395,3 +395,28 @@ fn a_weight_beyond_float32_is_refused_with_its_line() {
         assert!(!target.exists(), "{name}");
     }
 }
+
+/// An output that names a directory, or lies in a directory that does not exist, is refused
+/// before the kernel runs, saying which (a directory was found only when the finished result
+/// was renamed over it, and a missing directory was named through the output's lock file).
+#[test]
+fn an_output_that_cannot_be_a_file_is_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    ok(&["convert", &fixture("tiny.tsv"), "-o", s(&store)]);
+    let taken = dir.path().join("taken.npy");
+    std::fs::create_dir(&taken).unwrap();
+    let missing = dir.path().join("nodir").join("x.npy");
+    for (flag, path, says) in [
+        ("--output", &taken, "is a directory"),
+        ("--stats", &taken, "is a directory"),
+        ("--output", &missing, "does not exist"),
+    ] {
+        let o = vastgraph(&["run", "bfs", s(&store), flag, s(path), "--force"]);
+        let e = assert_clean_failure(&o, flag);
+        assert!(e.contains(s(path)) && e.contains(says), "{flag}: {e}");
+        assert!(!e.contains("lock"), "{flag}: {e}");
+    }
+    assert!(std::fs::read_dir(&taken).unwrap().next().is_none());
+    assert!(!dir.path().join("nodir").exists());
+}
