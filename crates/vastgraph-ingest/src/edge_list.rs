@@ -61,9 +61,17 @@ impl EdgeListParser {
             return Err("too many columns (expected 'src dst' or 'src dst weight')".into());
         }
         let weight = match (third, self.weighted) {
-            (Some(w), true) => Some(
-                parse_weight(&line[w]).ok_or_else(|| format!("the weight is {NOT_A_STORABLE_WEIGHT}"))?,
-            ),
+            (Some(w), true) => Some(parse_weight(&line[w.clone()]).ok_or_else(|| {
+                // A word where the weight goes is a header's column name, or the rest of a
+                // label that held a space.
+                let number = std::str::from_utf8(&line[w]).is_ok_and(|t| t.parse::<f64>().is_ok());
+                match number {
+                    true => format!("the weight is {NOT_A_STORABLE_WEIGHT}"),
+                    false => "the third column is not a number: if this line is a header, \
+                        --header skips it; labels end at a space, tab or comma"
+                        .to_string(),
+                }
+            })?),
             (None, false) => None,
             (None, true) => {
                 return Err("missing weight: this input is weighted (its first data line has 3 columns)".into())
@@ -268,7 +276,11 @@ mod tests {
         assert!(parse(&PLAIN, "1 2 3")
             .unwrap_err()
             .contains("unexpected third"));
-        assert!(parse(&WEIGHTED, "1 2 x").unwrap_err().contains("weight"));
+        // A word: a header's column, or a label cut at a space; a number float32 cannot hold.
+        let word = parse(&WEIGHTED, "1 2 weight").unwrap_err();
+        assert!(word.contains("not a number") && word.contains("--header"), "{word}");
+        let big = parse(&WEIGHTED, "1 2 1e40").unwrap_err();
+        assert!(big.contains("float32's range"), "{big}");
         assert!(parse(&PLAIN, "1 2 3 4").unwrap_err().contains("too many"));
         assert!(parse(&PLAIN, "1").unwrap_err().contains("one column"));
     }
