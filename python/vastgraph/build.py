@@ -395,8 +395,8 @@ def from_pandas(
     ``source`` and ``target`` name the id columns; by default ``src`` or ``source`` and ``dst``
     or ``target`` (the column names of :func:`vastgraph.to_pandas`, GraphFrames and
     ``networkx.to_pandas_edgelist``). ``weight`` names the weight column; by default
-    ``weight`` when the frame has one. Integer ids are vertex ids; strings (or any other
-    objects) name the vertices and become the store's labels, as in :func:`from_edges`, whose
+    ``weight`` when the frame has one. Integer ids are vertex ids; strings name the vertices
+    and become the store's labels, as in :func:`from_edges`, whose
     other options (``symmetrize``, ``memory``, ...) this takes too.
     """
     columns = [str(c) for c in getattr(frame, "columns", ())]
@@ -422,9 +422,10 @@ def from_pandas(
     if src == dst:
         raise ValueError(f"column {src!r} is named as both the source and the target")
     return from_edges(
-        frame[src].to_numpy(),
-        frame[dst].to_numpy(),
-        None if weights is None else frame[weights].to_numpy(),
+        # The columns themselves, so that their missing values are named as missing.
+        frame[src],
+        frame[dst],
+        None if weights is None else frame[weights],
         path=path,
         _command="from_pandas",
         **options,

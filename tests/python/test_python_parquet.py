@@ -202,3 +202,8 @@ def test_from_pandas_takes_networkx_column_names_and_names(tmp_path):
         vg.from_pandas(numbers, tmp_path / "h")
     h = vg.from_pandas(numbers, tmp_path / "h", source="a", target="b")
     assert h.num_vertices == 3 and h.weights is None
+    # A missing value is named as one, in a column of names or of nullable integers.
+    for column in (["x", None, "z"], pd.array([0, None, 2], dtype="Int64")):
+        gaps = pd.DataFrame({"src": column, "dst": ["y", "z", "x"] if column[0] == "x" else [1, 2, 0]})
+        with pytest.raises(ValueError, match="src has 1 missing"):
+            vg.from_pandas(gaps, tmp_path / "gaps")
