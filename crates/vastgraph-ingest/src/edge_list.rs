@@ -278,7 +278,10 @@ mod tests {
             .contains("unexpected third"));
         // A word: a header's column, or a label cut at a space; a number float32 cannot hold.
         let word = parse(&WEIGHTED, "1 2 weight").unwrap_err();
-        assert!(word.contains("not a number") && word.contains("--header"), "{word}");
+        assert!(
+            word.contains("not a number") && word.contains("--header"),
+            "{word}"
+        );
         let big = parse(&WEIGHTED, "1 2 1e40").unwrap_err();
         assert!(big.contains("float32's range"), "{big}");
         assert!(parse(&PLAIN, "1 2 3 4").unwrap_err().contains("too many"));
