@@ -67,6 +67,18 @@ def test_export_of_a_labelled_unweighted_store(tmp_path):
     assert pairs == {("alice", "bob"), ("bob", "carol"), ("carol", "alice"), ("dave", "alice")}
 
 
+@pytest.mark.parametrize("symmetrize", [False, True])
+def test_an_export_converts_back_to_the_same_graph(tmp_path, symmetrize):
+    g = vg.convert(FIXTURES / "labels.tsv", tmp_path / "g", symmetrize=symmetrize)
+    g.export_parquet(tmp_path / "out")
+    metadata = pq.ParquetFile(tmp_path / "out" / "edges" / "part-00000.parquet").schema_arrow.metadata
+    assert metadata.get(b"vastgraph.symmetric") == (b"true" if symmetrize else None)
+    h = vg.convert(tmp_path / "out", tmp_path / "h")
+    assert h.directed == g.directed and h.labels() == g.labels()
+    np.testing.assert_array_equal(h.offsets, g.offsets)
+    np.testing.assert_array_equal(h.neighbors, g.neighbors)
+
+
 def test_export_refuses_to_mix_with_an_existing_export(tmp_path):
     g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g")
     g.export_parquet(tmp_path / "out")

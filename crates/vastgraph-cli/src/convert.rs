@@ -58,7 +58,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let mut build = args.build.clone();
     if plan.symmetric && !build.symmetrize {
         eprintln!(
-            "note: the input declares a symmetric matrix; storing both directions of every edge"
+            "note: the input declares a symmetric graph; storing both directions of every edge"
         );
         build.symmetrize = true;
     }

@@ -101,6 +101,7 @@ impl GraphVisitor for Export<'_> {
             out: graph.out(),
             weight_type: store.manifest().weight_type,
             labels,
+            symmetric: !store.manifest().directed,
         };
         write(args, &export, &mut bar)?;
         bar.finish();

@@ -67,6 +67,7 @@ fn parquet_holds_every_arc_in_order_across_parts() {
         out: view.out(),
         weight_type: Some(WeightType::F32),
         labels: Some(&labels),
+        symmetric: false,
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("tables");
@@ -113,6 +114,7 @@ fn integer_weights_and_unweighted_graphs_keep_their_types() {
             out: view.out(),
             weight_type,
             labels: None,
+            symmetric: false,
         };
         let out = dir.path().join(name);
         write_parquet(
@@ -148,6 +150,7 @@ fn a_non_empty_directory_needs_overwrite() {
         out: view.out(),
         weight_type: Some(WeightType::F32),
         labels: None,
+        symmetric: false,
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
@@ -187,6 +190,7 @@ fn an_empty_graph_gets_schema_only_files() {
         out: view.out(),
         weight_type: None,
         labels: None,
+        symmetric: false,
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
@@ -214,6 +218,7 @@ fn tsv_prints_weights_in_their_stored_type() {
         out: view.out(),
         weight_type: Some(WeightType::F32),
         labels: None,
+        symmetric: false,
     };
     write_tsv(&export, &path, &mut no_progress()).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();

@@ -28,9 +28,10 @@ pub struct IngestSummary {
 }
 
 /// Streams all inputs of `plan` into `sink`, in input order. Calls
-/// `sink.ensure_vertices(declared)` first when a header declared a vertex count and
-/// `sink.set_labels(..)` last in label mode. `progress(bytes)` is called now and then with
-/// the on-disk bytes consumed so far (compare with `plan.total_bytes()`).
+/// `sink.ensure_vertices(declared)` first when a header declared a vertex count, and
+/// `sink.set_labels(..)` first for an export's labels, last in label mode. `progress(bytes)`
+/// is called now and then with the on-disk bytes consumed so far (compare with
+/// `plan.total_bytes()`).
 pub fn ingest(
     plan: &IngestPlan,
     sink: &mut dyn EdgeSink,
@@ -51,6 +52,23 @@ pub(crate) fn ingest_with_block_size(
     }
     let mut interner = plan.labels.then(LabelInterner::default);
     let mut summary = IngestSummary::default();
+    if let Some(first) = plan.vertex_labels.first() {
+        // Read before the edges, so that a bad vertex table fails before a long read.
+        let labels = table::vertex_labels(&plan.vertex_labels)?;
+        let recorded = plan.declared_vertices.unwrap_or(labels.len() as u64);
+        if recorded != labels.len() as u64 {
+            let dir = first.parent().unwrap_or(first);
+            return Err(IngestError::invalid(
+                dir,
+                format!(
+                    "lists {} vertices, but the edge tables record {recorded}: the tables are not of one export",
+                    labels.len()
+                ),
+            ));
+        }
+        summary.labels = Some(labels.len() as u64);
+        sink.set_labels(labels);
+    }
     let mut done_bytes = 0;
     for input in &plan.inputs {
         let path = input.path.as_path();

@@ -47,8 +47,9 @@ pub struct IngestPlan {
     /// Edges carry weights (edge lists with a third column, non-pattern Matrix Market,
     /// DIMACS). All inputs agree, or planning fails.
     pub weighted: bool,
-    /// Some input is a `symmetric` Matrix Market file, which stores one triangle only:
-    /// the store must be symmetrised (`BuildOptions.symmetrize`).
+    /// Some input is a `symmetric` Matrix Market file, which stores one triangle only, or a
+    /// vastgraph export of a symmetric store: the store must be symmetrised
+    /// (`BuildOptions.symmetrize`).
     pub symmetric: bool,
     /// The largest vertex count declared by a header (Matrix Market, DIMACS, WebGraph);
     /// `ingest` passes it to `EdgeSink::ensure_vertices`.
@@ -57,6 +58,10 @@ pub struct IngestPlan {
     /// because of `relabel`, or because the first input's first data lines hold
     /// non-integer ids.
     pub labels: bool,
+    /// The files of a vastgraph export's vertex table when it holds labels (the export is the
+    /// only input): `ingest` reads them and hands them to `EdgeSink::set_labels`, so the
+    /// store names its vertices as the exported one did. Empty otherwise.
+    pub vertex_labels: Vec<PathBuf>,
 }
 
 impl IngestPlan {
@@ -125,7 +130,8 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
     if inputs.is_empty() {
         return Err(IngestError::Incompatible("no input files given".into()));
     }
-    let inputs = expand_table_directories(inputs, opts.format)?;
+    let given = inputs;
+    let (inputs, exports) = expand_table_directories(inputs, opts.format)?;
     let formats = inputs
         .iter()
         .map(|path| match opts.format {
@@ -200,11 +206,33 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
             ));
         }
     }
+    let vertex_labels = match exports.as_slice() {
+        [] => Vec::new(),
+        [export] if given.len() == 1 && opts.relabel => {
+            return Err(IngestError::invalid(
+                &export.dir,
+                format!(
+                    "--relabel numbers the ids afresh, but this export's vertex table holds their labels: leave --relabel out to restore them, or give {} to number the ids afresh",
+                    export.dir.join(EXPORT_EDGES).display()
+                ),
+            ))
+        }
+        [export] if given.len() == 1 => export.vertex_labels.clone(),
+        [export, ..] => {
+            return Err(IngestError::invalid(
+                &export.dir,
+                format!(
+                    "is an export whose vertex table holds labels, which converts back alone; to combine its arcs with other inputs by their dense ids, give {} instead",
+                    export.dir.join(EXPORT_EDGES).display()
+                ),
+            ))
+        }
+    };
     let symmetric = probes.iter().any(|p| p.symmetric);
     if symmetric && probes.iter().any(|p| !p.symmetric) {
         log::warn!(
-            "a symmetric Matrix Market input is combined with other inputs: the whole store \
-             will be symmetrised"
+            "a symmetric input (a symmetric Matrix Market file or a symmetric store's export) \
+             is combined with other inputs: the whole store will be symmetrised"
         );
     }
     Ok(IngestPlan {
@@ -218,49 +246,89 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
             probes.iter().filter_map(|p| p.declared_vertices).max()
         },
         labels,
+        vertex_labels,
     })
 }
 
+/// A directory written by `vastgraph export --format parquet` whose vertex table holds labels.
+struct LabelledExport {
+    dir: PathBuf,
+    /// The table files of `dir/vertices`, in name order.
+    vertex_labels: Vec<PathBuf>,
+}
+
+/// The edge and vertex tables of a directory written by `vastgraph export --format parquet`.
+const EXPORT_EDGES: &str = "edges";
+const EXPORT_VERTICES: &str = "vertices";
+
 /// Replaces each directory among `inputs` by the table files in it, in name order: a table
 /// written by Spark, DuckDB or `vastgraph export` is a directory of `part-*.parquet` files.
-/// Other files in it (`_SUCCESS`, checksums) are passed over; a directory without a table
-/// file is an error.
+/// Other files in it (`_SUCCESS`, checksums) are passed over. A directory with no table of
+/// its own but an `edges/` directory of them is a vastgraph export: its edge tables are the
+/// input, and its `vertices/` tables, when they hold labels, are returned to name the
+/// vertices. A directory without a table file is an error.
 fn expand_table_directories(
     inputs: &[PathBuf],
     format: Option<InputFormat>,
-) -> Result<Vec<PathBuf>, IngestError> {
+) -> Result<(Vec<PathBuf>, Vec<LabelledExport>), IngestError> {
     let mut expanded = Vec::with_capacity(inputs.len());
+    let mut exports = Vec::new();
     for path in inputs {
         if !path.is_dir() {
             expanded.push(path.clone());
             continue;
         }
-        let entries = std::fs::read_dir(path).map_err(|e| IngestError::io(path, e))?;
-        let mut tables = Vec::new();
-        for entry in entries {
-            let file = entry.map_err(|e| IngestError::io(path, e))?.path();
-            let is_table = match format {
-                Some(f) => f.is_table(),
-                None => detect_format(&file).is_ok_and(InputFormat::is_table),
+        let mut tables = table_files(path, format)?;
+        let edges = path.join(EXPORT_EDGES);
+        if tables.is_empty() && edges.is_dir() {
+            tables = table_files(&edges, format)?;
+            let vertices = path.join(EXPORT_VERTICES);
+            let vertex_tables = if vertices.is_dir() {
+                // Listed by their names (an export writes `.parquet` files) whatever --format says.
+                table_files(&vertices, None)?
+            } else {
+                Vec::new()
             };
-            let hidden = file
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(['.', '_']));
-            if is_table && file.is_file() && !hidden {
-                tables.push(file);
+            if let Some(first) = vertex_tables.first() {
+                if table::has_vertex_labels(first, detect_format(first)?)? {
+                    exports.push(LabelledExport {
+                        dir: path.clone(),
+                        vertex_labels: vertex_tables,
+                    });
+                }
             }
         }
         if tables.is_empty() {
             return Err(IngestError::invalid(
                 path,
-                "is a directory holding no Parquet or Arrow table (.parquet, .arrow, .feather); \
-                 give the input files themselves",
+                "is a directory holding no Parquet or Arrow table (.parquet, .arrow, .feather), \
+                 nor an export's edges/ directory of them; give the input files themselves",
             ));
         }
-        tables.sort();
         expanded.extend(tables);
     }
-    Ok(expanded)
+    Ok((expanded, exports))
+}
+
+/// The table files directly in `dir`, in name order; hidden ones (`.x`, `_x`) are passed over.
+fn table_files(dir: &Path, format: Option<InputFormat>) -> Result<Vec<PathBuf>, IngestError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| IngestError::io(dir, e))?;
+    let mut tables = Vec::new();
+    for entry in entries {
+        let file = entry.map_err(|e| IngestError::io(dir, e))?.path();
+        let is_table = match format {
+            Some(f) => f.is_table(),
+            None => detect_format(&file).is_ok_and(InputFormat::is_table),
+        };
+        let hidden = file
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(['.', '_']));
+        if is_table && file.is_file() && !hidden {
+            tables.push(file);
+        }
+    }
+    tables.sort();
+    Ok(tables)
 }
 
 fn input_bytes(path: &Path, format: InputFormat) -> Result<u64, IngestError> {
@@ -370,6 +438,7 @@ fn probe(
                 weighted: Some(layout.weighted()),
                 non_integer_ids: layout.string_ids,
                 declared_vertices: layout.declared_vertices,
+                symmetric: layout.symmetric,
                 table: Some(layout),
                 ..Probe::default()
             }

@@ -19,7 +19,7 @@
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int64Type, UInt64Type};
@@ -27,8 +27,9 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
-use vastgraph_store::{MAX_VERTICES, TABLE_VERTICES_KEY};
+use vastgraph_store::{MAX_VERTICES, TABLE_SYMMETRIC_KEY, TABLE_VERTICES_KEY};
 
+use crate::format::detect_format;
 use crate::labels::LabelInterner;
 use crate::quiet_panic::decode_quietly;
 use crate::sink::EdgeSink;
@@ -56,6 +57,9 @@ pub struct TableLayout {
     pub(crate) string_ids: bool,
     /// The vertex count a vastgraph export recorded in the file's metadata.
     pub(crate) declared_vertices: Option<u64>,
+    /// A vastgraph export of a symmetric store: both arcs of every edge, to be stored as one
+    /// undirected edge.
+    pub(crate) symmetric: bool,
 }
 
 impl TableLayout {
@@ -70,26 +74,7 @@ pub(crate) fn layout(
     format: InputFormat,
     columns: &TableColumns,
 ) -> Result<TableLayout, IngestError> {
-    let (schema, metadata) = match format {
-        InputFormat::Parquet => guarded(path, format, || {
-            let builder = ParquetRecordBatchReaderBuilder::try_new(EndChecked::open(path)?)
-                .map_err(|e| unreadable(path, format, e))?;
-            let metadata: Vec<(String, Option<String>)> = builder
-                .metadata()
-                .file_metadata()
-                .key_value_metadata()
-                .map(|kv| {
-                    kv.iter()
-                        .map(|e| (e.key.clone(), e.value.clone()))
-                        .collect()
-                })
-                .unwrap_or_default();
-            Ok((builder.schema().clone(), metadata))
-        })?,
-        _ => guarded(path, format, || {
-            Ok((IpcBatches::open(path)?.schema(), Vec::new()))
-        })?,
-    };
+    let (schema, metadata) = schema_and_metadata(path, format)?;
     let mut layout = resolve(path, &schema, columns)?;
     if let Some((_, value)) = metadata.iter().find(|(k, _)| k == TABLE_VERTICES_KEY) {
         let count = value.as_deref().and_then(|v| v.parse::<u64>().ok());
@@ -105,8 +90,51 @@ pub(crate) fn layout(
             }
         }
     }
+    if let Some((_, value)) = metadata.iter().find(|(k, _)| k == TABLE_SYMMETRIC_KEY) {
+        layout.symmetric = match value.as_deref() {
+            Some("true") => true,
+            Some("false") => false,
+            _ => {
+                return Err(IngestError::invalid(
+                    path,
+                    format!(
+                        "its metadata entry {TABLE_SYMMETRIC_KEY} = {value:?} is neither true nor false"
+                    ),
+                ))
+            }
+        };
+    }
     Ok(layout)
 }
+
+/// A table's schema and its key-value metadata (Parquet only), read without any row.
+fn schema_and_metadata(
+    path: &Path,
+    format: InputFormat,
+) -> Result<(SchemaRef, Metadata), IngestError> {
+    Ok(match format {
+        InputFormat::Parquet => guarded(path, format, || {
+            let builder = ParquetRecordBatchReaderBuilder::try_new(EndChecked::open(path)?)
+                .map_err(|e| unreadable(path, format, e))?;
+            let metadata: Metadata = builder
+                .metadata()
+                .file_metadata()
+                .key_value_metadata()
+                .map(|kv| {
+                    kv.iter()
+                        .map(|e| (e.key.clone(), e.value.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Ok((builder.schema().clone(), metadata))
+        })?,
+        _ => guarded(path, format, || {
+            Ok((IpcBatches::open(path)?.schema(), Vec::new()))
+        })?,
+    })
+}
+
+type Metadata = Vec<(String, Option<String>)>;
 
 fn resolve(
     path: &Path,
@@ -188,6 +216,7 @@ fn resolve(
         weight,
         string_ids: src_kind == IdKind::Strings,
         declared_vertices: None,
+        symmetric: false,
     })
 }
 
@@ -274,6 +303,18 @@ pub(crate) fn ingest_table(
         .flatten()
         .map(String::as_str)
         .collect();
+    for_each_batch(path, format, &projected, &mut read_batch)?;
+    Ok(rows)
+}
+
+/// Calls `each(batch, share read)` for every record batch of a table, in order; a Parquet
+/// file's batches hold the `projected` columns only.
+fn for_each_batch(
+    path: &Path,
+    format: InputFormat,
+    projected: &[&str],
+    each: &mut dyn FnMut(RecordBatch, f64) -> Result<(), IngestError>,
+) -> Result<(), IngestError> {
     guarded(path, format, || {
         match format {
             InputFormat::Parquet => {
@@ -294,7 +335,7 @@ pub(crate) fn ingest_table(
                 for batch in reader {
                     let batch = batch.map_err(|e| unreadable(path, format, e))?;
                     done += batch.num_rows() as u64;
-                    read_batch(batch, done as f64 / total)?;
+                    each(batch, done as f64 / total)?;
                 }
             }
             _ => {
@@ -303,13 +344,120 @@ pub(crate) fn ingest_table(
                 let mut done = 0u64;
                 while let Some(batch) = batches.next_batch(path)? {
                     done += 1;
-                    read_batch(batch, (done as f64 / total).min(1.0))?;
+                    each(batch, (done as f64 / total).min(1.0))?;
                 }
             }
         }
         Ok(())
-    })?;
-    Ok(rows)
+    })
+}
+
+/// Whether a vertex table (a vastgraph export's `vertices/`: `id`[, `label`]) names its
+/// vertices: it has an integer `id` column and a string `label` column.
+pub(crate) fn has_vertex_labels(path: &Path, format: InputFormat) -> Result<bool, IngestError> {
+    let (schema, _) = schema_and_metadata(path, format)?;
+    let kind = |name: &str| {
+        schema
+            .field_with_name(name)
+            .ok()
+            .and_then(|f| id_kind(f.data_type()))
+    };
+    Ok(kind("id") == Some(IdKind::Integers) && kind("label") == Some(IdKind::Strings))
+}
+
+/// The labels of a vertex table's files (in order), one per vertex in id order: the ids must
+/// run 0, 1, 2, … across the files, as an export writes them. A null, a gap, a label with a
+/// line break (a store keeps one label a line) or one label given to two vertices is an error
+/// naming the file and the row.
+pub(crate) fn vertex_labels(files: &[PathBuf]) -> Result<Vec<String>, IngestError> {
+    let mut labels: Vec<String> = Vec::new();
+    // The first vertex of each file, to name the file and row of a repeated label.
+    let mut starts: Vec<(usize, &Path)> = Vec::with_capacity(files.len());
+    for path in files {
+        let format = detect_format(path)?;
+        if !has_vertex_labels(path, format)? {
+            return Err(IngestError::invalid(
+                path,
+                "has no integer 'id' and string 'label' columns, as the other vertex tables do",
+            ));
+        }
+        starts.push((labels.len(), path));
+        let mut rows = 0u64;
+        for_each_batch(path, format, &["id", "label"], &mut |batch, _| {
+            let at = Position {
+                path,
+                first_row: rows + 1,
+            };
+            let column = |name: &str| batch.column_by_name(name).expect("projected").clone();
+            let ids = column("id");
+            at.first_null("id", ids.as_ref())?;
+            let first = labels.len();
+            integers(&at, "id", &ids, |index, id| {
+                let expected = (first + index) as i128;
+                if id != expected {
+                    return Err(at.error(
+                        index,
+                        "id",
+                        format!("holds {id} where vertex {expected} comes: a vertex table lists the ids 0, 1, 2, … in order"),
+                    ));
+                }
+                Ok(())
+            })?;
+            let names = column("label");
+            at.first_null("label", names.as_ref())?;
+            let names = cast(&at, "label", &names, &DataType::LargeUtf8)?;
+            for (index, label) in names.as_string::<i64>().iter().enumerate() {
+                let label = label.unwrap_or_default();
+                if label.contains(['\n', '\r']) {
+                    return Err(at.error(
+                        index,
+                        "label",
+                        "holds a line break, which a label cannot",
+                    ));
+                }
+                if labels.len() as u64 >= MAX_VERTICES {
+                    return Err(at.error(
+                        index,
+                        "id",
+                        format!("is past the limit of {MAX_VERTICES} vertices"),
+                    ));
+                }
+                labels.push(label.to_string());
+            }
+            rows += batch.num_rows() as u64;
+            check_cancelled()
+        })?;
+    }
+    if let Some((a, b)) = repeated_label(&labels) {
+        let row_of = |v: usize| {
+            let (start, path) = starts
+                .iter()
+                .rev()
+                .find(|(start, _)| *start <= v)
+                .expect("vertex 0 starts the first file");
+            (*path, v - start + 1)
+        };
+        let ((file_a, row_a), (file_b, row_b)) = (row_of(a), row_of(b));
+        return Err(IngestError::invalid(
+            file_b,
+            format!(
+                "row {row_b}: vertex {b} has the label {:?}, as vertex {a} has ({}, row {row_a}); a label names one vertex",
+                labels[b],
+                file_a.display()
+            ),
+        ));
+    }
+    Ok(labels)
+}
+
+/// Two vertices with the same label, the later one second, if any.
+fn repeated_label(labels: &[String]) -> Option<(usize, usize)> {
+    let mut order: Vec<u32> = (0..labels.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| labels[a as usize].cmp(&labels[b as usize]).then(a.cmp(&b)));
+    order
+        .windows(2)
+        .find(|pair| labels[pair[0] as usize] == labels[pair[1] as usize])
+        .map(|pair| (pair[0] as usize, pair[1] as usize))
 }
 
 /// Where a batch starts, for errors that name the row.

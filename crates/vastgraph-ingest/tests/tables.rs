@@ -14,6 +14,7 @@ use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use proptest::prelude::*;
 use vastgraph_ingest::{ingest, plan, IngestOptions, TableColumns, VecSink};
+use vastgraph_store::{TABLE_SYMMETRIC_KEY, TABLE_VERTICES_KEY};
 
 fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
     RecordBatch::try_from_iter(columns.into_iter().map(|(n, a)| (n.to_string(), a))).unwrap()
@@ -21,24 +22,24 @@ fn batch(columns: Vec<(&str, ArrayRef)>) -> RecordBatch {
 
 /// Writes `batches` as a Parquet file with row groups of at most `group_rows` rows.
 fn write_parquet(path: &Path, batches: &[RecordBatch], group_rows: usize) {
-    write_parquet_with(path, batches, group_rows, None)
+    write_parquet_with(path, batches, group_rows, &[])
 }
 
+/// As `write_parquet`, with the key-value `metadata` in the file's footer.
 fn write_parquet_with(
     path: &Path,
     batches: &[RecordBatch],
     group_rows: usize,
-    vertices: Option<&str>,
+    metadata: &[(&str, &str)],
 ) {
     let file = std::fs::File::create(path).unwrap();
+    let metadata = metadata
+        .iter()
+        .map(|(k, v)| KeyValue::new(k.to_string(), v.to_string()))
+        .collect::<Vec<_>>();
     let props = WriterProperties::builder()
         .set_max_row_group_row_count(Some(group_rows))
-        .set_key_value_metadata(vertices.map(|v| {
-            vec![KeyValue::new(
-                vastgraph_store::TABLE_VERTICES_KEY.to_string(),
-                v.to_string(),
-            )]
-        }))
+        .set_key_value_metadata((!metadata.is_empty()).then_some(metadata))
         .build();
     let mut writer = ArrowWriter::try_new(file, batches[0].schema(), Some(props)).unwrap();
     for b in batches {
@@ -359,16 +360,151 @@ fn a_recorded_vertex_count_adds_isolated_vertices_and_a_bad_one_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("v.parquet");
     let table = [batch(vec![("src", ints(&[0])), ("dst", ints(&[1]))])];
-    write_parquet_with(&path, &table, 8, Some("10"));
+    write_parquet_with(&path, &table, 8, &[(TABLE_VERTICES_KEY, "10")]);
     assert_eq!(read_one(&path).unwrap().declared_vertices, 10);
     for bad in ["ten", "4294967296"] {
-        write_parquet_with(&path, &table, 8, Some(bad));
+        write_parquet_with(&path, &table, 8, &[(TABLE_VERTICES_KEY, bad)]);
         let err = read_one(&path).unwrap_err();
         assert!(
             err.contains("vastgraph.vertices") && err.contains("not a vertex count"),
             "{err}"
         );
     }
+}
+
+/// Writes an export's layout under `dir`: `edges/part-00000.parquet` with the arcs and the
+/// vertex count (and the symmetric flag), and one `vertices/part-0000K.parquet` per slice of
+/// `(id, label)` rows.
+fn write_export(
+    dir: &Path,
+    arcs: &[(i64, i64)],
+    vertices: u64,
+    symmetric: bool,
+    parts: &[&[(i64, &str)]],
+) {
+    std::fs::create_dir_all(dir.join("edges")).unwrap();
+    std::fs::create_dir_all(dir.join("vertices")).unwrap();
+    let (src, dst): (Vec<i64>, Vec<i64>) = arcs.iter().copied().unzip();
+    let count = vertices.to_string();
+    let mut metadata = vec![(TABLE_VERTICES_KEY, count.as_str())];
+    if symmetric {
+        metadata.push((TABLE_SYMMETRIC_KEY, "true"));
+    }
+    write_parquet_with(
+        &dir.join("edges/part-00000.parquet"),
+        &[batch(vec![("src", ints(&src)), ("dst", ints(&dst))])],
+        8,
+        &metadata,
+    );
+    for (k, rows) in parts.iter().enumerate() {
+        let ids: Vec<i64> = rows.iter().map(|r| r.0).collect();
+        let labels: Vec<&str> = rows.iter().map(|r| r.1).collect();
+        write_parquet(
+            &dir.join(format!("vertices/part-{k:05}.parquet")),
+            &[batch(vec![
+                ("id", ints(&ids)),
+                ("label", Arc::new(StringArray::from(labels)) as ArrayRef),
+            ])],
+            8,
+        );
+    }
+}
+
+#[test]
+fn an_export_directory_restores_its_labels_and_its_symmetry() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export");
+    // Vertex 3 has no arc: the recorded count keeps it, the vertex table names it.
+    let arcs = [(0, 1), (1, 0), (1, 2), (2, 1)];
+    write_export(
+        &export,
+        &arcs,
+        4,
+        true,
+        &[&[(0, "ann"), (1, "bo")], &[(2, "cy"), (3, "di")]],
+    );
+    let planned = plan(&[export.clone()], &IngestOptions::default()).unwrap();
+    assert!(planned.symmetric && !planned.labels && planned.vertex_labels.len() == 2);
+    let sink = read(&[export.clone()], &IngestOptions::default()).unwrap();
+    assert_eq!(sink.pairs(), vec![(0, 1), (1, 0), (1, 2), (2, 1)]);
+    assert_eq!(sink.declared_vertices, 4);
+    assert_eq!(sink.labels.unwrap(), ["ann", "bo", "cy", "di"]);
+    // The edge tables alone are numbered arcs, directed unless their metadata says otherwise.
+    let planned = plan(&[export.join("edges")], &IngestOptions::default()).unwrap();
+    assert!(planned.symmetric && planned.vertex_labels.is_empty());
+    write_export(
+        &export,
+        &arcs,
+        4,
+        false,
+        &[&[(0, "ann"), (1, "bo")], &[(2, "cy"), (3, "di")]],
+    );
+    assert!(
+        !plan(&[export.clone()], &IngestOptions::default())
+            .unwrap()
+            .symmetric
+    );
+    // --relabel would number the ids afresh and lose the labels; other inputs would be
+    // numbered against them: both are refused, naming the way that works.
+    let relabel = IngestOptions {
+        relabel: true,
+        ..Default::default()
+    };
+    let err = plan(&[export.clone()], &relabel).unwrap_err().to_string();
+    assert!(err.contains("--relabel") && err.contains("edges"), "{err}");
+    let other = dir.path().join("more.tsv");
+    std::fs::write(&other, "0\t3\n").unwrap();
+    let err = plan(&[export.clone(), other], &IngestOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("converts back alone") && err.contains("edges"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_vertex_table_is_an_error_naming_the_file_and_the_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export");
+    let arcs = [(0, 1)];
+    let cases: [(&[&[(i64, &str)]], &str, &str); 4] = [
+        (
+            &[&[(0, "a"), (2, "b")]],
+            "part-00000.parquet: row 2",
+            "holds 2 where vertex 1 comes",
+        ),
+        (
+            &[&[(0, "a")], &[(1, "a")]],
+            "part-00001.parquet: row 1",
+            "as vertex 0 has",
+        ),
+        (&[&[(0, "a"), (1, "b\nc")]], "row 2", "line break"),
+        (
+            &[&[(0, "a"), (1, "b"), (2, "c")]],
+            "vertices",
+            "lists 3 vertices, but the edge tables record 2",
+        ),
+    ];
+    for (parts, place, reason) in cases {
+        let _ = std::fs::remove_dir_all(&export);
+        write_export(&export, &arcs, 2, false, parts);
+        let err = read(&[export.clone()], &IngestOptions::default()).unwrap_err();
+        assert!(err.contains(place) && err.contains(reason), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(&export);
+    write_export(&export, &arcs, 2, false, &[&[(0, "a"), (1, "b")]]);
+    write_parquet_with(
+        &export.join("edges/part-00000.parquet"),
+        &[batch(vec![("src", ints(&[0])), ("dst", ints(&[1]))])],
+        8,
+        &[(TABLE_SYMMETRIC_KEY, "yes")],
+    );
+    let err = read(&[export.clone()], &IngestOptions::default()).unwrap_err();
+    assert!(
+        err.contains(TABLE_SYMMETRIC_KEY) && err.contains("neither true nor false"),
+        "{err}"
+    );
 }
 
 /// A Parquet file whose last page header holds an unknown field, a list of 2^31 fixed-size

@@ -50,6 +50,7 @@ pub fn export_parquet(
             out: graph.out(),
             weight_type: store.manifest().weight_type,
             labels: labels.as_deref(),
+            symmetric: !store.manifest().directed,
         };
         let summary = write_parquet(&export, &directory, &options, &mut |arcs| state.set(arcs))
             .map_err(chain_error)?;

@@ -68,6 +68,11 @@ pub const MAX_VERTICES: u64 = u32::MAX as u64;
 /// largest id survive the round trip.
 pub const TABLE_VERTICES_KEY: &str = "vastgraph.vertices";
 
+/// The key of an exported edge table's metadata entry that says, with `true`, that the table
+/// holds both arcs of every edge of a symmetric store, so that `convert` builds a symmetric
+/// store again rather than a directed one with the same arcs.
+pub const TABLE_SYMMETRIC_KEY: &str = "vastgraph.symmetric";
+
 /// Edge weights as stored, borrowed from the mapped file.
 #[derive(Clone, Copy, Debug)]
 pub enum WeightsRef<'a> {

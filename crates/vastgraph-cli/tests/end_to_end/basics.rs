@@ -246,6 +246,54 @@ fn export_parquet_writes_tables_and_refuses_to_mix_with_old_ones() {
         .is_char_device());
 }
 
+/// A Parquet export converts back to the store it came from: the same arcs, weights, labels
+/// and symmetry, file for file (the manifest records the conversion, so it differs).
+#[test]
+fn a_parquet_export_converts_back_to_the_same_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let labelled = fixture("labels.tsv");
+    let weighted = fixture("weights.csv");
+    for (name, input, symmetrize) in [
+        ("labels-directed", &labelled, false),
+        ("labels-symmetric", &labelled, true),
+        ("weights-symmetric", &weighted, true),
+    ] {
+        let store = dir.path().join(name);
+        let s = store.to_str().unwrap();
+        let mut args = vec!["convert", input.as_str(), "-o", s];
+        if symmetrize {
+            args.push("--symmetrize");
+        }
+        ok(&args);
+        let tables = dir.path().join(format!("{name}.parquet"));
+        let t = tables.to_str().unwrap();
+        ok(&["export", s, "--format", "parquet", "-o", t]);
+        let back = dir.path().join(format!("{name}.back"));
+        ok(&["convert", t, "-o", back.to_str().unwrap()]);
+        let mut files: Vec<_> = std::fs::read_dir(&store)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|f| f != "manifest.json")
+            .collect();
+        files.sort();
+        assert!(files.iter().any(|f| f == "neighbors.u32"), "{files:?}");
+        for file in &files {
+            assert!(
+                std::fs::read(store.join(file)).unwrap() == std::fs::read(back.join(file)).unwrap(),
+                "{name}: {file:?} differs after the round trip"
+            );
+        }
+        let info =
+            String::from_utf8_lossy(&ok(&["info", back.to_str().unwrap()]).stdout).into_owned();
+        let kind = if symmetrize {
+            "(symmetric"
+        } else {
+            "(directed"
+        };
+        assert!(info.contains(kind), "{name}: {info}");
+    }
+}
+
 #[test]
 fn truncated_or_corrupted_store_is_an_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
