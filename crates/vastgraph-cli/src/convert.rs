@@ -62,6 +62,10 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
         );
         build.symmetrize = true;
     }
+    if plan.self_loops_kept && !build.keep_self_loops {
+        eprintln!("note: the input is an export of a store that kept its self-loops; keeping them");
+        build.keep_self_loops = true;
+    }
     let mut options = build.to_json();
     options["format"] = serde_json::json!(args.format.map(|f| f.name()));
     options["relabel"] = serde_json::json!(args.relabel);

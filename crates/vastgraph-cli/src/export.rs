@@ -102,6 +102,7 @@ impl GraphVisitor for Export<'_> {
             weight_type: store.manifest().weight_type,
             labels,
             symmetric: !store.manifest().directed,
+            self_loops_kept: store.manifest().self_loops_kept,
         };
         write(args, &export, &mut bar)?;
         bar.finish();

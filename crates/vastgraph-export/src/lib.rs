@@ -22,13 +22,14 @@ use vastgraph_store::WeightType;
 
 /// What an export needs of a graph: its out-arcs, the stored weight type (weights come through
 /// the trait as f64 and are written back in their stored type, which is exact for i32 and f32),
-/// the original labels when the store has them, and whether the store is symmetric (recorded in
-/// a Parquet export's metadata, so that `convert` restores it).
+/// the original labels when the store has them, and whether the store is symmetric and kept its
+/// self-loops (recorded in a Parquet export's metadata, so that `convert` restores them).
 pub struct ExportGraph<'g, A: Adjacency> {
     pub out: &'g A,
     pub weight_type: Option<WeightType>,
     pub labels: Option<&'g [String]>,
     pub symmetric: bool,
+    pub self_loops_kept: bool,
 }
 
 /// Called with the number of arcs written so far, now and then, for a progress bar.

@@ -4,7 +4,8 @@
 //! Ids are INT64: Spark has no unsigned types, and GraphFrames wants columns named `id`, `src`
 //! and `dst`. A symmetric store holds both directions of every edge, and so does the export.
 //! Each edge file's metadata records the vertex count and, for a symmetric store, that it is
-//! symmetric: with the labels in `vertices/`, `vastgraph convert DIR` builds the same store.
+//! symmetric, and for a store that kept its self-loops, that it did: with the labels in
+//! `vertices/`, `vastgraph convert DIR` builds the same store.
 //! Weights keep the store's type (INT32 or FLOAT). Each chunk of rows is one row group, so memory
 //! stays at one chunk whatever the graph's size; a new file starts every `rows_per_file` rows.
 
@@ -182,11 +183,13 @@ fn write_edges<A: Adjacency>(
         g.out.num_vertices().to_string(),
     );
     let mut metadata = vec![vertices];
-    if g.symmetric {
-        metadata.push(KeyValue::new(
-            vastgraph_store::TABLE_SYMMETRIC_KEY.to_string(),
-            "true".to_string(),
-        ));
+    for (key, set) in [
+        (vastgraph_store::TABLE_SYMMETRIC_KEY, g.symmetric),
+        (vastgraph_store::TABLE_SELF_LOOPS_KEY, g.self_loops_kept),
+    ] {
+        if set {
+            metadata.push(KeyValue::new(key.to_string(), "true".to_string()));
+        }
     }
     let mut parts = PartWriter::new(dir, &schema, options, metadata)?;
     let capacity = options.chunk_rows.min(g.out.num_arcs() as usize);

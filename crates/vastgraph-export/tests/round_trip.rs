@@ -68,6 +68,7 @@ fn parquet_holds_every_arc_in_order_across_parts() {
         weight_type: Some(WeightType::F32),
         labels: Some(&labels),
         symmetric: false,
+        self_loops_kept: false,
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("tables");
@@ -115,6 +116,7 @@ fn integer_weights_and_unweighted_graphs_keep_their_types() {
             weight_type,
             labels: None,
             symmetric: false,
+            self_loops_kept: false,
         };
         let out = dir.path().join(name);
         write_parquet(
@@ -151,6 +153,7 @@ fn a_non_empty_directory_needs_overwrite() {
         weight_type: Some(WeightType::F32),
         labels: None,
         symmetric: false,
+        self_loops_kept: false,
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
@@ -191,6 +194,7 @@ fn an_empty_graph_gets_schema_only_files() {
         weight_type: None,
         labels: None,
         symmetric: false,
+        self_loops_kept: false,
     };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("t");
@@ -219,6 +223,7 @@ fn tsv_prints_weights_in_their_stored_type() {
         weight_type: Some(WeightType::F32),
         labels: None,
         symmetric: false,
+        self_loops_kept: false,
     };
     write_tsv(&export, &path, &mut no_progress()).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();

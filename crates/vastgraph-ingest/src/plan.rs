@@ -51,6 +51,9 @@ pub struct IngestPlan {
     /// vastgraph export of a symmetric store: the store must be symmetrised
     /// (`BuildOptions.symmetrize`).
     pub symmetric: bool,
+    /// Every input is a vastgraph export of a store that kept its self-loops: the store keeps
+    /// them too (`BuildOptions.keep_self_loops`).
+    pub self_loops_kept: bool,
     /// The largest vertex count declared by a header (Matrix Market, DIMACS, WebGraph);
     /// `ingest` passes it to `EdgeSink::ensure_vertices`.
     pub declared_vertices: Option<u64>,
@@ -119,6 +122,7 @@ struct Probe {
     /// `None` when the input cannot tell (an empty edge list).
     weighted: Option<bool>,
     symmetric: bool,
+    self_loops_kept: bool,
     declared_vertices: Option<u64>,
     non_integer_ids: bool,
     header: Option<(u64, String)>,
@@ -217,6 +221,15 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
                 ),
             ))
         }
+        [export] if given.len() == 1 && labels => {
+            return Err(IngestError::invalid(
+                &export.dir,
+                format!(
+                    "is an export whose vertex table holds labels, but its edge tables hold string ids; an export's edge tables hold the integer ids its vertex table names (give {} to read the strings as labels)",
+                    export.dir.join(EXPORT_EDGES).display()
+                ),
+            ))
+        }
         [export] if given.len() == 1 => export.vertex_labels.clone(),
         [export, ..] => {
             return Err(IngestError::invalid(
@@ -239,6 +252,7 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
         inputs: planned,
         weighted,
         symmetric,
+        self_loops_kept: probes.iter().all(|p| p.self_loops_kept),
         // Labelled ids are numbered afresh: a declared count of the original ids means nothing.
         declared_vertices: if labels {
             None
@@ -266,7 +280,8 @@ const EXPORT_VERTICES: &str = "vertices";
 /// Other files in it (`_SUCCESS`, checksums) are passed over. A directory with no table of
 /// its own but an `edges/` directory of them is a vastgraph export: its edge tables are the
 /// input, and its `vertices/` tables, when they hold labels, are returned to name the
-/// vertices. A directory without a table file is an error.
+/// vertices. A directory without a table file is an error, and so is one with tables of its
+/// own beside an export's `edges/` (which to read would be a guess).
 fn expand_table_directories(
     inputs: &[PathBuf],
     format: Option<InputFormat>,
@@ -280,8 +295,23 @@ fn expand_table_directories(
         }
         let mut tables = table_files(path, format)?;
         let edges = path.join(EXPORT_EDGES);
-        if tables.is_empty() && edges.is_dir() {
-            tables = table_files(&edges, format)?;
+        let edge_tables = if edges.is_dir() {
+            table_files(&edges, format)?
+        } else {
+            Vec::new()
+        };
+        if let (Some(own), false) = (tables.first(), edge_tables.is_empty()) {
+            return Err(IngestError::invalid(
+                path,
+                format!(
+                    "holds tables of its own ({}) beside an export's {EXPORT_EDGES}/ directory; give {} for the export, or the table files themselves",
+                    own.file_name().unwrap_or_default().to_string_lossy(),
+                    edges.display()
+                ),
+            ));
+        }
+        if tables.is_empty() && !edge_tables.is_empty() {
+            tables = edge_tables;
             let vertices = path.join(EXPORT_VERTICES);
             let vertex_tables = if vertices.is_dir() {
                 // Listed by their names (an export writes `.parquet` files) whatever --format says.
@@ -289,13 +319,17 @@ fn expand_table_directories(
             } else {
                 Vec::new()
             };
-            if let Some(first) = vertex_tables.first() {
-                if table::has_vertex_labels(first, detect_format(first)?)? {
-                    exports.push(LabelledExport {
-                        dir: path.clone(),
-                        vertex_labels: vertex_tables,
-                    });
-                }
+            // Labels in any of the files make it a labelled table; `vertex_labels` then
+            // refuses a file without them.
+            let mut labelled = false;
+            for file in &vertex_tables {
+                labelled |= table::has_vertex_labels(file, detect_format(file)?)?;
+            }
+            if labelled {
+                exports.push(LabelledExport {
+                    dir: path.clone(),
+                    vertex_labels: vertex_tables,
+                });
             }
         }
         if tables.is_empty() {
@@ -310,7 +344,8 @@ fn expand_table_directories(
     Ok((expanded, exports))
 }
 
-/// The table files directly in `dir`, in name order; hidden ones (`.x`, `_x`) are passed over.
+/// The table files directly in `dir`, in name order with numbers by value (`part-99999` before
+/// `part-100000`); hidden ones (`.x`, `_x`) are passed over.
 fn table_files(dir: &Path, format: Option<InputFormat>) -> Result<Vec<PathBuf>, IngestError> {
     let entries = std::fs::read_dir(dir).map_err(|e| IngestError::io(dir, e))?;
     let mut tables = Vec::new();
@@ -327,8 +362,30 @@ fn table_files(dir: &Path, format: Option<InputFormat>) -> Result<Vec<PathBuf>, 
             tables.push(file);
         }
     }
-    tables.sort();
+    tables.sort_by_cached_key(|file| natural_key(&file.to_string_lossy()));
     Ok(tables)
+}
+
+/// A sort key that orders runs of digits by their value, and everything else as text; the
+/// name itself breaks ties (`part-1` and `part-01`).
+fn natural_key(name: &str) -> (Vec<(String, Option<u128>)>, String) {
+    let mut key = Vec::new();
+    let mut rest = name;
+    while !rest.is_empty() {
+        let text_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let (text, tail) = rest.split_at(text_len);
+        let digits_len = tail
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(tail.len());
+        let (digits, tail) = tail.split_at(digits_len);
+        // A run too long for a u128 sorts after every shorter number.
+        let value = (!digits.is_empty()).then(|| digits.parse::<u128>().unwrap_or(u128::MAX));
+        key.push((text.to_string(), value));
+        rest = tail;
+    }
+    (key, name.to_string())
 }
 
 fn input_bytes(path: &Path, format: InputFormat) -> Result<u64, IngestError> {
@@ -439,6 +496,7 @@ fn probe(
                 non_integer_ids: layout.string_ids,
                 declared_vertices: layout.declared_vertices,
                 symmetric: layout.symmetric,
+                self_loops_kept: layout.self_loops_kept,
                 table: Some(layout),
                 ..Probe::default()
             }
@@ -470,4 +528,37 @@ fn agreed_weightedness(inputs: &[PlannedInput], probes: &[Probe]) -> Result<bool
         }
     }
     Ok(first.is_some_and(|(w, _)| w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_key;
+
+    #[test]
+    fn numbers_in_names_sort_by_value() {
+        let mut names = vec![
+            "part-100000.parquet",
+            "part-10001.parquet",
+            "part-09999.parquet",
+            "part-10000.parquet",
+            "b",
+            "a10",
+            "a9",
+            "a",
+        ];
+        names.sort_by_key(|n| natural_key(n));
+        assert_eq!(
+            names,
+            [
+                "a",
+                "a9",
+                "a10",
+                "b",
+                "part-09999.parquet",
+                "part-10000.parquet",
+                "part-10001.parquet",
+                "part-100000.parquet"
+            ]
+        );
+    }
 }

@@ -27,7 +27,9 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
-use vastgraph_store::{MAX_VERTICES, TABLE_SYMMETRIC_KEY, TABLE_VERTICES_KEY};
+use vastgraph_store::{
+    MAX_VERTICES, TABLE_SELF_LOOPS_KEY, TABLE_SYMMETRIC_KEY, TABLE_VERTICES_KEY,
+};
 
 use crate::format::detect_format;
 use crate::labels::LabelInterner;
@@ -60,6 +62,8 @@ pub struct TableLayout {
     /// A vastgraph export of a symmetric store: both arcs of every edge, to be stored as one
     /// undirected edge.
     pub(crate) symmetric: bool,
+    /// A vastgraph export of a store that kept its self-loops.
+    pub(crate) self_loops_kept: bool,
 }
 
 impl TableLayout {
@@ -90,20 +94,19 @@ pub(crate) fn layout(
             }
         }
     }
-    if let Some((_, value)) = metadata.iter().find(|(k, _)| k == TABLE_SYMMETRIC_KEY) {
-        layout.symmetric = match value.as_deref() {
-            Some("true") => true,
-            Some("false") => false,
-            _ => {
-                return Err(IngestError::invalid(
-                    path,
-                    format!(
-                        "its metadata entry {TABLE_SYMMETRIC_KEY} = {value:?} is neither true nor false"
-                    ),
-                ))
-            }
-        };
-    }
+    let flag = |key: &str| match metadata.iter().find(|(k, _)| k == key) {
+        None => Ok(false),
+        Some((_, value)) => match value.as_deref() {
+            Some("true") => Ok(true),
+            Some("false") => Ok(false),
+            _ => Err(IngestError::invalid(
+                path,
+                format!("its metadata entry {key} = {value:?} is neither true nor false"),
+            )),
+        },
+    };
+    layout.symmetric = flag(TABLE_SYMMETRIC_KEY)?;
+    layout.self_loops_kept = flag(TABLE_SELF_LOOPS_KEY)?;
     Ok(layout)
 }
 
@@ -217,6 +220,7 @@ fn resolve(
         string_ids: src_kind == IdKind::Strings,
         declared_vertices: None,
         symmetric: false,
+        self_loops_kept: false,
     })
 }
 
@@ -271,6 +275,7 @@ pub(crate) fn ingest_table(
             &layout.src,
             &column(&layout.src),
             interner.as_deref_mut(),
+            layout.declared_vertices,
             &mut src,
         )?;
         ids(
@@ -278,6 +283,7 @@ pub(crate) fn ingest_table(
             &layout.dst,
             &column(&layout.dst),
             interner.as_deref_mut(),
+            layout.declared_vertices,
             &mut dst,
         )?;
         let weights = match &layout.weight {
@@ -353,16 +359,30 @@ fn for_each_batch(
 }
 
 /// Whether a vertex table (a vastgraph export's `vertices/`: `id`[, `label`]) names its
-/// vertices: it has an integer `id` column and a string `label` column.
+/// vertices: it has a `label` column, which must hold strings beside an integer `id` column
+/// (anything else is an error naming the file, not labels silently dropped).
 pub(crate) fn has_vertex_labels(path: &Path, format: InputFormat) -> Result<bool, IngestError> {
     let (schema, _) = schema_and_metadata(path, format)?;
-    let kind = |name: &str| {
-        schema
-            .field_with_name(name)
-            .ok()
-            .and_then(|f| id_kind(f.data_type()))
+    let Ok(label) = schema.field_with_name("label") else {
+        return Ok(false);
     };
-    Ok(kind("id") == Some(IdKind::Integers) && kind("label") == Some(IdKind::Strings))
+    let id = schema.field_with_name("id").ok();
+    let id_type = id.map(|f| f.data_type());
+    if id_type.and_then(id_kind) != Some(IdKind::Integers)
+        || id_kind(label.data_type()) != Some(IdKind::Strings)
+    {
+        let id_type = id_type.map_or("no 'id' column".to_string(), |t| {
+            format!("an 'id' column of {t}")
+        });
+        return Err(IngestError::invalid(
+            path,
+            format!(
+                "is a vertex table with a 'label' column of {} and {id_type}; its labels must be strings beside integer ids",
+                label.data_type()
+            ),
+        ));
+    }
+    Ok(true)
 }
 
 /// The labels of a vertex table's files (in order), one per vertex in id order: the ids must
@@ -378,7 +398,7 @@ pub(crate) fn vertex_labels(files: &[PathBuf]) -> Result<Vec<String>, IngestErro
         if !has_vertex_labels(path, format)? {
             return Err(IngestError::invalid(
                 path,
-                "has no integer 'id' and string 'label' columns, as the other vertex tables do",
+                "has no 'label' column, as the other vertex tables do",
             ));
         }
         starts.push((labels.len(), path));
@@ -487,12 +507,14 @@ impl Position<'_> {
     }
 }
 
-/// Dense vertex ids from an id column: integers as they are, or labels through `interner`.
+/// Dense vertex ids from an id column: integers as they are, below the count the table's
+/// metadata records (`declared`) if any, or labels through `interner`.
 fn ids(
     at: &Position,
     column: &str,
     array: &ArrayRef,
     interner: Option<&mut LabelInterner>,
+    declared: Option<u64>,
     out: &mut Vec<u32>,
 ) -> Result<(), IngestError> {
     at.first_null(column, array.as_ref())?;
@@ -539,6 +561,15 @@ fn ids(
                 column,
                 format!(
                     "holds {id}, not below the limit of {MAX_VERTICES} vertices; give --relabel to number the ids densely"
+                ),
+            ));
+        }
+        if let Some(n) = declared.filter(|&n| id >= n as i128) {
+            return Err(at.error(
+                index,
+                column,
+                format!(
+                    "holds {id}, past the {n} vertices the file's metadata records ({TABLE_VERTICES_KEY}): the table was changed since it was written"
                 ),
             ));
         }

@@ -370,6 +370,13 @@ fn a_recorded_vertex_count_adds_isolated_vertices_and_a_bad_one_is_refused() {
             "{err}"
         );
     }
+    // An id the recorded count leaves out: the table was edited after it was written.
+    write_parquet_with(&path, &table, 8, &[(TABLE_VERTICES_KEY, "1")]);
+    let err = read_one(&path).unwrap_err();
+    assert!(
+        err.contains("row 1: column 'dst' holds 1, past the 1 vertices"),
+        "{err}"
+    );
 }
 
 /// Writes an export's layout under `dir`: `edges/part-00000.parquet` with the arcs and the
@@ -503,6 +510,67 @@ fn a_bad_vertex_table_is_an_error_naming_the_file_and_the_row() {
     let err = read(&[export.clone()], &IngestOptions::default()).unwrap_err();
     assert!(
         err.contains(TABLE_SYMMETRIC_KEY) && err.contains("neither true nor false"),
+        "{err}"
+    );
+}
+
+#[test]
+fn labels_that_cannot_be_read_and_ambiguous_directories_are_refused_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let export = dir.path().join("export");
+    let labelled: &[&[(i64, &str)]] = &[&[(0, "a")], &[(1, "b")]];
+    let opts = IngestOptions::default();
+    let vertices = |rows: Vec<(&str, ArrayRef)>, file: &str| {
+        write_parquet(&export.join("vertices").join(file), &[batch(rows)], 8)
+    };
+    // Labels that are not strings, or beside ids that are not integers: an error, not a store
+    // without labels.
+    for (columns, reason) in [
+        (
+            vec![("id", ints(&[0])), ("label", ints(&[7]))],
+            "'label' column of Int64",
+        ),
+        (
+            vec![
+                ("id", Arc::new(StringArray::from(vec!["0"])) as ArrayRef),
+                ("label", Arc::new(StringArray::from(vec!["a"])) as ArrayRef),
+            ],
+            "an 'id' column of Utf8",
+        ),
+        (vec![("id", ints(&[0]))], "has no 'label' column"),
+    ] {
+        let _ = std::fs::remove_dir_all(&export);
+        write_export(&export, &[(0, 1)], 2, false, labelled);
+        vertices(columns, "part-00000.parquet");
+        let err = read(&[export.clone()], &opts).unwrap_err();
+        assert!(
+            err.contains("part-00000.parquet") && err.contains(reason),
+            "{err}"
+        );
+    }
+    // An export's edge tables hold integer ids; strings would be numbered afresh.
+    let _ = std::fs::remove_dir_all(&export);
+    write_export(&export, &[(0, 1)], 2, false, labelled);
+    let names = |v: Vec<&str>| Arc::new(StringArray::from(v)) as ArrayRef;
+    write_parquet(
+        &export.join("edges/part-00000.parquet"),
+        &[batch(vec![
+            ("src", names(vec!["a"])),
+            ("dst", names(vec!["b"])),
+        ])],
+        8,
+    );
+    let err = plan(&[export.clone()], &opts).unwrap_err().to_string();
+    assert!(err.contains("string ids"), "{err}");
+    // Tables of its own beside an export's edges/: which one is meant is a guess.
+    write_parquet(
+        &export.join("stray.parquet"),
+        &[batch(vec![("src", ints(&[0])), ("dst", ints(&[1]))])],
+        8,
+    );
+    let err = plan(&[export.clone()], &opts).unwrap_err().to_string();
+    assert!(
+        err.contains("stray.parquet") && err.contains("edges"),
         "{err}"
     );
 }

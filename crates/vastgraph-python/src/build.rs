@@ -124,9 +124,11 @@ pub fn convert(
         )
         .map_err(ingest_error)?;
         state.set_total(plan.total_bytes().unwrap_or(0));
-        // A symmetric Matrix Market file stores one triangle: the store must hold both.
+        // A symmetric Matrix Market file stores one triangle: the store must hold both. An
+        // export of a store that kept its self-loops keeps them again.
         let settings = Settings {
             symmetrize: settings.symmetrize || plan.symmetric,
+            keep_self_loops: settings.keep_self_loops || plan.self_loops_kept,
             ..settings
         };
         let manifest = vastgraph_store::build_in_order(

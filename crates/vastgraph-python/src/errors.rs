@@ -51,9 +51,9 @@ pub fn ingest_error(e: IngestError) -> PyErr {
         // The builder refused a batch: the builder's error decides the exception type.
         IngestError::Sink { source, .. } => match source.downcast_ref::<StoreError>() {
             Some(store) => store_error_as(store, message),
-            None => PyValueError::new_err(message),
+            None => value_error(message),
         },
-        _ => PyValueError::new_err(message),
+        _ => value_error(message),
     }
 }
 
@@ -92,7 +92,7 @@ pub fn value_error(message: impl std::fmt::Display) -> PyErr {
 /// `message`, whose remedies name the CLI's flags (`--memory 21.0MiB`, `--resume`, …), with the
 /// keywords the Python API takes for them (`memory="21.0MiB"`, `resume=True`, …).
 fn in_python_terms(message: &str) -> String {
-    const PHRASES: [(&str, &str); 5] = [
+    const PHRASES: [(&str, &str); 7] = [
         (
             "`vastgraph run --no-tiles`",
             "`vastgraph.open(path, tiles=False)`",
@@ -101,6 +101,8 @@ fn in_python_terms(message: &str) -> String {
         ("--resume", "resume=True"),
         ("--checkpoint", "checkpoint="),
         ("--threads", "threads="),
+        ("--relabel", "relabel=True"),
+        ("--header", "header=True"),
     ];
     let mut text = message.to_string();
     for (flag, keyword) in PHRASES {

@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use vastgraph_engine::CsrGraph;
+use vastgraph_engine::{visit_store, Adjacency, Graph, GraphVisitor};
 use vastgraph_export::{write_parquet, ExportGraph, ParquetCompression, ParquetOptions};
+use vastgraph_store::Store;
 
 use crate::background::{run_cancellable, BuildProgress, PHASE_BUILDING};
 use crate::errors::{chain_error, store_error};
@@ -45,15 +46,40 @@ pub fn export_parquet(
         } else {
             None
         };
-        let graph = CsrGraph::from_store(&store);
+        // Raw or compressed lists: the writer sees the graph through its Adjacency.
+        let export = Export {
+            store: &store,
+            labels: labels.as_deref(),
+            directory: &directory,
+            options: &options,
+            state: &state,
+        };
+        visit_store(&store, export)
+    })
+}
+
+struct Export<'a> {
+    store: &'a Store,
+    labels: Option<&'a [String]>,
+    directory: &'a PathBuf,
+    options: &'a ParquetOptions,
+    state: &'a BuildProgress,
+}
+
+impl GraphVisitor for Export<'_> {
+    type Output = PyResult<(usize, usize)>;
+    fn visit<A: Adjacency>(self, graph: &Graph<A>) -> PyResult<(usize, usize)> {
         let export = ExportGraph {
             out: graph.out(),
-            weight_type: store.manifest().weight_type,
-            labels: labels.as_deref(),
-            symmetric: !store.manifest().directed,
+            weight_type: self.store.manifest().weight_type,
+            labels: self.labels,
+            symmetric: !self.store.manifest().directed,
+            self_loops_kept: self.store.manifest().self_loops_kept,
         };
-        let summary = write_parquet(&export, &directory, &options, &mut |arcs| state.set(arcs))
-            .map_err(chain_error)?;
+        let summary = write_parquet(&export, self.directory, self.options, &mut |arcs| {
+            self.state.set(arcs)
+        })
+        .map_err(chain_error)?;
         Ok((summary.edge_files, summary.vertex_files))
-    })
+    }
 }

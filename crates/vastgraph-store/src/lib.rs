@@ -73,6 +73,11 @@ pub const TABLE_VERTICES_KEY: &str = "vastgraph.vertices";
 /// store again rather than a directed one with the same arcs.
 pub const TABLE_SYMMETRIC_KEY: &str = "vastgraph.symmetric";
 
+/// The key of an exported edge table's metadata entry that says, with `true`, that the store
+/// kept its self-loops (`--keep-self-loops`), so that `convert` keeps the table's self-loops
+/// rather than dropping them as it does by default.
+pub const TABLE_SELF_LOOPS_KEY: &str = "vastgraph.self_loops";
+
 /// Edge weights as stored, borrowed from the mapped file.
 #[derive(Clone, Copy, Debug)]
 pub enum WeightsRef<'a> {

@@ -246,24 +246,24 @@ fn export_parquet_writes_tables_and_refuses_to_mix_with_old_ones() {
         .is_char_device());
 }
 
-/// A Parquet export converts back to the store it came from: the same arcs, weights, labels
-/// and symmetry, file for file (the manifest records the conversion, so it differs).
+/// A Parquet export converts back to the store it came from: the same arcs, weights, labels,
+/// symmetry and self-loops, file for file (the manifest records the conversion, so it
+/// differs).
 #[test]
 fn a_parquet_export_converts_back_to_the_same_store() {
     let dir = tempfile::tempdir().unwrap();
     let labelled = fixture("labels.tsv");
     let weighted = fixture("weights.csv");
-    for (name, input, symmetrize) in [
-        ("labels-directed", &labelled, false),
-        ("labels-symmetric", &labelled, true),
-        ("weights-symmetric", &weighted, true),
+    let looped = fixture("tiny.tsv");
+    for (name, input, flag) in [
+        ("labels-directed", &labelled, None),
+        ("labels-symmetric", &labelled, Some("--symmetrize")),
+        ("weights-symmetric", &weighted, Some("--symmetrize")),
+        ("self-loops", &looped, Some("--keep-self-loops")),
     ] {
         let store = dir.path().join(name);
         let s = store.to_str().unwrap();
-        let mut args = vec!["convert", input.as_str(), "-o", s];
-        if symmetrize {
-            args.push("--symmetrize");
-        }
+        let args = [&["convert", input.as_str(), "-o", s][..], flag.as_slice()].concat();
         ok(&args);
         let tables = dir.path().join(format!("{name}.parquet"));
         let t = tables.to_str().unwrap();
@@ -285,12 +285,18 @@ fn a_parquet_export_converts_back_to_the_same_store() {
         }
         let info =
             String::from_utf8_lossy(&ok(&["info", back.to_str().unwrap()]).stdout).into_owned();
-        let kind = if symmetrize {
+        let kind = if flag == Some("--symmetrize") {
             "(symmetric"
         } else {
             "(directed"
         };
         assert!(info.contains(kind), "{name}: {info}");
+        if flag == Some("--keep-self-loops") {
+            assert!(
+                info.contains("6 (directed"),
+                "the self-loop is kept: {info}"
+            );
+        }
     }
 }
 
