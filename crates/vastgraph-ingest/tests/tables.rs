@@ -379,6 +379,9 @@ fn a_recorded_vertex_count_adds_isolated_vertices_and_a_bad_one_is_refused() {
     );
 }
 
+/// A vertex table's files, each a slice of `(id, label)` rows.
+type VertexParts<'a> = &'a [&'a [(i64, &'a str)]];
+
 /// Writes an export's layout under `dir`: `edges/part-00000.parquet` with the arcs and the
 /// vertex count (and the symmetric flag), and one `vertices/part-0000K.parquet` per slice of
 /// `(id, label)` rows.
@@ -387,7 +390,7 @@ fn write_export(
     arcs: &[(i64, i64)],
     vertices: u64,
     symmetric: bool,
-    parts: &[&[(i64, &str)]],
+    parts: VertexParts,
 ) {
     std::fs::create_dir_all(dir.join("edges")).unwrap();
     std::fs::create_dir_all(dir.join("vertices")).unwrap();
@@ -430,9 +433,9 @@ fn an_export_directory_restores_its_labels_and_its_symmetry() {
         true,
         &[&[(0, "ann"), (1, "bo")], &[(2, "cy"), (3, "di")]],
     );
-    let planned = plan(&[export.clone()], &IngestOptions::default()).unwrap();
+    let planned = plan(std::slice::from_ref(&export), &IngestOptions::default()).unwrap();
     assert!(planned.symmetric && !planned.labels && planned.vertex_labels.len() == 2);
-    let sink = read(&[export.clone()], &IngestOptions::default()).unwrap();
+    let sink = read(std::slice::from_ref(&export), &IngestOptions::default()).unwrap();
     assert_eq!(sink.pairs(), vec![(0, 1), (1, 0), (1, 2), (2, 1)]);
     assert_eq!(sink.declared_vertices, 4);
     assert_eq!(sink.labels.unwrap(), ["ann", "bo", "cy", "di"]);
@@ -447,7 +450,7 @@ fn an_export_directory_restores_its_labels_and_its_symmetry() {
         &[&[(0, "ann"), (1, "bo")], &[(2, "cy"), (3, "di")]],
     );
     assert!(
-        !plan(&[export.clone()], &IngestOptions::default())
+        !plan(std::slice::from_ref(&export), &IngestOptions::default())
             .unwrap()
             .symmetric
     );
@@ -457,7 +460,9 @@ fn an_export_directory_restores_its_labels_and_its_symmetry() {
         relabel: true,
         ..Default::default()
     };
-    let err = plan(&[export.clone()], &relabel).unwrap_err().to_string();
+    let err = plan(std::slice::from_ref(&export), &relabel)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("--relabel") && err.contains("edges"), "{err}");
     let other = dir.path().join("more.tsv");
     std::fs::write(&other, "0\t3\n").unwrap();
@@ -475,7 +480,7 @@ fn a_bad_vertex_table_is_an_error_naming_the_file_and_the_row() {
     let dir = tempfile::tempdir().unwrap();
     let export = dir.path().join("export");
     let arcs = [(0, 1)];
-    let cases: [(&[&[(i64, &str)]], &str, &str); 4] = [
+    let cases: [(VertexParts, &str, &str); 4] = [
         (
             &[&[(0, "a"), (2, "b")]],
             "part-00000.parquet: row 2",
@@ -496,7 +501,7 @@ fn a_bad_vertex_table_is_an_error_naming_the_file_and_the_row() {
     for (parts, place, reason) in cases {
         let _ = std::fs::remove_dir_all(&export);
         write_export(&export, &arcs, 2, false, parts);
-        let err = read(&[export.clone()], &IngestOptions::default()).unwrap_err();
+        let err = read(std::slice::from_ref(&export), &IngestOptions::default()).unwrap_err();
         assert!(err.contains(place) && err.contains(reason), "{err}");
     }
     let _ = std::fs::remove_dir_all(&export);
@@ -507,7 +512,7 @@ fn a_bad_vertex_table_is_an_error_naming_the_file_and_the_row() {
         8,
         &[(TABLE_SYMMETRIC_KEY, "yes")],
     );
-    let err = read(&[export.clone()], &IngestOptions::default()).unwrap_err();
+    let err = read(std::slice::from_ref(&export), &IngestOptions::default()).unwrap_err();
     assert!(
         err.contains(TABLE_SYMMETRIC_KEY) && err.contains("neither true nor false"),
         "{err}"
@@ -518,7 +523,7 @@ fn a_bad_vertex_table_is_an_error_naming_the_file_and_the_row() {
 fn labels_that_cannot_be_read_and_ambiguous_directories_are_refused_not_dropped() {
     let dir = tempfile::tempdir().unwrap();
     let export = dir.path().join("export");
-    let labelled: &[&[(i64, &str)]] = &[&[(0, "a")], &[(1, "b")]];
+    let labelled: VertexParts = &[&[(0, "a")], &[(1, "b")]];
     let opts = IngestOptions::default();
     let vertices = |rows: Vec<(&str, ArrayRef)>, file: &str| {
         write_parquet(&export.join("vertices").join(file), &[batch(rows)], 8)
@@ -542,7 +547,7 @@ fn labels_that_cannot_be_read_and_ambiguous_directories_are_refused_not_dropped(
         let _ = std::fs::remove_dir_all(&export);
         write_export(&export, &[(0, 1)], 2, false, labelled);
         vertices(columns, "part-00000.parquet");
-        let err = read(&[export.clone()], &opts).unwrap_err();
+        let err = read(std::slice::from_ref(&export), &opts).unwrap_err();
         assert!(
             err.contains("part-00000.parquet") && err.contains(reason),
             "{err}"
@@ -560,7 +565,9 @@ fn labels_that_cannot_be_read_and_ambiguous_directories_are_refused_not_dropped(
         ])],
         8,
     );
-    let err = plan(&[export.clone()], &opts).unwrap_err().to_string();
+    let err = plan(std::slice::from_ref(&export), &opts)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("string ids"), "{err}");
     // Tables of its own beside an export's edges/: which one is meant is a guess.
     write_parquet(
@@ -568,7 +575,9 @@ fn labels_that_cannot_be_read_and_ambiguous_directories_are_refused_not_dropped(
         &[batch(vec![("src", ints(&[0])), ("dst", ints(&[1]))])],
         8,
     );
-    let err = plan(&[export.clone()], &opts).unwrap_err().to_string();
+    let err = plan(std::slice::from_ref(&export), &opts)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("stray.parquet") && err.contains("edges"),
         "{err}"
