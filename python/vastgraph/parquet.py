@@ -10,7 +10,7 @@ Layout (readable by Spark, GraphFrames, DuckDB, pandas, ...)::
 Ids are int64 (Spark has no unsigned types, and GraphFrames wants columns named ``id``,
 ``src`` and ``dst``). A symmetric store holds both directions of every edge, and so does the
 export. Weights keep the store's type (int32 or float32). Each chunk of arcs becomes one row
-group; a new file starts every ``rows_per_file`` rows.
+group, cut in two where a file reaches ``rows_per_file`` rows, the most a file holds.
 """
 
 from __future__ import annotations
@@ -67,10 +67,17 @@ class _PartWriter:
         self._parts = 0
 
     def write(self, table: Any) -> None:
-        if self._writer is None or self._rows_in_file >= self._rows_per_file:
-            self._open_next()
-        self._writer.write_table(table)
-        self._rows_in_file += table.num_rows
+        """Writes ``table``, cut where the current file reaches ``rows_per_file`` rows."""
+        done = 0
+        while True:
+            if self._writer is None or self._rows_in_file >= self._rows_per_file:
+                self._open_next()
+            take = min(table.num_rows - done, self._rows_per_file - self._rows_in_file)
+            self._writer.write_table(table.slice(done, take))
+            self._rows_in_file += take
+            done += take
+            if done == table.num_rows:
+                return
 
     def _open_next(self) -> None:
         self.close()

@@ -35,7 +35,7 @@ pub struct ExportArgs {
         "Parquet: rows per row group [default: {}]", ParquetOptions::default().chunk_rows))]
     pub chunk_rows: Option<usize>,
     #[arg(long, value_name = "ROWS", help = format!(
-        "Parquet: rows per file before the next `part-NNNNN.parquet` starts [default: {}]",
+        "Parquet: the most rows a `part-NNNNN.parquet` file holds [default: {}]",
         ParquetOptions::default().rows_per_file))]
     pub rows_per_file: Option<u64>,
     /// Parquet: zstd, snappy or none [default: zstd].

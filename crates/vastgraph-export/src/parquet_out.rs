@@ -6,8 +6,9 @@
 //! Each edge file's metadata records the vertex count and, for a symmetric store, that it is
 //! symmetric, and for a store that kept its self-loops, that it did: with the labels in
 //! `vertices/`, `vastgraph convert DIR` builds the same store.
-//! Weights keep the store's type (INT32 or FLOAT). Each chunk of rows is one row group, so memory
-//! stays at one chunk whatever the graph's size; a new file starts every `rows_per_file` rows.
+//! Weights keep the store's type (INT32 or FLOAT). Each chunk of rows is one row group, cut in
+//! two where a file reaches `rows_per_file` rows (the most a file holds), so memory stays at one
+//! chunk whatever the graph's size.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -283,6 +284,28 @@ enum Column<'a> {
     Text(&'a [ByteArray]),
 }
 
+impl<'a> Column<'a> {
+    fn len(&self) -> usize {
+        match self {
+            Column::I64(v) => v.len(),
+            Column::I32(v) => v.len(),
+            Column::F32(v) => v.len(),
+            Column::Text(v) => v.len(),
+        }
+    }
+
+    /// Rows `start..start + len`.
+    fn slice(&self, start: usize, len: usize) -> Column<'a> {
+        let range = start..start + len;
+        match self {
+            Column::I64(v) => Column::I64(&v[range]),
+            Column::I32(v) => Column::I32(&v[range]),
+            Column::F32(v) => Column::F32(&v[range]),
+            Column::Text(v) => Column::Text(&v[range]),
+        }
+    }
+}
+
 /// Writes row groups into `part-NNNNN.parquet` files of at most `rows_per_file` rows.
 struct PartWriter {
     dir: PathBuf,
@@ -324,10 +347,26 @@ impl PartWriter {
         })
     }
 
+    /// Writes `columns` (of equal length) as one row group, or as two or more where the
+    /// current file's `rows_per_file` ends inside them, so that no file holds more.
     fn write_row_group(&mut self, columns: &[Column]) -> anyhow::Result<()> {
-        if self.current.is_none() || self.rows_in_file >= self.rows_per_file {
-            self.open_next()?;
+        let rows = columns.first().map_or(0, Column::len);
+        let mut done = 0;
+        loop {
+            if self.current.is_none() || self.rows_in_file >= self.rows_per_file {
+                self.open_next()?;
+            }
+            let take = (rows - done).min((self.rows_per_file - self.rows_in_file) as usize);
+            let part: Vec<Column> = columns.iter().map(|c| c.slice(done, take)).collect();
+            self.write_group(&part)?;
+            done += take;
+            if done == rows {
+                return Ok(());
+            }
         }
+    }
+
+    fn write_group(&mut self, columns: &[Column]) -> anyhow::Result<()> {
         let (writer, path) = self.current.as_mut().expect("a part is open");
         let context = || format!("writing {}", path.display());
         let mut group = writer.next_row_group().with_context(context)?;

@@ -40,6 +40,23 @@ fn read_rows(dir: &Path) -> (Vec<Vec<Field>>, usize) {
     (rows, parts.len())
 }
 
+/// The rows of each row group of each `part-*.parquet` file in `dir`, in file order.
+fn rows_per_part(dir: &Path) -> Vec<Vec<i64>> {
+    let mut parts: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    parts.sort();
+    parts
+        .iter()
+        .map(|part| {
+            let reader = SerializedFileReader::new(std::fs::File::open(part).unwrap()).unwrap();
+            let metadata = reader.metadata();
+            metadata.row_groups().iter().map(|g| g.num_rows()).collect()
+        })
+        .collect()
+}
+
 fn weighted_graph() -> InMemoryGraph {
     // A directed graph with an isolated vertex (4) and a heavy vertex 0.
     InMemoryGraph::from_weighted_edges(
@@ -80,8 +97,13 @@ fn parquet_holds_every_arc_in_order_across_parts() {
     let summary = write_parquet(&export, &out, &options, &mut no_progress()).unwrap();
     assert_eq!(summary.arcs, 5);
     let (edges, files) = read_rows(&out.join("edges"));
-    // Row groups of 2 rows, a new file once a file holds 3 or more: 2+2 | 1.
+    // Row groups of at most 2 rows, cut where a file reaches 3: 2+1 | 1+1.
     assert_eq!((files, summary.edge_files), (2, 2));
+    assert_eq!(rows_per_part(&out.join("edges")), [vec![2, 1], vec![1, 1]]);
+    assert_eq!(
+        rows_per_part(&out.join("vertices")),
+        [vec![2, 1], vec![1, 1]]
+    );
     let want: Vec<Vec<Field>> = [
         (0, 1, 1.5),
         (0, 2, -2.0),
