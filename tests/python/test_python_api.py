@@ -154,6 +154,11 @@ def test_existing_target_needs_overwrite(tmp_path):
         vg.from_edges([0], [2], path=tmp_path / "g")
     g = vg.from_edges([0], [2], path=tmp_path / "g", overwrite=True)
     np.testing.assert_array_equal(g.neighbors, [2])
+    # A store holding a file of the user's is not replaced (it would be deleted with it).
+    (tmp_path / "g" / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="notes.txt"):
+        vg.from_edges([0], [3], path=tmp_path / "g", overwrite=True)
+    assert (tmp_path / "g" / "notes.txt").read_text() == "mine"
 
 
 def test_open_errors_name_the_problem(tmp_path):

@@ -112,6 +112,26 @@ fn emit(
             !target.weighted,
             "a binary edge list holds no weights; drop --weighted or write a store"
         );
+        // The edges are written as generated: an option of the store's build would be
+        // ignored, so it is refused (convert the edge list with it instead).
+        let b = &target.build;
+        let store_only = [
+            ("--symmetrize", b.symmetrize),
+            ("--transpose", b.transpose),
+            ("--keep-self-loops", b.keep_self_loops),
+            ("--memory", b.memory.is_some()),
+            ("--tmp-dir", b.tmp_dir.is_some()),
+            ("--compress", b.compress),
+            ("--codec", b.codec.is_some()),
+            ("--order", b.order != vastgraph_store::VertexOrder::Input),
+            ("--tiles", b.tiles),
+        ];
+        if let Some((flag, _)) = store_only.iter().find(|(_, given)| *given) {
+            anyhow::bail!(
+                "{flag} applies to a store; a binary edge list holds the edges as generated \
+                 (give it to `vastgraph convert` with {flag}, or write a store with -o)"
+            );
+        }
         crate::run::refuse_existing(path, target.force)?;
         write_edge_list(generator, path, quiet)?;
         let secs = started.elapsed().as_secs_f64();

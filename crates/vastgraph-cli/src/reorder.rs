@@ -42,5 +42,14 @@ pub fn run(args: ReorderArgs, quiet: bool) -> anyhow::Result<()> {
         manifest.arcs,
         started.elapsed().as_secs_f64(),
     );
+    let tiled = vastgraph_store::Store::open_without_tiles(&args.store)
+        .is_ok_and(|source| source.manifest().tiles.is_some());
+    if tiled {
+        eprintln!(
+            "note: the tiles are not carried over (they follow the old ids); `vastgraph tile {}` \
+             adds new ones",
+            args.target.output.display()
+        );
+    }
     Ok(())
 }

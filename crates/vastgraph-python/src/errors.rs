@@ -37,7 +37,9 @@ fn store_error_as(e: &StoreError, message: String) -> PyErr {
         StoreError::MissingFile { .. } | StoreError::NotAStore { .. } => {
             PyFileNotFoundError::new_err(message)
         }
-        StoreError::TargetExists { .. } => PyFileExistsError::new_err(message),
+        StoreError::TargetExists { .. } | StoreError::NotOverwritable { .. } => {
+            PyFileExistsError::new_err(message)
+        }
         StoreError::Cancelled => PyKeyboardInterrupt::new_err(message),
         _ => PyValueError::new_err(message),
     }

@@ -69,9 +69,11 @@ pub fn compress_store(
     let store = Store::open(source)?;
     if store.codec() != Codec::Raw {
         return Err(StoreError::invalid_input(format!(
-            "{} is already compressed (codec {:?})",
+            "{} is already compressed (codec {}); a store is compressed from its raw lists: \
+             compress the raw store it came from, or convert its export (`vastgraph export \
+             --format parquet`) with --codec",
             source.display(),
-            store.codec()
+            store.codec().name()
         )));
     }
     let codec = match opts.pick_codec {

@@ -19,7 +19,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::builder::Labels;
-use crate::manifest::{files, InputRecord, Manifest};
+use crate::manifest::{files, Manifest};
 use crate::target_lock::{stage_path, TargetLock};
 use crate::{BuildOptions, Store, StoreBuilder, StoreError, MIN_MEMORY_BYTES};
 
@@ -35,9 +35,10 @@ pub struct ReorderOptions {
     pub overwrite: bool,
     /// Provenance: the command that built the store.
     pub command: String,
-    /// Record the source's provenance (its inputs, options, and what its build dropped) as
-    /// the copy's own, with `"order": "degree"` added: for a source built only to be
-    /// reordered (`convert --order degree`), so the copy names the real inputs.
+    /// Record the source's options as the copy's own, with `"order": "degree"` added: for a
+    /// source built only to be reordered (`convert --order degree`). Otherwise the options
+    /// name the source store and its command and options. Either way the copy keeps the
+    /// source's inputs and what their build dropped.
     pub carry_provenance: bool,
     /// Where the renumbering and the build's phases are reported.
     pub progress: crate::progress::Progress,
@@ -155,7 +156,9 @@ fn reorder_store_with(
     opts: &ReorderOptions,
     lock: Option<TargetLock>,
 ) -> Result<Manifest, StoreError> {
-    let store = Store::open(source)?;
+    // The tiles are not carried over (a renumbered store needs new ones): damaged ones do not
+    // stop the copy.
+    let store = Store::open_without_tiles(source)?;
     let manifest = store.manifest().clone();
     let n = store.num_vertices();
     // Checked before the labels are loaded: their text plus a String header each.
@@ -193,7 +196,13 @@ fn reorder_store_with(
             }
             options
         } else {
-            serde_json::json!({ "order": "degree", "source": source })
+            // As `compress` records it: the store it came from and how that one was built.
+            serde_json::json!({
+                "order": "degree",
+                "source": source,
+                "source_command": manifest.provenance.command,
+                "source_options": manifest.provenance.options,
+            })
         },
         codec: manifest.codec,
         progress: opts.progress.clone(),
@@ -204,18 +213,12 @@ fn reorder_store_with(
         ..Default::default()
     };
     let mut builder = StoreBuilder::create_with(target, build, lock)?;
-    if opts.carry_provenance {
-        for input in &manifest.provenance.inputs {
-            builder.add_input(input.clone());
-        }
-        builder.inherit_counts(manifest.dropped.clone(), manifest.provenance.input_edges);
-    } else {
-        builder.add_input(InputRecord {
-            path: source.display().to_string(),
-            format: "vastgraph-store".to_string(),
-            bytes: store.file_sizes().iter().map(|(_, b)| b).sum(),
-        });
+    // The same arcs renumbered: the original inputs and what their build dropped and merged
+    // stay the store's record (as `compress` keeps them); a new count would find nothing.
+    for input in &manifest.provenance.inputs {
+        builder.add_input(input.clone());
     }
+    builder.inherit_counts(manifest.dropped.clone(), manifest.provenance.input_edges);
     builder.ensure_vertices(n as u64);
 
     let offsets = store.offsets();

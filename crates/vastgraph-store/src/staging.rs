@@ -1,11 +1,12 @@
 //! Temporary directories and the final rename: a store appears at its target path only
 //! complete, or not at all.
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::fsutil::{fsync_dir, unique_suffix};
-use crate::manifest::MANIFEST_FILE;
+use crate::manifest::{Manifest, MANIFEST_FILE};
 use crate::StoreError;
 
 /// A directory that is removed with everything in it when dropped, unless `keep` was called.
@@ -82,38 +83,78 @@ pub(crate) fn split_target(target: &Path) -> Result<(PathBuf, String), StoreErro
     Ok((parent, name))
 }
 
-/// Whether an existing `target` may be replaced: only a previous store or an empty
-/// directory, so that a mistyped output path cannot wipe unrelated data.
+/// Whether an existing `target` may be replaced: only a previous store holding nothing but its
+/// own files, or an empty directory, so that a mistyped output path cannot wipe unrelated data
+/// (a replaced store is deleted whole: a user's file or another store put inside it would go
+/// with it).
 pub(crate) fn check_replaceable(target: &Path, overwrite: bool) -> Result<(), StoreError> {
     let meta = match fs::symlink_metadata(target) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(StoreError::io(target, e)),
     };
+    // What --force could not replace is named as such, with or without it: "--force replaces
+    // it" would promise what it then refuses.
+    let refusal = if !meta.is_dir() {
+        Some("it is not a directory".to_string())
+    } else if target.join(MANIFEST_FILE).is_file() {
+        foreign_entry(target)?.map(|foreign| {
+            format!(
+                "it holds {foreign}, which is not a file of the store; move it out first (a \
+                 replaced store is deleted whole)"
+            )
+        })
+    } else if fs::read_dir(target)
+        .map_err(|e| StoreError::io(target, e))?
+        .next()
+        .is_some()
+    {
+        Some(format!(
+            "it is a non-empty directory without {MANIFEST_FILE}"
+        ))
+    } else {
+        None
+    };
+    if let Some(reason) = refusal {
+        return Err(StoreError::NotOverwritable {
+            path: target.to_path_buf(),
+            reason,
+        });
+    }
     if !overwrite {
         return Err(StoreError::TargetExists {
             path: target.to_path_buf(),
         });
     }
-    if !meta.is_dir() {
-        return Err(StoreError::NotOverwritable {
-            path: target.to_path_buf(),
-            reason: "it is not a directory".into(),
-        });
+    Ok(())
+}
+
+/// The first entry (by name) of the store directory `dir` that its manifest does not list: not
+/// the manifest, a file or a file's page checksums. A manifest that does not parse lists
+/// nothing to go by, and a damaged store may be replaced: `None`.
+fn foreign_entry(dir: &Path) -> Result<Option<String>, StoreError> {
+    let Ok(text) = fs::read_to_string(dir.join(MANIFEST_FILE)) else {
+        return Ok(None);
+    };
+    let Ok(manifest) = serde_json::from_str::<Manifest>(&text) else {
+        return Ok(None);
+    };
+    let mut own: HashSet<&str> = HashSet::from([MANIFEST_FILE]);
+    for file in &manifest.files {
+        own.insert(&file.name);
+        if let Some(sums) = &file.page_sums {
+            own.insert(&sums.name);
+        }
     }
-    let is_store = target.join(MANIFEST_FILE).is_file();
-    let is_empty = fs::read_dir(target)
-        .map_err(|e| StoreError::io(target, e))?
-        .next()
-        .is_none();
-    if is_store || is_empty {
-        Ok(())
-    } else {
-        Err(StoreError::NotOverwritable {
-            path: target.to_path_buf(),
-            reason: format!("it is a non-empty directory without {MANIFEST_FILE}"),
-        })
+    let mut foreign = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))? {
+        let name = entry.map_err(|e| StoreError::io(dir, e))?.file_name();
+        let name = name.to_string_lossy();
+        if !own.contains(name.as_ref()) {
+            foreign.push(name.into_owned());
+        }
     }
+    Ok(foreign.into_iter().min())
 }
 
 /// Move a fully written staging directory to `target`. With `overwrite`, an existing store

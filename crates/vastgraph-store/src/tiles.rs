@@ -34,7 +34,7 @@ use crate::cancel::check_cancel;
 use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{files, FileEntry, Manifest, TileInfo, MANIFEST_FILE};
 use crate::progress::Progress;
-use crate::staging::{commit, split_target, TempDir};
+use crate::staging::{check_replaceable, commit, split_target, TempDir};
 use crate::target_lock::TargetLock;
 use crate::{Store, StoreError};
 
@@ -410,6 +410,8 @@ pub fn build_tiles(dir: &Path, opts: &TileOptions) -> Result<Manifest, StoreErro
         )));
     }
     let _lock = TargetLock::acquire(dir)?;
+    // Refused now rather than after the work: the tiled store replaces this directory whole.
+    check_replaceable(dir, true)?;
     let store = Store::open_without_tiles(dir)?;
     let n = store.num_vertices() as u64;
     let columns = n.div_ceil(1 << k);

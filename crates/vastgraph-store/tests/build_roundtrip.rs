@@ -385,9 +385,22 @@ fn existing_target_needs_overwrite() {
     let precious = dir.path().join("precious");
     std::fs::create_dir(&precious).unwrap();
     std::fs::write(precious.join("thesis.txt"), "years of work").unwrap();
-    let err = build(&precious, &[edge(0, 1, 0.0)], overwrite, 0, 1).unwrap_err();
+    let err = build(&precious, &[edge(0, 1, 0.0)], overwrite.clone(), 0, 1).unwrap_err();
     assert!(matches!(err, StoreError::NotOverwritable { .. }), "{err}");
     assert!(precious.join("thesis.txt").is_file());
+    // Without overwrite it says so too, rather than "overwrite replaces it".
+    let err = build(&precious, &[edge(0, 1, 0.0)], opts(16 * MIB), 0, 1).unwrap_err();
+    assert!(matches!(err, StoreError::NotOverwritable { .. }), "{err}");
+
+    // Nor a store that holds something of the user's: replacing it would delete that too.
+    std::fs::write(target.join("notes.txt"), "mine").unwrap();
+    let err = build(&target, &[edge(0, 1, 0.0)], overwrite, 0, 1).unwrap_err();
+    assert!(
+        matches!(err, StoreError::NotOverwritable { .. }) && err.to_string().contains("notes.txt"),
+        "{err}"
+    );
+    assert!(target.join("notes.txt").is_file());
+    assert_eq!(Store::open(&target).unwrap().num_arcs(), 2, "kept");
 }
 
 #[test]

@@ -91,6 +91,9 @@ fn check_reordered(source: &Path, reordered: &Path) {
         )
     );
     assert!(m1.has_labels);
+    // What the source's build dropped and merged stays the record: the inputs are the same.
+    assert_eq!(m0.dropped, m1.dropped);
+    assert_eq!(m0.provenance.input_edges, m1.provenance.input_edges);
     let degrees: Vec<u64> = after.offsets().windows(2).map(|w| w[1] - w[0]).collect();
     assert!(
         degrees.windows(2).all(|d| d[0] >= d[1]),

@@ -219,3 +219,27 @@ fn a_grid_past_what_a_tile_index_addresses_is_refused() {
         .to_string();
     assert!(e.contains("2^17"), "{e}");
 }
+
+/// Tiling replaces the store's directory whole: anything else in it (a user's file, a store
+/// written inside it) is named and kept, and nothing is tiled.
+#[test]
+fn a_store_holding_other_files_is_not_tiled_over_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("s");
+    let mut builder = StoreBuilder::create(&store, opts(16 * MIB)).unwrap();
+    builder.push_batch(&[0, 1], &[1, 2], None).unwrap();
+    builder.finish().unwrap();
+    std::fs::create_dir(store.join("nested")).unwrap();
+    std::fs::write(store.join("nested").join("x"), "mine").unwrap();
+    let opts = TileOptions {
+        side_log2: 6,
+        memory_bytes: 64 * MIB,
+        progress: Default::default(),
+    };
+    let e = build_tiles(&store, &opts).unwrap_err().to_string();
+    assert!(e.contains("nested") && e.contains("move it out"), "{e}");
+    assert!(store.join("nested").join("x").is_file());
+    assert!(Store::open(&store).unwrap().manifest().tiles.is_none());
+    std::fs::remove_dir_all(store.join("nested")).unwrap();
+    build_tiles(&store, &opts).unwrap();
+}

@@ -330,6 +330,21 @@ fn existing_output_files_need_force() {
     );
     ok(&[&generate[..], &[s(&edges), "--seed", "9", "--force"]].concat());
     assert_ne!(std::fs::read(&edges).unwrap(), before);
+    // A store's build option would be ignored by an edge list: refused, naming the flag.
+    let written = std::fs::read(&edges).unwrap();
+    for flag in [
+        &["--symmetrize"][..],
+        &["--order", "degree"],
+        &["--codec", "zeta64"],
+    ] {
+        let o = vastgraph(&[&generate[..], &[s(&edges), "--force"], flag].concat());
+        let e = assert_clean_failure(&o, "generate --edge-list with a store's option");
+        assert!(
+            e.contains(&format!("{} applies to a store", flag[0])),
+            "{e}"
+        );
+    }
+    assert_eq!(std::fs::read(&edges).unwrap(), written);
     ok(&[
         "convert",
         &fixture("tiny.tsv"),
