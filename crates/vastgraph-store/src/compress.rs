@@ -15,7 +15,7 @@ use crate::manifest::{files, Codec, FileEntry, Manifest, OffsetsCode};
 use crate::offsets_file::recode_staged_offsets;
 use crate::progress::Progress;
 use crate::reader::MappedArray;
-use crate::staging::{check_replaceable, commit, split_target, TempDir};
+use crate::staging::{check_replaceable, commit, refuse_inside, split_target, TempDir};
 use crate::target_lock::TargetLock;
 use crate::{Store, StoreError, MIN_MEMORY_BYTES};
 
@@ -90,6 +90,7 @@ pub fn compress_store(
             )));
         }
     }
+    refuse_inside(source, target)?;
     let _lock = TargetLock::acquire(target)?;
     check_replaceable(target, opts.overwrite)?;
     let staging = TempDir::create_in(&parent, &name, "tmp")?;

@@ -159,6 +159,7 @@ fn reorder_store_with(
     // The tiles are not carried over (a renumbered store needs new ones): damaged ones do not
     // stop the copy.
     let store = Store::open_without_tiles(source)?;
+    crate::staging::refuse_inside(source, target)?;
     let manifest = store.manifest().clone();
     let n = store.num_vertices();
     // Checked before the labels are loaded: their text plus a String header each.

@@ -83,6 +83,22 @@ pub(crate) fn split_target(target: &Path) -> Result<(PathBuf, String), StoreErro
     Ok((parent, name))
 }
 
+/// Refuses a `target` inside the store `source`: the copy would become a foreign entry of the
+/// store it came from, and the source could then be neither replaced nor tiled.
+pub(crate) fn refuse_inside(source: &Path, target: &Path) -> Result<(), StoreError> {
+    let (parent, _) = split_target(target)?;
+    if let (Ok(source), Ok(parent)) = (source.canonicalize(), parent.canonicalize()) {
+        if parent.starts_with(&source) {
+            return Err(StoreError::invalid_input(format!(
+                "{} is inside the store {}: write the copy beside it",
+                target.display(),
+                source.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Whether an existing `target` may be replaced: only a previous store holding nothing but its
 /// own files, or an empty directory, so that a mistyped output path cannot wipe unrelated data
 /// (a replaced store is deleted whole: a user's file or another store put inside it would go

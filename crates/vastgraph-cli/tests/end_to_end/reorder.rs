@@ -5,7 +5,7 @@
 use vastgraph_algos::registry::{run_on_store, Params, Values};
 use vastgraph_store::Store;
 
-use crate::common::ok;
+use crate::common::{fixture, ok, stderr, vastgraph};
 
 /// One value per vertex as f64 (every kernel compared here has one).
 fn per_vertex(store: &Store, algorithm: &str) -> Vec<f64> {
@@ -191,4 +191,27 @@ fn convert_in_degree_order_is_convert_then_reorder() {
         .collect();
     left.sort();
     assert_eq!(left, ["input", "kron.bin32", "one-step", "two-steps"]);
+}
+
+/// A copy written inside its source would be a stranger in it, which then keeps the source from
+/// being replaced or tiled (a replaced store is deleted whole): refused, and nothing written.
+/// Tiling a store with a stranger in it names it and keeps it.
+#[test]
+fn a_copy_inside_its_source_is_refused_and_a_stranger_in_a_store_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    ok(&["convert", &fixture("tiny.tsv"), "-o", s]);
+    for command in ["reorder", "compress"] {
+        let inside = store.join("copy");
+        let o = vastgraph(&[command, s, "-o", inside.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{command}: {}", stderr(&o));
+        assert!(stderr(&o).contains("is inside the store"), "{}", stderr(&o));
+        assert!(!inside.exists());
+    }
+    std::fs::write(store.join("notes.txt"), "mine").unwrap();
+    let o = vastgraph(&["tile", s]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("notes.txt"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(store.join("notes.txt")).unwrap(), b"mine");
 }
