@@ -30,6 +30,8 @@ pub fn run(args: ReorderArgs, quiet: bool) -> anyhow::Result<()> {
         carry_provenance: false,
         progress: vastgraph_store::progress::Progress::new(phases.clone()),
     };
+    // Read before the copy, which may replace the source (`-o STORE --force`).
+    let tiled = vastgraph_store::open_manifest(&args.store).is_ok_and(|m| m.tiles.is_some());
     let manifest = reorder_store(&args.store, &args.target.output, &opts);
     phases.finish();
     let manifest = manifest.with_context(|| format!("reordering {}", args.store.display()))?;
@@ -42,8 +44,6 @@ pub fn run(args: ReorderArgs, quiet: bool) -> anyhow::Result<()> {
         manifest.arcs,
         started.elapsed().as_secs_f64(),
     );
-    let tiled = vastgraph_store::Store::open_without_tiles(&args.store)
-        .is_ok_and(|source| source.manifest().tiles.is_some());
     if tiled {
         eprintln!(
             "note: the tiles are not carried over (they follow the old ids); `vastgraph tile {}` \

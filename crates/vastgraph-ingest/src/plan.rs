@@ -212,33 +212,20 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
     }
     let vertex_labels = match exports.as_slice() {
         [] => Vec::new(),
-        [export] if given.len() == 1 && opts.relabel => {
-            return Err(IngestError::invalid(
-                &export.dir,
-                format!(
-                    "--relabel numbers the ids afresh, but this export's vertex table holds their labels: leave --relabel out to restore them, or give {} to number the ids afresh",
-                    export.dir.join(EXPORT_EDGES).display()
-                ),
-            ))
-        }
-        [export] if given.len() == 1 && labels => {
-            return Err(IngestError::invalid(
-                &export.dir,
-                format!(
-                    "is an export whose vertex table holds labels, but its edge tables hold string ids; an export's edge tables hold the integer ids its vertex table names (give {} to read the strings as labels)",
-                    export.dir.join(EXPORT_EDGES).display()
-                ),
-            ))
-        }
-        [export] if given.len() == 1 => export.vertex_labels.clone(),
+        [export] if given.len() == 1 && !labels => export.vertex_labels.clone(),
+        // Labelled ids (--relabel, or string ids) or other inputs would be numbered afresh,
+        // apart from the vertex table's labels: each case names the edge tables to give.
         [export, ..] => {
-            return Err(IngestError::invalid(
-                &export.dir,
-                format!(
-                    "is an export whose vertex table holds labels, which converts back alone; to combine its arcs with other inputs by their dense ids, give {} instead",
-                    export.dir.join(EXPORT_EDGES).display()
-                ),
-            ))
+            let edges = export.dir.join(EXPORT_EDGES);
+            let edges = edges.display();
+            let reason = if given.len() > 1 {
+                format!("is an export whose vertex table holds labels, which converts back alone; to combine its arcs with other inputs by their dense ids, give {edges} instead")
+            } else if opts.relabel {
+                format!("--relabel numbers the ids afresh, but this export's vertex table holds their labels: leave --relabel out to restore them, or give {edges} to number the ids afresh")
+            } else {
+                format!("is an export whose vertex table holds labels, but its edge tables hold string ids; an export's edge tables hold the integer ids its vertex table names (give {edges} to read the strings as labels)")
+            };
+            return Err(IngestError::invalid(&export.dir, reason));
         }
     };
     let symmetric = probes.iter().any(|p| p.symmetric);
@@ -319,13 +306,19 @@ fn expand_table_directories(
             } else {
                 Vec::new()
             };
-            // Labels in any of the files make it a labelled table; `vertex_labels` then
-            // refuses a file without them.
-            let mut labelled = false;
+            // Labels in any of the files make it a labelled table, and every file must hold
+            // them.
+            let mut labelled = Vec::with_capacity(vertex_tables.len());
             for file in &vertex_tables {
-                labelled |= table::has_vertex_labels(file, detect_format(file)?)?;
+                labelled.push(table::has_vertex_labels(file, detect_format(file)?)?);
             }
-            if labelled {
+            if labelled.contains(&true) {
+                if let Some(bare) = labelled.iter().position(|&l| !l) {
+                    return Err(IngestError::invalid(
+                        &vertex_tables[bare],
+                        "has no 'label' column, as the other vertex tables do",
+                    ));
+                }
                 exports.push(LabelledExport {
                     dir: path.clone(),
                     vertex_labels: vertex_tables,

@@ -385,8 +385,9 @@ pub(crate) fn has_vertex_labels(path: &Path, format: InputFormat) -> Result<bool
     Ok(true)
 }
 
-/// The labels of a vertex table's files (in order), one per vertex in id order: the ids must
-/// run 0, 1, 2, … across the files, as an export writes them. A null, a gap, a label with a
+/// The labels of a vertex table's files (in order, each with the `label` column `plan` found),
+/// one per vertex in id order: the ids must run 0, 1, 2, … across the files, as an export
+/// writes them. A null, a gap, a label with a
 /// line break (a store keeps one label a line) or one label given to two vertices is an error
 /// naming the file and the row.
 pub(crate) fn vertex_labels(files: &[PathBuf]) -> Result<Vec<String>, IngestError> {
@@ -395,12 +396,6 @@ pub(crate) fn vertex_labels(files: &[PathBuf]) -> Result<Vec<String>, IngestErro
     let mut starts: Vec<(usize, &Path)> = Vec::with_capacity(files.len());
     for path in files {
         let format = detect_format(path)?;
-        if !has_vertex_labels(path, format)? {
-            return Err(IngestError::invalid(
-                path,
-                "has no 'label' column, as the other vertex tables do",
-            ));
-        }
         starts.push((labels.len(), path));
         let mut rows = 0u64;
         for_each_batch(path, format, &["id", "label"], &mut |batch, _| {

@@ -722,7 +722,7 @@ pub fn open_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     Ok(manifest)
 }
 
-fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
+pub(crate) fn read_manifest(dir: &Path) -> Result<Manifest, StoreError> {
     let path = dir.join(MANIFEST_FILE);
     let file = File::open(&path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => StoreError::NotAStore {

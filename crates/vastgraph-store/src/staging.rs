@@ -6,7 +6,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::fsutil::{fsync_dir, unique_suffix};
-use crate::manifest::{Manifest, MANIFEST_FILE};
+use crate::manifest::MANIFEST_FILE;
+use crate::reader::read_manifest;
 use crate::StoreError;
 
 /// A directory that is removed with everything in it when dropped, unless `keep` was called.
@@ -146,13 +147,10 @@ pub(crate) fn check_replaceable(target: &Path, overwrite: bool) -> Result<(), St
 }
 
 /// The first entry (by name) of the store directory `dir` that its manifest does not list: not
-/// the manifest, a file or a file's page checksums. A manifest that does not parse lists
+/// the manifest, a file or a file's page checksums. A manifest that cannot be read lists
 /// nothing to go by, and a damaged store may be replaced: `None`.
 fn foreign_entry(dir: &Path) -> Result<Option<String>, StoreError> {
-    let Ok(text) = fs::read_to_string(dir.join(MANIFEST_FILE)) else {
-        return Ok(None);
-    };
-    let Ok(manifest) = serde_json::from_str::<Manifest>(&text) else {
+    let Ok(manifest) = read_manifest(dir) else {
         return Ok(None);
     };
     let mut own: HashSet<&str> = HashSet::from([MANIFEST_FILE]);
@@ -162,15 +160,15 @@ fn foreign_entry(dir: &Path) -> Result<Option<String>, StoreError> {
             own.insert(&sums.name);
         }
     }
-    let mut foreign = Vec::new();
+    let mut first: Option<String> = None;
     for entry in fs::read_dir(dir).map_err(|e| StoreError::io(dir, e))? {
         let name = entry.map_err(|e| StoreError::io(dir, e))?.file_name();
         let name = name.to_string_lossy();
-        if !own.contains(name.as_ref()) {
-            foreign.push(name.into_owned());
+        if !own.contains(name.as_ref()) && first.as_deref().is_none_or(|f| *name < *f) {
+            first = Some(name.into_owned());
         }
     }
-    Ok(foreign.into_iter().min())
+    Ok(first)
 }
 
 /// Move a fully written staging directory to `target`. With `overwrite`, an existing store
