@@ -16,7 +16,8 @@ pub struct TileArgs {
     /// log2 of a tile's side: its sources and its targets are blocks of 2^K vertices, K from 6
     /// to 16 (default: the largest whose source and target blocks of f64 state take at most half of
     /// this machine's L2 cache, or 16 when the graph's f64 values outgrow its last-level cache).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32)
+        .range(MIN_SIDE_LOG2 as i64..=MAX_SIDE_LOG2 as i64))]
     pub side_log2: Option<u32>,
     /// Memory budget of the build, e.g. 1GiB (default: half of RAM).
     #[arg(long, value_parser = crate::size::parse_size)]

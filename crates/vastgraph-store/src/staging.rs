@@ -112,7 +112,17 @@ pub(crate) fn check_replaceable(target: &Path, overwrite: bool) -> Result<(), St
     };
     // What --force could not replace is named as such, with or without it: "--force replaces
     // it" would promise what it then refuses.
-    let refusal = if !meta.is_dir() {
+    let refusal = if meta.file_type().is_symlink() {
+        // The new store is renamed into the link's place, which a directory cannot take over a
+        // link; the store it points to is replaced by naming it.
+        Some(match fs::read_link(target) {
+            Ok(to) => format!(
+                "it is a symbolic link to {}; name that store to replace it",
+                to.display()
+            ),
+            Err(_) => "it is a symbolic link".to_string(),
+        })
+    } else if !meta.is_dir() {
         Some("it is not a directory".to_string())
     } else if target.join(MANIFEST_FILE).is_file() {
         foreign_entry(target)?.map(|foreign| {

@@ -394,13 +394,28 @@ fn existing_target_needs_overwrite() {
 
     // Nor a store that holds something of the user's: replacing it would delete that too.
     std::fs::write(target.join("notes.txt"), "mine").unwrap();
-    let err = build(&target, &[edge(0, 1, 0.0)], overwrite, 0, 1).unwrap_err();
+    let err = build(&target, &[edge(0, 1, 0.0)], overwrite.clone(), 0, 1).unwrap_err();
     assert!(
         matches!(err, StoreError::NotOverwritable { .. }) && err.to_string().contains("notes.txt"),
         "{err}"
     );
     assert!(target.join("notes.txt").is_file());
     assert_eq!(Store::open(&target).unwrap().num_arcs(), 2, "kept");
+
+    // A link to a store is named as one, with where it points: the store is replaced by name.
+    std::fs::remove_file(target.join("notes.txt")).unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let err = build(&link, &[edge(0, 1, 0.0)], overwrite, 0, 1).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        matches!(err, StoreError::NotOverwritable { .. })
+            && message.contains("symbolic link")
+            && message.contains(&target.display().to_string()),
+        "{message}"
+    );
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert_eq!(Store::open(&link).unwrap().num_arcs(), 2, "kept");
 }
 
 #[test]

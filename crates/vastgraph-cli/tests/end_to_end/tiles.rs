@@ -73,12 +73,16 @@ fn pagerank_over_tiles_gives_the_lists_scores_and_damage_names_the_file() {
         args.push("--no-tiles");
         ok(&args);
     }
-    let refused = vastgraph(&["tile", &store, "--side-log2", "17"]);
-    assert!(
-        stderr(&refused).contains("--side-log2 17"),
-        "{}",
-        stderr(&refused)
-    );
+    // A side out of range is a usage error (exit 2), naming the option and the range.
+    for side in ["17", "5"] {
+        let refused = vastgraph(&["tile", &store, "--side-log2", side]);
+        let message = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(2), "{message}");
+        assert!(
+            message.contains("--side-log2") && message.contains("6..=16"),
+            "{message}"
+        );
+    }
 }
 
 #[test]
