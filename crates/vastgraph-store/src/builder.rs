@@ -19,7 +19,7 @@ use crate::merge::{merge_runs, merge_sorted_pair};
 use crate::pipeline::pipelined;
 use crate::record::{pack, sort_records, source_of, target_of, SortRecord, WeightedArc};
 use crate::run_file::{RunSpace, RunWriter};
-use crate::staging::{check_replaceable, commit, split_target, TempDir};
+use crate::staging::{check_replaceable, commit, split_target, through_link, TempDir};
 use crate::target_lock::TargetLock;
 use crate::{Store, StoreError, MAX_VERTICES};
 
@@ -377,6 +377,7 @@ impl StoreBuilder {
                 minimum: MIN_MEMORY_BYTES,
             });
         }
+        let target = &through_link(target);
         let (parent, name) = split_target(target)?;
         let lock = match lock {
             Some(lock) => lock,

@@ -15,7 +15,9 @@ use crate::manifest::{files, Codec, FileEntry, Manifest, OffsetsCode};
 use crate::offsets_file::recode_staged_offsets;
 use crate::progress::Progress;
 use crate::reader::MappedArray;
-use crate::staging::{check_replaceable, commit, refuse_inside, split_target, TempDir};
+use crate::staging::{
+    check_replaceable, commit, refuse_inside, split_target, through_link, TempDir,
+};
 use crate::target_lock::TargetLock;
 use crate::{Store, StoreError, MIN_MEMORY_BYTES};
 
@@ -81,6 +83,7 @@ pub fn compress_store(
         false => opts.codec,
     };
     let list_codec = compressed_list_codec(codec)?;
+    let target = &through_link(target);
     let (parent, name) = split_target(target)?;
     if let (Ok(a), Ok(b)) = (source.canonicalize(), target.canonicalize()) {
         if a == b {

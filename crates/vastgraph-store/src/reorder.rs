@@ -89,6 +89,7 @@ pub fn build_in_order<E: From<StoreError>>(
     if order == VertexOrder::Input {
         return build(target, overwrite);
     }
+    let target = &crate::staging::through_link(target);
     if target.exists() && !overwrite {
         return Err(StoreError::TargetExists {
             path: target.to_path_buf(),
@@ -159,6 +160,7 @@ fn reorder_store_with(
     // The tiles are not carried over (a renumbered store needs new ones): damaged ones do not
     // stop the copy.
     let store = Store::open_without_tiles(source)?;
+    let target = &crate::staging::through_link(target);
     crate::staging::refuse_inside(source, target)?;
     let manifest = store.manifest().clone();
     let n = store.num_vertices();

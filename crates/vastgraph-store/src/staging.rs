@@ -50,6 +50,20 @@ impl Drop for TempDir {
     }
 }
 
+/// The directory a store path names: a symbolic link to a directory names the directory it
+/// points to, so that a store reached through a link is replaced, tiled and locked where it
+/// is, and the link keeps pointing at it (a directory cannot be renamed over a link). Any
+/// other path, a dangling link included, is returned as it is.
+pub(crate) fn through_link(path: &Path) -> PathBuf {
+    let is_link = fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link && fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        if let Ok(resolved) = path.canonicalize() {
+            return resolved;
+        }
+    }
+    path.to_path_buf()
+}
+
 /// The target's parent directory and final name; "store" means "./store".
 pub(crate) fn split_target(target: &Path) -> Result<(PathBuf, String), StoreError> {
     let name = match target.file_name().and_then(|n| n.to_str()) {
@@ -113,11 +127,11 @@ pub(crate) fn check_replaceable(target: &Path, overwrite: bool) -> Result<(), St
     // What --force could not replace is named as such, with or without it: "--force replaces
     // it" would promise what it then refuses.
     let refusal = if meta.file_type().is_symlink() {
-        // The new store is renamed into the link's place, which a directory cannot take over a
-        // link; the store it points to is replaced by naming it.
+        // A link to a directory was followed (`through_link`): this one points to nothing a
+        // store could replace, and a directory cannot be renamed over a link.
         Some(match fs::read_link(target) {
             Ok(to) => format!(
-                "it is a symbolic link to {}; name that store to replace it",
+                "it is a symbolic link to {}, which is not a directory",
                 to.display()
             ),
             Err(_) => "it is a symbolic link".to_string(),

@@ -34,7 +34,7 @@ use crate::cancel::check_cancel;
 use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{files, FileEntry, Manifest, TileInfo, MANIFEST_FILE};
 use crate::progress::Progress;
-use crate::staging::{check_replaceable, commit, split_target, TempDir};
+use crate::staging::{check_replaceable, commit, split_target, through_link, TempDir};
 use crate::target_lock::TargetLock;
 use crate::{Store, StoreError};
 
@@ -409,6 +409,7 @@ pub fn build_tiles(dir: &Path, opts: &TileOptions) -> Result<Manifest, StoreErro
              within a tile are 16-bit offsets)"
         )));
     }
+    let dir = &through_link(dir);
     let _lock = TargetLock::acquire(dir)?;
     // Refused now rather than after the work: the tiled store replaces this directory whole.
     check_replaceable(dir, true)?;

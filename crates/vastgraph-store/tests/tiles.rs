@@ -241,5 +241,10 @@ fn a_store_holding_other_files_is_not_tiled_over_them() {
     assert!(store.join("nested").join("x").is_file());
     assert!(Store::open(&store).unwrap().manifest().tiles.is_none());
     std::fs::remove_dir_all(store.join("nested")).unwrap();
-    build_tiles(&store, &opts).unwrap();
+    // Through a link, the store it points to is tiled, and the link still reaches it.
+    let link = tmp.path().join("link");
+    std::os::unix::fs::symlink(&store, &link).unwrap();
+    build_tiles(&link, &opts).unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert!(Store::open(&store).unwrap().manifest().tiles.is_some());
 }
