@@ -309,8 +309,9 @@ def delta_pagerank(
     threads: Optional[int] = None,
     memory: Memory = None,
 ) -> np.ndarray:
-    """PageRank computed by pushing only changes above a threshold; same stopping rule as
-    :func:`pagerank`."""
+    """PageRank computed by pushing only changes above a threshold; the same fixed point as
+    :func:`pagerank`, stopped once a round moves less than (1 - alpha) * tol, within about
+    4 * tol of it in L1."""
     return _values(
         g,
         "delta-pagerank",
