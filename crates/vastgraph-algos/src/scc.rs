@@ -11,8 +11,10 @@
 //!
 //! The joined vertices are labelled with their colour and leave the graph; each round assigns at
 //! least the component of every colour. A long chain (a path, a long cycle) makes colouring
-//! quadratic: one step per vertex of the chain, each over the whole frontier. So a round whose
-//! forward colouring takes more than [`MAX_COLOUR_STEPS`] steps, or a run past
+//! quadratic: one step per vertex of the chain, each over the whole frontier, and so does the
+//! closure of a chain whose colour arrived in few steps (0 → 1 → … → n−1 → 0 pushed in id order
+//! colours it in one, then joins one vertex a pass). So a round whose forward colouring or
+//! backward closure takes more than [`MAX_COLOUR_STEPS`] steps, or a run past
 //! [`MAX_ROUNDS`] rounds, hands the vertices left to a serial path-based search (Gabow 2000) on
 //! the same lists, O(n + m) with an explicit stack. On a symmetric graph the strong components
 //! are the connected ones: the connectivity kernel computes them.
@@ -38,7 +40,8 @@ use crate::registry::Values;
 /// the serial search's preorder numbers and stacks.
 pub const STATE: StateSize = StateSize::per_vertex(48);
 
-/// Forward-colouring steps a round may take before the serial search takes over.
+/// Forward-colouring steps, and backward-closure passes, a round may take before the serial
+/// search takes over.
 pub const MAX_COLOUR_STEPS: usize = 64;
 /// Colouring rounds before the serial search takes over.
 pub const MAX_ROUNDS: u64 = 32;
@@ -144,7 +147,12 @@ pub fn strongly_connected_components<A: Adjacency>(
             .copied()
             .filter(|&v| !joined[v as usize].load(Relaxed))
             .collect();
-        loop {
+        let mut passes = 0;
+        let closed = loop {
+            if passes == MAX_COLOUR_STEPS {
+                break false;
+            }
+            passes += 1;
             let pulled: u64 = candidates
                 .par_iter()
                 .map(|&v| {
@@ -167,8 +175,13 @@ pub fn strongly_connected_components<A: Adjacency>(
             let before = candidates.len();
             candidates.retain(|&v| !joined[v as usize].load(Relaxed));
             if candidates.len() == before {
-                break;
+                break true;
             }
+        };
+        if !closed {
+            // Nothing of this round is assigned yet: the serial search takes every vertex left.
+            serial = true;
+            break;
         }
         // 3. The joined vertices take their colour as label and leave.
         remaining.par_iter().for_each(|&v| {
@@ -461,6 +474,27 @@ mod tests {
         let got = labels(n as usize, &edges);
         let want: Vec<u32> = (0..n).map(|v| v.min(5_000)).collect();
         assert_eq!(got, want);
+        // A cycle in id order, 0 → 1 → … → n−1 → 0: pushed in id order, the colour 0 runs
+        // round it in a step or two, and the closure joins one vertex a pass (n²/2 arcs, where
+        // the serial search takes n).
+        let n = 20_000u32;
+        let cycle: Vec<(Vertex, Vertex)> = (0..n).map(|v| (v, (v + 1) % n)).collect();
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let g = InMemoryGraph::from_edges(n as usize, &cycle, false);
+            let r = pool
+                .install(|| strongly_connected_components(&g.view(), &SccParams {}))
+                .unwrap();
+            assert!(r.labels.iter().all(|&l| l == 0));
+            let arcs = r.stats.edges_traversed;
+            assert!(
+                arcs < 300 * n as u64,
+                "{threads} threads: {arcs} arcs traversed"
+            );
+        }
         // Symmetric: the connected components.
         let g = InMemoryGraph::from_edges(6, &[(0, 1), (2, 3), (3, 4)], true);
         let r = strongly_connected_components(&g.view(), &SccParams {}).unwrap();
