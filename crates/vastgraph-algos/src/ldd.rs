@@ -179,7 +179,8 @@ fn grow<A: Adjacency>(
     // Vertices settled in the previous round: the frontier.
     let mut frontier: Vec<Vertex> = Vec::new();
     let mut next_candidate = 0;
-    let (mut round, mut max_radius) = (0u32, 0u64);
+    // `round` is the clock of the start times; `executed` counts the rounds that ran.
+    let (mut round, mut max_radius, mut executed) = (0u32, 0u64, 0u64);
     while next_candidate < n || !frontier.is_empty() {
         // Unsettled vertices whose start round has come offer themselves as centres...
         let end = next_candidate
@@ -225,11 +226,17 @@ fn grow<A: Adjacency>(
         max_radius = max_radius.max(depth);
         frontier = settling;
         round += 1;
+        executed += 1;
+        if frontier.is_empty() && next_candidate < n {
+            // Nothing grows: the rounds until the next centre starts would do nothing (a small
+            // β spreads the start rounds over up to 37/β of them).
+            round = round.max(start[by_start[next_candidate] as usize]);
+        }
     }
     ClusterForest {
         packed: packed.into_par_iter().map(AtomicU64::into_inner).collect(),
         parents: parents.map(|p| p.into_par_iter().map(AtomicU32::into_inner).collect()),
-        rounds: round as u64,
+        rounds: executed,
         max_radius,
     }
 }
@@ -245,13 +252,17 @@ pub fn ldd<A: Adjacency>(g: &Graph<A>, beta: f64, seed: u64) -> Vec<u32> {
     grow_clusters(g, beta, seed, &EdgeMapCounters::default()).into_clusters()
 }
 
+/// The smallest β: start rounds reach 37/β (the shift of the least draw, 2^-53), which
+/// must stay well within a round's u32.
+pub const MIN_BETA: f64 = 1e-6;
+
 pub(crate) fn check_beta(algorithm: &'static str, beta: f64) -> Result<(), AlgoError> {
-    if beta > 0.0 && beta.is_finite() {
+    if beta >= MIN_BETA && beta.is_finite() {
         Ok(())
     } else {
         Err(AlgoError::InvalidParameter {
             algorithm,
-            message: format!("beta must be positive and finite, got {beta}"),
+            message: format!("beta must be a finite number of at least {MIN_BETA}, got {beta}"),
         })
     }
 }
@@ -361,13 +372,13 @@ pub fn verify_ldd<A: Adjacency>(g: &Graph<A>, result: &LddResult) -> Result<(), 
 
 use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED};
 use crate::registry::Values;
-use std::ops::Bound::{Excluded, Unbounded};
+use std::ops::Bound::{Included, Unbounded};
 
 /// The exponential shifts' rate β: clusters of diameter O(log n / β), about β·m arcs between them.
 pub const BETA: Param = Param::number(
     "beta",
     0.2,
-    (Excluded(0.0), Unbounded),
+    (Included(MIN_BETA), Unbounded),
     "the decomposition's rate β",
 );
 /// `ldd` in the registry.
@@ -443,13 +454,35 @@ mod tests {
             Err(AlgoError::NeedsSymmetric { .. })
         ));
         let g = InMemoryGraph::from_edges(2, &[(0, 1)], true);
-        let bad = LddParams {
-            beta: 0.0,
-            ..Default::default()
+        for beta in [0.0, MIN_BETA / 2.0] {
+            let bad = LddParams {
+                beta,
+                ..Default::default()
+            };
+            assert!(matches!(
+                low_diameter_decomposition(&g.view(), &bad),
+                Err(AlgoError::InvalidParameter { .. })
+            ));
+        }
+    }
+
+    #[test]
+    fn a_small_beta_skips_the_rounds_in_which_nothing_grows() {
+        // At β = 1e-6 the start rounds spread over millions of rounds, almost all empty: a
+        // round each took the run 8.6M iterations on 2,500 vertices.
+        let n = 2_000u32;
+        let edges: Vec<(Vertex, Vertex)> = (0..n).map(|v| (v, (v * 7 + 1) % n)).collect();
+        let g = InMemoryGraph::from_edges(n as usize, &edges, true);
+        let params = LddParams {
+            beta: MIN_BETA,
+            seed: 3,
         };
-        assert!(matches!(
-            low_diameter_decomposition(&g.view(), &bad),
-            Err(AlgoError::InvalidParameter { .. })
-        ));
+        let r = low_diameter_decomposition(&g.view(), &params).unwrap();
+        verify_ldd(&g.view(), &r).unwrap();
+        assert!(
+            r.stats.iterations < 10 * n as u64,
+            "{} rounds",
+            r.stats.iterations
+        );
     }
 }

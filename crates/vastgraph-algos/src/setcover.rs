@@ -105,11 +105,20 @@ impl Scale {
         }
     }
 
-    /// Elements a set of bucket `b` must win to join the cover: ⌈(1+ε)^(b−1)⌉, at least 1. A
-    /// set in bucket b has more than (1+ε)^(b−1) elements, so the best set always qualifies.
+    /// Elements a set of bucket `b` must win to join the cover: ⌈(1+ε)^(b−1)⌉, at least 1, and
+    /// at most the smallest size [`Self::bucket`] files in b or above. A set in bucket b has more than
+    /// (1+ε)^(b−1) elements, so the best set always qualifies; the bound keeps that true where
+    /// rounding puts a size in a bucket one too high, or the power above the size (a small ε,
+    /// whose threshold is within rounding of the sizes themselves: the run waited forever).
     fn threshold(&self, b: u64) -> u32 {
         let t = (1.0 + self.epsilon).powf(b as f64 - 1.0).ceil();
-        (t as u32).max(1)
+        let mut t = (t.min(u32::MAX as f64) as u32).max(1);
+        // Sizes are filed in order (`bucket` is monotone): one below t filed in b or above
+        // means t is too high.
+        while t > 1 && self.bucket(t - 1) >= b {
+            t -= 1;
+        }
+        t
     }
 }
 
@@ -140,10 +149,10 @@ fn set_cover_within<G: Traversal>(
 ) -> Result<SetCoverResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let epsilon = params.epsilon;
-    if !(epsilon > 0.0 && epsilon.is_finite()) {
+    if !(epsilon >= MIN_EPSILON && epsilon.is_finite()) {
         return Err(AlgoError::InvalidParameter {
             algorithm: ALGORITHM,
-            message: format!("--epsilon must be a positive number, got {epsilon}"),
+            message: format!("--epsilon must be a number of at least {MIN_EPSILON}, got {epsilon}"),
         });
     }
     let scale = Scale {
@@ -561,12 +570,17 @@ pub fn verify_set_cover<A: Adjacency>(
 
 use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED};
 use crate::registry::Values;
-use std::ops::Bound::{Excluded, Unbounded};
+use std::ops::Bound::{Included, Unbounded};
+
+/// The smallest ε: below it the buckets' numbers, ln(size)/ln(1+ε), outgrow what a bucket's key
+/// holds exactly (at 1e-20 every size fell in no bucket, and the cover came out empty), and
+/// the run is the exact greedy anyway, a set a round.
+pub const MIN_EPSILON: f64 = 1e-9;
 
 pub const EPSILON: Param = Param::number(
     "epsilon",
     0.01,
-    (Excluded(0.0), Unbounded),
+    (Included(MIN_EPSILON), Unbounded),
     "the ratio of the cost buckets, 1+ε",
 );
 /// `setcover` in the registry.
@@ -626,7 +640,9 @@ mod tests {
         edges.extend((11..20).map(|v| (10, v)));
         edges.push((0, 10));
         let g = InMemoryGraph::from_edges(21, &edges, true);
-        for epsilon in [0.01, 0.5, 2.0] {
+        // MIN_EPSILON: sizes' thresholds within rounding of the sizes (at 1e-10 the best set
+        // of a bucket could fall short of it and the run went on forever).
+        for epsilon in [MIN_EPSILON, 0.01, 0.5, 2.0] {
             let params = SetCoverParams { epsilon, seed: 3 };
             let r = set_cover(&g.view(), &params).unwrap();
             verify_set_cover(&g.view(), &params, &r).unwrap();
@@ -638,14 +654,26 @@ mod tests {
         let mut r = set_cover(&g.view(), &params).unwrap();
         r.in_cover[10] = 0;
         assert!(verify_set_cover(&g.view(), &params, &r).is_err());
-        assert!(set_cover(
-            &g.view(),
-            &SetCoverParams {
-                epsilon: 0.0,
-                seed: 1
+        for epsilon in [0.0, 1e-20, MIN_EPSILON / 2.0] {
+            let params = SetCoverParams { epsilon, seed: 1 };
+            assert!(set_cover(&g.view(), &params).is_err(), "ε = {epsilon}");
+        }
+    }
+
+    #[test]
+    fn every_threshold_admits_the_smallest_size_of_its_bucket() {
+        for epsilon in [MIN_EPSILON, 1e-7, 1e-4, 0.01, 0.3, 2.0] {
+            let scale = Scale {
+                inverse_log: 1.0 / f64::ln_1p(epsilon),
+                epsilon,
+            };
+            let mut size = 1u32;
+            while size < 5_000_000 {
+                let b = scale.bucket(size);
+                assert!(scale.threshold(b) <= size, "ε = {epsilon}, size {size}");
+                size += 1 + size / 97;
             }
-        )
-        .is_err());
+        }
     }
 
     #[test]

@@ -69,8 +69,10 @@ pub fn spanner<A: Adjacency>(
             message: "k must be at least 1".into(),
         });
     }
-    // ln n vanishes for n ≤ 2; any positive β is fine there (at most one edge).
-    let beta = (n.max(3) as f64).ln() / (2.0 * k as f64);
+    // ln n vanishes for n ≤ 2; any positive β is fine there (at most one edge). A k so large
+    // that β falls below the least the decomposition takes gives that β's spanner, whose
+    // stretch is below the one asked for.
+    let beta = ((n.max(3) as f64).ln() / (2.0 * k as f64)).max(crate::ldd::MIN_BETA);
     check_beta(ALGORITHM, beta)?;
     let counters = EdgeMapCounters::default();
     let forest = grow_cluster_trees(g, beta, params.seed, &counters);
