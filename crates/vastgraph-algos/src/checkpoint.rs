@@ -316,8 +316,21 @@ impl Checkpoint {
         store: &str,
         options: CheckpointOptions,
     ) -> Result<Checkpoint, AlgoError> {
-        fs::create_dir_all(dir).map_err(|e| checkpoint_error(dir, e.to_string()))?;
+        if fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+            return Err(checkpoint_error(
+                dir,
+                "is not a directory: --checkpoint names the directory that holds the checkpoint",
+            ));
+        }
         let file = dir.join(FILE_NAME);
+        if options.resume && !file.exists() {
+            // Refused before the directory is made: a mistyped name leaves nothing behind.
+            return Err(checkpoint_error(
+                dir,
+                "no checkpoint to resume from; run without --resume to start one",
+            ));
+        }
+        fs::create_dir_all(dir).map_err(|e| checkpoint_error(dir, e.to_string()))?;
         let lock = TargetLock::acquire(&file).map_err(|e| checkpoint_error(dir, e.to_string()))?;
         let exists = file.exists();
         if options.resume && !exists {

@@ -261,24 +261,30 @@ struct RunThen<'a, A: Adjacency, B: Adjacency> {
     after_kernel: &'a dyn Fn(),
 }
 
+/// Refuses a checkpoint to an algorithm that saves none, naming those that do.
+pub fn check_resumable(descriptor: &Descriptor) -> Result<(), AlgoError> {
+    if descriptor.resumable {
+        return Ok(());
+    }
+    let resumable: Vec<&str> = ALGORITHMS
+        .iter()
+        .filter(|a| a.resumable)
+        .map(|a| a.name)
+        .collect();
+    Err(descriptor.invalid(format!(
+        "it does not save checkpoints; --checkpoint serves {}",
+        resumable.join(", ")
+    )))
+}
+
 impl<A: Adjacency, B: Adjacency> AlgorithmVisitor for RunThen<'_, A, B> {
     type Output = Result<Output, RunError>;
     fn visit<K: Algorithm>(self) -> Self::Output {
         let descriptor = &K::DESCRIPTOR;
         descriptor.check(self.p)?;
         let checkpoint = self.p.checkpoint.as_deref();
-        if checkpoint.is_some() && !descriptor.resumable {
-            let resumable: Vec<&str> = ALGORITHMS
-                .iter()
-                .filter(|a| a.resumable)
-                .map(|a| a.name)
-                .collect();
-            return Err(descriptor
-                .invalid(format!(
-                    "it does not save checkpoints; --checkpoint serves {}",
-                    resumable.join(", ")
-                ))
-                .into());
+        if checkpoint.is_some() {
+            check_resumable(descriptor)?;
         }
         let q = K::params(self.p, self.g)?;
         let resolved = &q;

@@ -109,7 +109,7 @@ fn list_algorithms(json: bool) -> anyhow::Result<()> {
 }
 
 /// Runs the command line `args` (the program name first) and returns the process's exit code:
-/// 0, 1 for an error, 2 for a usage error.
+/// 0, 1 for an error, 2 for a usage error (clap's, or a [`UsageError`]).
 /// Sets up the process as a command does: logging, the global thread pool, the interrupt and
 /// closed-pipe handlers; call it once per process.
 pub fn main_with<I, T>(args: I) -> u8
@@ -166,9 +166,39 @@ where
         }
         (Err(e), None) => {
             eprintln!("error: {}", chain_text(&e));
-            1
+            if is_usage_error(&e) {
+                2
+            } else {
+                1
+            }
         }
     }
+}
+
+/// A value given on the command line that the command refuses before reading anything for it
+/// (an algorithm's parameter out of its range, options that contradict each other): a usage
+/// error, exit code 2, as clap's own refusals.
+#[derive(Debug)]
+pub(crate) struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Whether `e` is a usage error: a [`UsageError`] or an algorithm's refusal of a parameter's
+/// value, wherever it was found.
+fn is_usage_error(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause.is::<UsageError>()
+            || matches!(
+                cause.downcast_ref::<vastgraph_algos::common::AlgoError>(),
+                Some(vastgraph_algos::common::AlgoError::InvalidParameter { .. })
+            )
+    })
 }
 
 /// Where a store goes and how it may replace an existing one.

@@ -15,6 +15,7 @@ use vastgraph_engine::ooc::OocOptions;
 use crate::npy::{write_npy, NpyElement};
 use crate::param_flags::ParamFlags;
 use crate::signals::StopAtOnce;
+use crate::UsageError;
 
 fn algorithm_names() -> Vec<&'static str> {
     ALGORITHMS.iter().map(|a| a.name).collect()
@@ -112,7 +113,7 @@ impl RunArgs {
                     let words: Vec<&str> = word.split(',').map(str::trim).collect();
                     serde_json::Value::from(vertex_ids(&self.store, &words)?)
                 }
-                _ => p.parse(word).map_err(anyhow::Error::msg)?,
+                _ => p.parse(word).map_err(UsageError)?,
             };
             params.set(p.name, value);
         }
@@ -129,10 +130,13 @@ impl RunArgs {
         let Some(dir) = &self.checkpoint else {
             return Ok(None);
         };
-        anyhow::ensure!(
-            self.trials == 1,
-            "--checkpoint serves one run; drop --trials or --checkpoint"
-        );
+        if self.trials != 1 {
+            return Err(UsageError(
+                "--checkpoint serves one run; drop --trials or --checkpoint".into(),
+            )
+            .into());
+        }
+        registry::check_resumable(registry::descriptor(&self.algorithm)?)?;
         let options = CheckpointOptions {
             every: self.checkpoint_every,
             resume: self.resume,
@@ -183,13 +187,26 @@ fn vertex_ids(store: &Path, given: &[&str]) -> anyhow::Result<Vec<u64>> {
 }
 
 pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
-    anyhow::ensure!(args.trials >= 1, "--trials must be at least 1");
-    // Before any work: an hour's run must not end in "file exists".
+    if args.trials == 0 {
+        return Err(UsageError("--trials must be at least 1".into()).into());
+    }
+    // Before any work: an hour's run must not end in "file exists", or with its values
+    // overwritten by its statistics.
     for path in [&args.output, &args.stats].into_iter().flatten() {
         refuse_existing(path, args.force)?;
     }
-    let checkpoint = args.open_checkpoint()?;
+    if let (Some(output), Some(stats)) = (&args.output, &args.stats) {
+        if same_file(output, stats) {
+            return Err(UsageError(format!(
+                "--output and --stats both name {}: give each its own file",
+                output.display()
+            ))
+            .into());
+        }
+    }
+    // The parameters first: a run refused for them leaves no checkpoint directory behind.
     let mut params = args.params()?;
+    let checkpoint = args.open_checkpoint()?;
     params.checkpoint = checkpoint.clone();
     let stop_at_once = StopAtOnce::unless(checkpoint.is_some());
     let bound = registry::iteration_bound(&args.algorithm, &params);
@@ -291,9 +308,26 @@ pub fn write_atomically(
         let mut w = BufWriter::with_capacity(1 << 20, file);
         body(&mut w)?;
         let file = w.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
+        // A device or a pipe (`--stats /dev/stdout`) is written in place and has nothing to
+        // make durable: fsync refuses it (EINVAL).
+        if file.metadata()?.is_file() {
+            file.sync_all()?;
+        }
         Ok(())
     })
+    .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Whether `a` and `b` name one file: the same name in the same directory, links and `..`
+/// resolved (the files need not exist yet).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let resolved = |p: &Path| {
+        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+        let dir = parent.unwrap_or(Path::new(".")).canonicalize().ok()?;
+        let full = dir.join(p.file_name()?);
+        Some(full.canonicalize().unwrap_or(full))
+    };
+    a == b || matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// An existing output file is replaced only when forced.

@@ -434,4 +434,87 @@ fn an_output_that_cannot_be_a_file_is_refused_before_the_run() {
     }
     assert!(std::fs::read_dir(&taken).unwrap().next().is_none());
     assert!(!dir.path().join("nodir").exists());
+
+    // One file for both the values and the statistics would keep only the statistics.
+    let both = dir.path().join("both.tsv");
+    let also = format!(
+        "{}/../{}/both.tsv",
+        s(dir.path()),
+        dir.path().file_name().unwrap().to_str().unwrap()
+    );
+    let o = vastgraph(&["run", "bfs", s(&store), "-o", s(&both), "--stats", &also]);
+    let e = assert_clean_failure(&o, "one file for both");
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("--output and --stats"), "{e}");
+    assert!(!both.exists());
+    // A device is written in place: nothing to rename, nothing to make durable.
+    let values = dir.path().join("values.tsv");
+    ok(&[
+        "run",
+        "bfs",
+        s(&store),
+        "-o",
+        s(&values),
+        "--stats",
+        "/dev/null",
+    ]);
+    assert!(values.is_file());
+}
+
+#[test]
+fn refused_parameters_are_usage_errors_and_leave_no_checkpoint_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    ok(&["convert", &fixture("tiny.tsv"), "-o", s(&store)]);
+    let ck = dir.path().join("ck");
+    // Out of range, not taken, contradictory: exit 2, as clap's own refusals.
+    for args in [
+        &["run", "pagerank", s(&store), "--damping", "1.5"][..],
+        &["run", "bfs", s(&store), "--damping", "0.5"],
+        &["run", "bfs", s(&store), "--trials", "0"],
+        &["run", "ldd", s(&store), "--beta", "1e-10"],
+        &[
+            "run",
+            "bfs",
+            s(&store),
+            "--checkpoint",
+            s(&ck),
+            "--trials",
+            "2",
+        ],
+    ] {
+        let o = vastgraph(args);
+        let e = assert_clean_failure(&o, &format!("{args:?}"));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+    }
+    for args in [
+        // cc saves no checkpoint; a resume finds none; a bad value is refused first.
+        &["run", "cc", s(&store), "--checkpoint", s(&ck)][..],
+        &[
+            "run",
+            "pagerank",
+            s(&store),
+            "--checkpoint",
+            s(&ck),
+            "--resume",
+        ],
+        &[
+            "run",
+            "pagerank",
+            s(&store),
+            "--checkpoint",
+            s(&ck),
+            "--damping",
+            "2",
+        ],
+    ] {
+        let o = vastgraph(args);
+        assert_clean_failure(&o, &format!("{args:?}"));
+        assert!(!ck.exists(), "{args:?} left {}", ck.display());
+    }
+    // A file where the checkpoint's directory goes is named as such.
+    std::fs::write(&ck, "mine").unwrap();
+    let o = vastgraph(&["run", "pagerank", s(&store), "--checkpoint", s(&ck)]);
+    let e = assert_clean_failure(&o, "a file");
+    assert!(e.contains("is not a directory"), "{e}");
 }
