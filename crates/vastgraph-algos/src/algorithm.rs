@@ -423,6 +423,18 @@ pub struct Descriptor {
     /// Whether the per-vertex values are vertex ids, which text output names by the store's
     /// labels as it names the vertices.
     pub vertex_values: VertexValues,
+    /// Parameters the kernel would read one of, or one only with a choice: given together,
+    /// they are refused ([`Descriptor::check`]) rather than one silently ignored.
+    pub conflicts: &'static [Conflict],
+}
+
+/// Parameters that do not go together.
+#[derive(Clone, Copy, Debug)]
+pub enum Conflict {
+    /// The kernel reads the first when both are given.
+    Either(&'static Param, &'static Param),
+    /// The first is read only when the choice parameter has this value.
+    OnlyWith(&'static Param, &'static Param, &'static str),
 }
 
 /// Which outputs are vertex ids: a component's smallest vertex, a cluster's centre, a BFS
@@ -477,6 +489,29 @@ impl Descriptor {
         for p in self.params {
             if let Some(why) = given.get(p.name).and_then(|value| p.refuse(value)) {
                 return Err(self.invalid(why));
+            }
+        }
+        let is_given = |p: &Param| given.get(p.name).is_some();
+        for conflict in self.conflicts {
+            match *conflict {
+                Conflict::Either(a, b) if is_given(a) && is_given(b) => {
+                    return Err(self.invalid(format!(
+                        "give --{} or --{}, not both (the run would read --{} only)",
+                        a.flag_name(),
+                        b.flag_name(),
+                        a.flag_name()
+                    )));
+                }
+                Conflict::OnlyWith(p, choice, value)
+                    if is_given(p) && given.choice(choice) != value =>
+                {
+                    return Err(self.invalid(format!(
+                        "--{} applies to --{} {value} only",
+                        p.flag_name(),
+                        choice.flag_name()
+                    )));
+                }
+                _ => {}
             }
         }
         Ok(())

@@ -283,6 +283,7 @@ impl Algorithm for Bc {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: None,
     };
     type Params = BcParams;

@@ -1012,6 +1012,7 @@ impl Algorithm for Bfs {
         state: STATE,
         resumable: true,
         vertex_values: crate::algorithm::VertexValues::WhenSet("parents"),
+        conflicts: &[],
         state_in_passes: Some(|n, p| Some(state_in_passes(n, p.flag(&PARENTS)))),
     };
     type Params = BfsParams;

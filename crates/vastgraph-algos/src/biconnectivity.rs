@@ -423,6 +423,7 @@ impl Algorithm for Biconnectivity {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: Some(|n, _| Some(STATE.bytes(n, 0, 1))),
     };
     type Params = BiconnectivityParams;

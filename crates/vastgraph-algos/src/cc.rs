@@ -605,7 +605,7 @@ pub fn verify_cc<A: Adjacency>(g: &Graph<A>, result: &CcResult) -> Result<(), Ve
 
 // The registry's entry.
 
-use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED};
+use crate::algorithm::{Algorithm, Conflict, Descriptor, Needs, Param, Params, SEED};
 use crate::registry::Values;
 
 pub const METHOD: Param = Param::choice(
@@ -630,6 +630,7 @@ impl Algorithm for Cc {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::Yes,
+        conflicts: &[Conflict::OnlyWith(&crate::ldd::BETA, &METHOD, "ldd")],
         state_in_passes: Some(|n, p| (p.choice(&METHOD) == "afforest").then(|| state_in_passes(n))),
     };
     type Params = CcParams;

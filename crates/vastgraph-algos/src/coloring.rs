@@ -298,6 +298,7 @@ impl Algorithm for Coloring {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = ColoringParams;

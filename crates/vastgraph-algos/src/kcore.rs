@@ -499,6 +499,7 @@ impl Algorithm for Kcore {
         state: STATE,
         resumable: true,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = KcoreParams;

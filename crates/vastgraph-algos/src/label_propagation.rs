@@ -493,6 +493,7 @@ impl Algorithm for LabelPropagation {
         state: STATE,
         resumable: true,
         vertex_values: crate::algorithm::VertexValues::Yes,
+        conflicts: &[],
         state_in_passes: None,
     };
     type Params = LabelPropagationParams;

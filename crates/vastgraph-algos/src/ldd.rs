@@ -397,6 +397,7 @@ impl Algorithm for Ldd {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::Yes,
+        conflicts: &[],
         state_in_passes: None,
     };
     type Params = LddParams;

@@ -179,6 +179,7 @@ impl Algorithm for Mis {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: None,
     };
     type Params = MisParams;

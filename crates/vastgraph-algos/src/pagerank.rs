@@ -626,6 +626,7 @@ impl Algorithm for PageRank {
         state: STATE,
         resumable: true,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = PageRankParams;

@@ -755,7 +755,9 @@ pub fn verify_personalized_pagerank<A: Adjacency>(
 
 // The registry's entry.
 
-use crate::algorithm::{source_or_default, Algorithm, Descriptor, Needs, Param, Params, SOURCE};
+use crate::algorithm::{
+    source_or_default, Algorithm, Conflict, Descriptor, Needs, Param, Params, SOURCE,
+};
 use crate::pagerank::{DAMPING, MAX_ITERS, TOLERANCE};
 use crate::registry::Values;
 
@@ -776,6 +778,7 @@ impl Algorithm for DeltaPageRank {
         state: DELTA_STATE,
         resumable: true,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = DeltaPageRankParams;
@@ -827,6 +830,7 @@ impl Algorithm for PersonalizedPageRank {
         state: PERSONALIZED_STATE,
         resumable: true,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[Conflict::Either(&SOURCES, &SOURCE)],
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = PersonalizedPageRankParams;

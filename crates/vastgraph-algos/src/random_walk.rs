@@ -318,7 +318,7 @@ pub fn verify_random_walks<A: Adjacency>(
 
 // The registry's entry.
 
-use crate::algorithm::{Algorithm, Descriptor, Needs, Param, Params, SEED, SOURCE};
+use crate::algorithm::{Algorithm, Conflict, Descriptor, Needs, Param, Params, SEED, SOURCE};
 use crate::registry::Values;
 
 pub const SOURCES: Param = Param::vertices(
@@ -361,6 +361,11 @@ impl Algorithm for RandomWalk {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[
+            Conflict::Either(&SOURCES, &SOURCE),
+            Conflict::Either(&SOURCES, &EVERY),
+            Conflict::Either(&SOURCE, &EVERY),
+        ],
         state_in_passes: Some(|n, p| Some(state_for(n, p))),
     };
     type Params = RandomWalkParams;

@@ -404,6 +404,7 @@ impl Algorithm for Scc {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::Yes,
+        conflicts: &[],
         state_in_passes: None,
     };
     type Params = SccParams;

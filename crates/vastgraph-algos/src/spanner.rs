@@ -263,6 +263,7 @@ impl Algorithm for Spanner {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: None,
     };
     type Params = SpannerParams;

@@ -228,6 +228,7 @@ impl Algorithm for SpanningForest {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = SpanningForestParams;

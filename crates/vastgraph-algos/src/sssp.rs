@@ -654,6 +654,7 @@ impl Algorithm for Sssp {
         state: STATE,
         resumable: true,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = SsspParams;
@@ -700,6 +701,7 @@ impl Algorithm for BellmanFord {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: None,
     };
     type Params = BellmanFordParams;

@@ -671,6 +671,7 @@ impl Algorithm for Tc {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[],
         state_in_passes: None,
     };
     type Params = TcParams;

@@ -369,7 +369,9 @@ pub fn verify_widest_path<A: Adjacency>(
 
 // The registry's entry.
 
-use crate::algorithm::{source_or_default, Algorithm, Descriptor, Needs, Param, Params, SOURCE};
+use crate::algorithm::{
+    source_or_default, Algorithm, Conflict, Descriptor, Needs, Param, Params, SOURCE,
+};
 use crate::registry::Values;
 
 pub const METHOD: Param = Param::choice(
@@ -393,6 +395,7 @@ impl Algorithm for Widest {
         state: STATE,
         resumable: false,
         vertex_values: crate::algorithm::VertexValues::No,
+        conflicts: &[Conflict::OnlyWith(&crate::sssp::DELTA, &METHOD, "buckets")],
         state_in_passes: Some(|n, _| Some(state_in_passes(n))),
     };
     type Params = WidestParams;
