@@ -16,11 +16,13 @@ pub enum AlgoError {
     #[error("{algorithm} needs the in-edges of this directed graph; rebuild the store with `vastgraph convert --transpose`")]
     NeedsTranspose { algorithm: &'static str },
     /// Out of core a directed store's transpose is not read: in-edges come from its tiles,
-    /// which the store lacks (`has_tiles` false) or the run did not open.
-    #[error("{algorithm} needs the in-edges of this directed graph, which out of core come from the store's tiles; {} (or run without --memory on a store built with `vastgraph convert --transpose`)", tiles_remedy(*has_tiles))]
+    /// which the store lacks (`has_tiles` false) or the run did not open: asked not to, or for
+    /// the lack of room (`tiles_budget`: the budget with that room added, at least).
+    #[error("{algorithm} needs the in-edges of this directed graph, which out of core come from the store's tiles; {} (or run without --memory on a store built with `vastgraph convert --transpose`)", tiles_remedy(*has_tiles, *tiles_budget))]
     NeedsTilesOutOfCore {
         algorithm: &'static str,
         has_tiles: bool,
+        tiles_budget: Option<u64>,
     },
     #[error("source vertex {vertex} is out of range: the graph has {vertices} vertices ({})", ids_text(*vertices))]
     SourceOutOfRange { vertex: u64, vertices: u64 },
@@ -58,13 +60,15 @@ pub enum AlgoError {
 
 /// What opens a store's tiles for a run out of core: building them, or, for a store that has
 /// them, the room and the switch a run needs to read them.
-fn tiles_remedy(has_tiles: bool) -> &'static str {
-    match has_tiles {
-        false => "add them with `vastgraph tile STORE`",
-        true => {
-            "this run did not open them: leave out --no-tiles, and give a budget with room \
-                 for their chunks (a warning says when it lacks it)"
-        }
+fn tiles_remedy(has_tiles: bool, tiles_budget: Option<u64>) -> String {
+    match (has_tiles, tiles_budget) {
+        (false, _) => "add them with `vastgraph tile STORE`".to_string(),
+        // The room they lack added to the budget: a floor, as the I/O buffers grow with it.
+        (true, Some(bytes)) => format!(
+            "the budget has no room to stream them: give at least --memory {}MiB ({bytes} bytes)",
+            bytes.div_ceil(1 << 20)
+        ),
+        (true, None) => "this run did not open them: leave out --no-tiles".to_string(),
     }
 }
 

@@ -124,6 +124,7 @@ pub fn label_propagation_resumable<A: Adjacency>(
             Some(ooc) => AlgoError::NeedsTilesOutOfCore {
                 algorithm: ALGORITHM,
                 has_tiles: ooc.manifest().tiles.is_some(),
+                tiles_budget: ooc.tiles_budget(),
             },
             None => AlgoError::NeedsTranspose {
                 algorithm: ALGORITHM,

@@ -430,12 +430,19 @@ fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() 
         // column spans several. Below it, the lists are read, with the same labels; out of core
         // the lists give no in-arcs of a directed graph, so a directed run there is refused.
         let mut memory = 44 * MIB;
+        let mut floor_named = 0u64;
         loop {
             match labels(Some(memory), true, 2) {
                 Ok((_, layout, _)) if layout == "tiles" => break,
                 Ok((ooc, _, _)) => assert_eq!(ooc, lists, "symmetric {symmetric}, {memory}"),
-                // The store has tiles: the error says this run did not open them.
-                Err(e) => assert!(!symmetric && format!("{e}").contains("did not open"), "{e}"),
+                // The store has tiles: the error names a budget with their room, at least.
+                Err(e) => {
+                    let e = format!("{e}");
+                    assert!(!symmetric && e.contains("no room to stream them"), "{e}");
+                    let bytes = e.split(" bytes)").next().and_then(|t| t.rsplit('(').next());
+                    floor_named = bytes.and_then(|b| b.parse().ok()).expect(&e);
+                    assert!(floor_named > memory, "{e}");
+                }
             }
             // Past about 80 MiB the whole graph fits, and runs in memory.
             assert!(
@@ -444,6 +451,10 @@ fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() 
             );
             memory += MIB;
         }
+        assert!(
+            floor_named <= memory,
+            "{floor_named} named, {memory} needed"
+        );
         for threads in [1, 2] {
             let (ooc, layout, reads) = labels(Some(memory), true, threads).unwrap();
             assert_eq!(layout, "tiles");

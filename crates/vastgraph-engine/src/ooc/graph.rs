@@ -112,6 +112,9 @@ pub struct OocGraph {
     pub(crate) records: Mutex<Vec<IterationRecord>>,
     /// The tiles, when the store has them and the options asked for them.
     pub(crate) tiles: Option<OocTiles>,
+    /// When the tiles were asked for and left out for the lack of room: the budget with the
+    /// room they lacked added (a floor: the I/O buffers grow with the budget too).
+    pub(crate) tiles_budget: Option<u64>,
     pub(crate) cache: ListCache,
     /// The cache of blocks behind [`OocGraph::lists`], and the first error a read there met.
     pub(crate) blocks: BlockCache,
@@ -287,6 +290,7 @@ impl OocGraph {
         // The tiles' index, the gather's buffers when the kernel gathers, and two chunks come
         // from the cache's room beyond its floor; a budget without room for chunks of at least
         // MIN_CHUNK_BYTES reads the lists.
+        let mut tiles_budget = None;
         let tiles = match tile_edges {
             None => None,
             Some(edges) => {
@@ -304,11 +308,13 @@ impl OocGraph {
                 let need = least + gather;
                 match opened.filter(|_| need + MIN_CACHE <= plan.cache_bytes) {
                     None => {
+                        let budget = plan.budget_bytes + (need + MIN_CACHE - plan.cache_bytes);
                         log::warn!(
                             "the budget leaves no room to stream the tiles ({} for their index, \
-                             chunks and buffers); reading the lists",
+                             chunks and buffers; --memory {budget} at least); reading the lists",
                             human_bytes(need)
                         );
+                        tiles_budget = Some(budget);
                         None
                     }
                     Some(mut t) => {
@@ -403,6 +409,7 @@ impl OocGraph {
             plan,
             records: Mutex::new(Vec::new()),
             tiles,
+            tiles_budget,
         })
     }
 
@@ -480,6 +487,12 @@ impl OocGraph {
     /// Whether passes over every arc can stream the store's tiles.
     pub fn has_tiles(&self) -> bool {
         self.tiles.is_some()
+    }
+
+    /// When the tiles were asked for and the budget had no room for them: that budget with the
+    /// room they lacked added, a floor for one that streams them.
+    pub fn tiles_budget(&self) -> Option<u64> {
+        self.tiles_budget
     }
 
     /// `out[v] = Σ_{u→v} values[u]` for every vertex, in one streamed pass over the tiles,
