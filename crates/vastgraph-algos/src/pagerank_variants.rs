@@ -693,7 +693,7 @@ fn compare_with_reference(
         .zip(reference)
         .map(|(a, b)| (a - b).abs())
         .sum();
-    if !(l1 < limit) {
+    if l1.is_nan() || l1 >= limit {
         return fail(format!(
             "L1 distance {l1} from a tightly converged serial power iteration (limit {limit:.3e})"
         ));
