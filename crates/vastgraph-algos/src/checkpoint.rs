@@ -323,21 +323,22 @@ impl Checkpoint {
             ));
         }
         let file = dir.join(FILE_NAME);
-        if options.resume && !file.exists() {
-            // Refused before the directory is made: a mistyped name leaves nothing behind.
-            return Err(checkpoint_error(
+        let nothing_to_resume = || {
+            checkpoint_error(
                 dir,
                 "no checkpoint to resume from; run without --resume to start one",
-            ));
+            )
+        };
+        // Refused before the directory is made, so that a mistyped name leaves nothing behind;
+        // and again under the lock, which a run removing its checkpoint held.
+        if options.resume && !file.exists() {
+            return Err(nothing_to_resume());
         }
         fs::create_dir_all(dir).map_err(|e| checkpoint_error(dir, e.to_string()))?;
         let lock = TargetLock::acquire(&file).map_err(|e| checkpoint_error(dir, e.to_string()))?;
         let exists = file.exists();
         if options.resume && !exists {
-            return Err(checkpoint_error(
-                dir,
-                "no checkpoint to resume from; run without --resume to start one",
-            ));
+            return Err(nothing_to_resume());
         }
         if !options.resume && exists {
             return Err(checkpoint_error(

@@ -164,6 +164,43 @@ struct Settings {
     push_threshold: Option<f64>,
 }
 
+impl Settings {
+    /// A round that moves less than this ends the run (module doc).
+    fn stop_below(&self) -> f64 {
+        (1.0 - self.damping) * self.tolerance
+    }
+
+    /// The pending change a vertex pushes above: the one given, or `stop_below` / n.
+    fn threshold(&self, n: usize) -> f64 {
+        self.push_threshold
+            .unwrap_or(self.stop_below() / n.max(1) as f64)
+    }
+}
+
+impl DeltaPageRankParams {
+    fn settings(&self) -> Settings {
+        Settings {
+            algorithm: DELTA_PAGERANK,
+            damping: self.damping,
+            tolerance: self.tolerance,
+            max_iters: self.max_iters,
+            push_threshold: self.push_threshold,
+        }
+    }
+}
+
+impl PersonalizedPageRankParams {
+    fn settings(&self) -> Settings {
+        Settings {
+            algorithm: PERSONALIZED,
+            damping: self.damping,
+            tolerance: self.tolerance,
+            max_iters: self.max_iters,
+            push_threshold: self.push_threshold,
+        }
+    }
+}
+
 fn check_settings(s: &Settings) -> Result<(), AlgoError> {
     let bad = |message: String| {
         Err(AlgoError::InvalidParameter {
@@ -278,10 +315,7 @@ fn propagate<A: Adjacency>(
     let out = g.out();
     let d = settings.damping;
     // The rule of the module doc: changes and the threshold in units of the mass 1−d.
-    let stop_below = (1.0 - d) * settings.tolerance;
-    let threshold = settings
-        .push_threshold
-        .unwrap_or(stop_below / n.max(1) as f64);
+    let (stop_below, threshold) = (settings.stop_below(), settings.threshold(n));
     let start = |v: usize| (1.0 - d) * teleport.weight(v as Vertex);
     let (mut rounds, mut pushes, mut change) = (0u64, 0u64, f64::INFINITY);
     let (score, pending) = match checkpoint::begin(checkpoint, settings.algorithm, parameters)? {
@@ -552,13 +586,7 @@ pub fn delta_pagerank_resumable<A: Adjacency>(
     params: &DeltaPageRankParams,
     checkpoint: Option<&Checkpoint>,
 ) -> Result<RankResult, AlgoError> {
-    let settings = Settings {
-        algorithm: DELTA_PAGERANK,
-        damping: params.damping,
-        tolerance: params.tolerance,
-        max_iters: params.max_iters,
-        push_threshold: params.push_threshold,
-    };
+    let settings = params.settings();
     check_settings(&settings)?;
     propagate(
         g,
@@ -602,13 +630,7 @@ pub fn personalized_pagerank_resumable<A: Adjacency>(
     params: &PersonalizedPageRankParams,
     checkpoint: Option<&Checkpoint>,
 ) -> Result<RankResult, AlgoError> {
-    let settings = Settings {
-        algorithm: PERSONALIZED,
-        damping: params.damping,
-        tolerance: params.tolerance,
-        max_iters: params.max_iters,
-        push_threshold: params.push_threshold,
-    };
+    let settings = params.settings();
     check_settings(&settings)?;
     let teleport = teleport_set(g, &params.sources)?;
     propagate(g, &teleport, &settings, checkpoint, params)
@@ -645,17 +667,12 @@ fn serial_power_iteration<A: Adjacency>(out: &A, teleport: &[f64], damping: f64)
     p
 }
 
-/// The L1 distance from the fixed point a run may leave (module doc): at most d/(1−d) times its
-/// last change and the mass held back (n·threshold), plus that mass, rescaled, with a margin of
-/// 2; [`VERIFY_L1`] at least.
-fn distance_allowed(
-    n: usize,
-    damping: f64,
-    tolerance: f64,
-    push_threshold: Option<f64>,
-    result: &RankResult,
-) -> f64 {
-    let held = n as f64 * push_threshold.unwrap_or((1.0 - damping) * tolerance / n.max(1) as f64);
+/// The L1 distance from the fixed point a run of `settings` on `n` vertices may leave (module
+/// doc): at most d/(1−d) times its last change and the mass held back (n·threshold), plus that
+/// mass, rescaled, with a margin of 2; [`VERIFY_L1`] at least.
+fn distance_allowed(settings: &Settings, n: usize, result: &RankResult) -> f64 {
+    let damping = settings.damping;
+    let held = n as f64 * settings.threshold(n);
     let change = match result.stats.iterations {
         // Nothing moved: everything is still to move.
         0 => return VERIFY_L1.max(2.0 * held / (1.0 - damping)),
@@ -667,13 +684,15 @@ fn distance_allowed(
     VERIFY_L1.max(4.0 * to_move)
 }
 
+/// Checks `result` of a run of `settings` against `reference`: scores non-negative and summing
+/// to 1, within [`distance_allowed`] of it in L1.
 fn compare_with_reference(
-    algorithm: &'static str,
-    scores: &[f64],
+    settings: &Settings,
+    result: &RankResult,
     reference: &[f64],
-    limit: f64,
 ) -> Result<(), VerifyError> {
-    let fail = |m: String| Err(VerifyError::new(algorithm, m));
+    let scores = &result.scores;
+    let fail = |m: String| Err(VerifyError::new(settings.algorithm, m));
     if scores.len() != reference.len() {
         return fail(format!(
             "{} scores for {} vertices",
@@ -693,6 +712,7 @@ fn compare_with_reference(
         .zip(reference)
         .map(|(a, b)| (a - b).abs())
         .sum();
+    let limit = distance_allowed(settings, reference.len(), result);
     if l1.is_nan() || l1 >= limit {
         return fail(format!(
             "L1 distance {l1} from a tightly converged serial power iteration (limit {limit:.3e})"
@@ -710,14 +730,7 @@ pub fn verify_delta_pagerank<A: Adjacency>(
 ) -> Result<(), VerifyError> {
     let n = g.num_vertices();
     let reference = serial_power_iteration(g.out(), &vec![1.0 / n as f64; n], params.damping);
-    let limit = distance_allowed(
-        n,
-        params.damping,
-        params.tolerance,
-        params.push_threshold,
-        result,
-    );
-    compare_with_reference(DELTA_PAGERANK, &result.scores, &reference, limit)
+    compare_with_reference(&params.settings(), result, &reference)
 }
 
 /// Compares with a serial power iteration with the personalised teleport (and dangling mass to
@@ -743,14 +756,7 @@ pub fn verify_personalized_pagerank<A: Adjacency>(
         teleport[s as usize] = 1.0 / sources.len() as f64;
     }
     let reference = serial_power_iteration(g.out(), &teleport, params.damping);
-    let limit = distance_allowed(
-        n,
-        params.damping,
-        params.tolerance,
-        params.push_threshold,
-        result,
-    );
-    compare_with_reference(PERSONALIZED, &result.scores, &reference, limit)
+    compare_with_reference(&params.settings(), result, &reference)
 }
 
 // The registry's entry.
