@@ -57,7 +57,9 @@ def parse_memory(memory: Memory) -> int:
             raise ValueError(
                 f"memory={memory!r} is not a size (examples: 512MiB, 2G, 1073741824; units K, M, G, T)"
             )
-        value = int(float(match.group(1)) * _UNITS[unit])
+        number = match.group(1)
+        # A whole number is read exactly: through float, 2^64 - 1 would round up to 2^64.
+        value = int(number) * _UNITS[unit] if number.isdigit() else int(float(number) * _UNITS[unit])
     else:
         raise TypeError(f"memory must be an int or a size string such as '2GiB', not {type(memory).__name__}")
     if value < _native.MIN_MEMORY_BYTES:
@@ -65,7 +67,7 @@ def parse_memory(memory: Memory) -> int:
             f"memory={memory!r} is {value} bytes, below the minimum of {_native.MIN_MEMORY_BYTES} bytes (16 MiB)"
         )
     if value >= 1 << 64:
-        raise ValueError(f"memory={memory!r} is {value} bytes, more than 2^64 bytes")
+        raise ValueError(f"memory={memory!r} is {value} bytes: 2^64 bytes or more")
     return value
 
 

@@ -23,13 +23,22 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             ))
         }
     };
+    let too_large = || format!("size '{text}' is 2^64 bytes or more");
+    // A whole number is read exactly: through f64, 2^64 - 1 would round up to 2^64.
+    if let Ok(whole) = num.parse::<u64>() {
+        return match whole.checked_mul(mult) {
+            Some(0) => Err(format!("size '{text}' must be at least one byte")),
+            Some(bytes) => Ok(bytes),
+            None => Err(too_large()),
+        };
+    }
     let bytes = value * mult as f64;
     if !bytes.is_finite() || bytes < 1.0 {
         return Err(format!("size '{text}' must be at least one byte"));
     }
-    // `as u64` would saturate: a size past 2^64 bytes is a typing error, not a budget.
+    // `as u64` would saturate: a size of 2^64 bytes or more is a typing error, not a budget.
     if bytes >= u64::MAX as f64 {
-        return Err(format!("size '{text}' is more than 2^64 bytes"));
+        return Err(too_large());
     }
     Ok(bytes as u64)
 }
@@ -62,8 +71,12 @@ mod tests {
         assert!(parse_size("16777215TiB").is_ok());
         assert_eq!(
             parse_size("99999999999999999999999TiB"),
-            Err("size '99999999999999999999999TiB' is more than 2^64 bytes".to_string())
+            Err("size '99999999999999999999999TiB' is 2^64 bytes or more".to_string())
         );
+        assert_eq!(parse_size("18446744073709551615").unwrap(), u64::MAX);
+        assert!(parse_size("18446744073709551616").is_err());
+        assert!(parse_size("16777216TiB").is_err());
+        assert_eq!(parse_size("0.5K").unwrap(), 512);
         assert_eq!(human(3 << 29), "1.5 GiB");
     }
 }
