@@ -276,7 +276,8 @@ fn io_summary(
     cache_bytes: u64,
 ) -> serde_json::Value {
     let sum = |f: &dyn Fn(&vastgraph_engine::ooc::IterationRecord) -> f64| -> f64 {
-        records.iter().map(f).sum()
+        // From +0.0: `sum` starts at -0.0, which a run with no pass would print as "-0.000 s".
+        records.iter().map(f).fold(0.0, |total, x| total + x)
     };
     let bytes_read = sum(&|r| r.bytes_read as f64);
     let bytes_needed = sum(&|r| r.bytes_needed as f64);

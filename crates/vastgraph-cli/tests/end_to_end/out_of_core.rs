@@ -371,3 +371,37 @@ fn every_algorithm_stays_within_its_budget_in_a_memory_cgroup() {
     }
     assert!(cgroup.max_usage() <= limit);
 }
+
+#[test]
+fn a_run_that_reads_nothing_reports_zero_seconds_of_io() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Vertex 2 has no arcs: bfs from it ends before its first pass.
+    let edges = tmp.path().join("e.tsv");
+    fs::write(&edges, "0\t1\n1\t2\n").unwrap();
+    let store = tmp.path().join("g").display().to_string();
+    let o = vastgraph(&["convert", edges.to_str().unwrap(), "-o", &store]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let json = tmp.path().join("stats.json");
+    let o = vastgraph(&[
+        "run",
+        "bfs",
+        &store,
+        "--source",
+        "2",
+        "--memory",
+        "64MiB",
+        "--stats",
+        json.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("I/O wait 0.000 s, compute 0.000 s"), "{err}");
+    let s = stats(&json);
+    for key in ["io_wait_seconds", "compute_seconds"] {
+        assert!(
+            s[key].as_f64().unwrap().is_sign_positive(),
+            "{key}: {}",
+            s[key]
+        );
+    }
+}
