@@ -379,13 +379,7 @@ pub fn in_passes<G: Traversal>(g: &G, source: Vertex) -> Result<SsspResult, Algo
         });
     }
     let distances: Vec<f64> = dist.into_iter().map(|d| d.load()).collect();
-    let reached = distances.iter().filter(|d| d.is_finite()).count() as u64;
-    let stats = RunStats {
-        iterations: passes,
-        edges_traversed: edges,
-        ..Default::default()
-    }
-    .with("reached", reached);
+    let stats = distance_stats(&distances, passes, edges);
     Ok(SsspResult { distances, stats })
 }
 

@@ -63,6 +63,12 @@ fn compare_all<A: Adjacency>(what: &str, g: &Graph<A>) {
         let want = sssp::sssp(g, &q).unwrap();
         let got = sssp::in_passes(g, source as Vertex).unwrap();
         assert_eq!(got.distances, want.distances, "{what}: sssp distances");
+        for figure in ["reached", "max_distance"] {
+            assert_eq!(
+                got.stats.extra[figure], want.stats.extra[figure],
+                "{what}: sssp {figure}"
+            );
+        }
         let q = widest::WidestParams {
             source,
             ..Default::default()
