@@ -1,5 +1,7 @@
 //! Coreness of every vertex of a symmetric graph: the largest k such that the vertex lies in the
-//! k-core (the maximal subgraph whose vertices all have degree >= k).
+//! k-core (the maximal subgraph whose vertices all have degree >= k). A degree counts a vertex's
+//! arcs as stored: a self-loop (kept by `convert --keep-self-loops`) counts once, so a vertex whose
+//! only arc is a loop has coreness 1. (NetworkX's `core_number` refuses graphs with loops.)
 //!
 //! Julienne-style peeling: every unpeeled vertex sits in the bucket of its induced degree
 //! (degree among unpeeled vertices). Each round extracts the lowest bucket k, gives its vertices
