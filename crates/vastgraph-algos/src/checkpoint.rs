@@ -109,7 +109,21 @@ pub struct Checkpoint {
     last_save: Mutex<Instant>,
     /// The iteration the last resumed kernel continued from.
     resumed_from: Mutex<Option<u64>>,
-    _lock: TargetLock,
+    /// Taken while the run holds the directory; released first when it is dropped.
+    lock: Option<TargetLock>,
+    /// The directory, when this run made it: removed on drop if nothing was left in it (a run
+    /// refused after taking it, or one whose checkpoint served), so it leaves no trace.
+    made_dir: Option<PathBuf>,
+}
+
+impl Drop for Checkpoint {
+    fn drop(&mut self) {
+        drop(self.lock.take());
+        if let Some(dir) = &self.made_dir {
+            // Fails, as it should, when the directory holds anything (a saved checkpoint).
+            let _ = fs::remove_dir(dir);
+        }
+    }
 }
 
 /// The identity of the store in `dir` a checkpoint records: the xxh3 of its manifest, which
@@ -334,6 +348,7 @@ impl Checkpoint {
         if options.resume && !file.exists() {
             return Err(nothing_to_resume());
         }
+        let made_dir = (!dir.exists()).then(|| dir.to_path_buf());
         fs::create_dir_all(dir).map_err(|e| checkpoint_error(dir, e.to_string()))?;
         let lock = TargetLock::acquire(&file).map_err(|e| checkpoint_error(dir, e.to_string()))?;
         let exists = file.exists();
@@ -353,7 +368,8 @@ impl Checkpoint {
             options,
             last_save: Mutex::new(Instant::now()),
             resumed_from: Mutex::new(None),
-            _lock: lock,
+            lock: Some(lock),
+            made_dir,
         })
     }
 

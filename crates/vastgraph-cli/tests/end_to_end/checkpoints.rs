@@ -197,10 +197,24 @@ fn checkpoint_options_are_checked_before_any_work() {
             "one run",
         ),
         (vec!["run", "bfs", &s, "--resume"], "--checkpoint"),
+        // Refused for its budget once the directory is taken.
+        (
+            vec![
+                "run",
+                "pagerank",
+                &s,
+                "--checkpoint",
+                c,
+                "--memory",
+                "256KiB",
+            ],
+            "the minimum is --memory",
+        ),
     ] {
         let o = vastgraph(&args);
         assert!(!o.status.success(), "{args:?}");
         assert!(stderr(&o).contains(expect), "{args:?}: {}", stderr(&o));
+        assert!(!checkpoint.exists(), "{args:?} left {c} behind");
     }
     // kcore and bfs run to the end and leave no checkpoint behind.
     for algorithm in ["kcore", "bfs"] {
@@ -214,7 +228,15 @@ fn checkpoint_options_are_checked_before_any_work() {
             "1",
         ]);
         assert!(!checkpoint.join("checkpoint.vgck").exists());
+        assert!(
+            !checkpoint.exists(),
+            "the directory the run made is removed with it"
+        );
     }
+    // A directory the user made stays.
+    std::fs::create_dir(&checkpoint).unwrap();
+    ok(&["run", "bfs", &s, "--checkpoint", c]);
+    assert!(checkpoint.is_dir());
 }
 
 #[test]
