@@ -24,7 +24,7 @@ pub enum AlgoError {
         has_tiles: bool,
         tiles_budget: Option<u64>,
     },
-    #[error("source vertex {vertex} is out of range: the graph has {vertices} vertices ({})", ids_text(*vertices))]
+    #[error("{}", source_out_of_range_text(*vertex, *vertices))]
     SourceOutOfRange { vertex: u64, vertices: u64 },
     #[error("{algorithm}: {message}")]
     InvalidParameter {
@@ -170,6 +170,17 @@ impl StateSize {
 }
 
 /// The ids of a graph of `vertices` vertices, for a message: "ids 0..=9", "no vertices".
+/// An empty graph has no vertex to start from, whichever was asked for (or defaulted to).
+fn source_out_of_range_text(vertex: u64, vertices: u64) -> String {
+    match vertices {
+        0 => "the graph has no vertices, so there is no source vertex to start from".to_string(),
+        n => format!(
+            "source vertex {vertex} is out of range: the graph has {n} vertices ({})",
+            ids_text(n)
+        ),
+    }
+}
+
 pub(crate) fn ids_text(vertices: u64) -> String {
     match vertices {
         0 => "no ids".to_string(),

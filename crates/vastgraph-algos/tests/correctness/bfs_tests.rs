@@ -134,7 +134,11 @@ fn bad_source_is_an_error() {
         "{err}"
     );
     let empty = InMemoryGraph::from_edges(0, &[], true);
-    assert!(bfs(&empty.view(), &BfsParams::default()).is_err());
+    let err = bfs(&empty.view(), &BfsParams::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the graph has no vertices, so there is no source vertex to start from"
+    );
 }
 
 #[test]
