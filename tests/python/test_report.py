@@ -109,6 +109,17 @@ def test_bad_input_is_refused_with_the_file_named(labelled, vastgraph, tmp_path)
     elsewhere.write_text(json.dumps(other))
     proc = vastgraph("report", store, "--run", elsewhere, "-o", out, check=False)
     assert proc.returncode == 1 and "elsewhere.json: a run on a graph of" in proc.stderr
+    forged = json.loads(labelled["runs"]["cc"].read_text())
+    forged["top"][0]["vertex"] = forged["vertices"]
+    forged_path = tmp_path / "forged.json"
+    forged_path.write_text(json.dumps(forged))
+    proc = vastgraph("report", store, "--run", forged_path, "-o", out, check=False)
+    assert proc.returncode == 1 and "forged.json: its top names vertex" in proc.stderr, proc.stderr
+    # A store of the same size whose ids name other vertices: its reordered copy.
+    reordered = tmp_path / "reordered"
+    vastgraph("reorder", store, "-o", reordered)
+    proc = vastgraph("report", reordered, "--run", labelled["runs"]["cc"], "-o", out, check=False)
+    assert proc.returncode == 1 and "cc.json: a run on another store" in proc.stderr, proc.stderr
     assert not out.exists()
 
 

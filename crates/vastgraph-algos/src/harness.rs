@@ -85,6 +85,10 @@ pub struct RunRecord {
     pub algorithm: String,
     pub parameters: ParametersRecord,
     pub store: String,
+    /// The store's identity ([`crate::checkpoint::store_fingerprint`]: the xxh3 of its
+    /// manifest), by which `vastgraph report` refuses a record of a run on another store.
+    #[serde(default)]
+    pub store_fingerprint: Option<String>,
     pub vertices: u64,
     pub arcs: u64,
     pub threads: usize,
@@ -313,6 +317,7 @@ fn record(
             resolved: last.parameters,
         },
         store: request.store.display().to_string(),
+        store_fingerprint: crate::checkpoint::store_fingerprint(request.store).ok(),
         vertices,
         arcs,
         threads: rayon::current_num_threads(),
@@ -359,9 +364,11 @@ impl RunRecord {
     }
 }
 
-/// The `k` vertices with the largest values, largest first (ties: the smaller id first; NaN
-/// lowest), kept in a heap of `k` so that a run within a budget holds no copy of its values.
-/// Rows (edges, walks) rank nothing: an error.
+/// The `k` vertices with the largest finite values, largest first (ties: the smaller id first),
+/// kept in a heap of `k` so that a run within a budget holds no copy of its values. A value
+/// that is not finite ranks nowhere: sssp's unreachable vertices (infinitely far) would
+/// otherwise fill the top, and widest's source (infinitely wide) head it. Rows (edges, walks)
+/// rank nothing: an error.
 pub fn top_k(values: &Values, k: usize) -> anyhow::Result<Vec<Ranked>> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
@@ -383,7 +390,11 @@ pub fn top_k(values: &Values, k: usize) -> anyhow::Result<Vec<Ranked>> {
         Values::U64(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x as f64)),
         Values::U32(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x as f64)),
         Values::U8(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x as f64)),
-        Values::F64(v) => v.iter().enumerate().for_each(|(i, &x)| offer(i, x)),
+        Values::F64(v) => v
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| x.is_finite())
+            .for_each(|(i, &x)| offer(i, x)),
         Values::Rows { .. } => {
             anyhow::bail!("--top ranks vertices by their values; this algorithm gives rows")
         }
@@ -443,7 +454,8 @@ mod tests {
 
     #[test]
     fn the_top_k_are_the_first_k_of_all_the_values_sorted() {
-        // Few distinct values, so that ties decide most places; some NaN.
+        // Few distinct values, so that ties decide most places; some NaN and infinities,
+        // which rank nowhere.
         let mut x = 0x9E37_79B9u64;
         let values: Vec<f64> = (0..5000)
             .map(|_| {
@@ -452,11 +464,14 @@ mod tests {
                 x ^= x << 17;
                 match x % 23 {
                     0 => f64::NAN,
+                    1 => f64::INFINITY,
+                    2 => f64::NEG_INFINITY,
                     r => (r % 7) as f64,
                 }
             })
             .collect();
         let mut sorted: Vec<Order> = (0..values.len())
+            .filter(|&v| values[v].is_finite())
             .map(|v| Order(values[v], v as u32))
             .collect();
         sorted.sort_by(|a, b| b.cmp(a));

@@ -117,7 +117,12 @@ fn write<A: Adjacency>(
 ) -> anyhow::Result<()> {
     let mut progress = |arcs: u64| bar.set(arcs);
     match args.format {
-        ExportFormat::Tsv => write_tsv(export, &args.output, &mut progress)?,
+        ExportFormat::Tsv => {
+            let summary = write_tsv(export, &args.output, &mut progress)?;
+            if let Some(note) = tsv_round_trip_note(export, summary) {
+                log::warn!("{}: {note}", args.output.display());
+            }
+        }
         ExportFormat::Parquet => {
             let default = ParquetOptions::default();
             let options = ParquetOptions {
@@ -131,4 +136,35 @@ fn write<A: Adjacency>(
         }
     }
     Ok(())
+}
+
+/// What `convert` needs to be told to read the TSV back as the same graph, or what it cannot
+/// get back from it; None when the file says it all.
+fn tsv_round_trip_note<A: Adjacency>(
+    export: &ExportGraph<A>,
+    summary: vastgraph_export::TsvSummary,
+) -> Option<String> {
+    let flags: Vec<&str> = [
+        (export.symmetric, "--symmetrize"),
+        (export.self_loops_kept, "--keep-self-loops"),
+    ]
+    .into_iter()
+    .filter_map(|(needed, flag)| needed.then_some(flag))
+    .collect();
+    let mut notes = Vec::new();
+    if !flags.is_empty() {
+        notes.push(format!(
+            "convert it back with {} to get this store's graph",
+            flags.join(" ")
+        ));
+    }
+    if summary.unlisted_vertices > 0 {
+        notes.push(match summary.unlisted_vertices {
+            1 => "its 1 vertex without arcs is on no line (--format parquet keeps it)".into(),
+            k => format!(
+                "its {k} vertices without arcs are on no line (--format parquet keeps them)"
+            ),
+        });
+    }
+    (!notes.is_empty()).then(|| format!("a TSV file holds only arcs: {}", notes.join("; ")))
 }

@@ -87,6 +87,23 @@ pub fn run(args: GenerateArgs, quiet: bool) -> anyhow::Result<()> {
             seed,
             target,
         } => {
+            // The store builder's refusal of sparse ids, said in this command's terms.
+            let stored_arcs = if target.build.symmetrize {
+                edges.saturating_mul(2)
+            } else {
+                edges
+            };
+            if target.edge_list.is_none() {
+                if let Some(bytes) = vastgraph_store::sparse_offsets_bytes(vertices, stored_arcs) {
+                    return Err(crate::UsageError(format!(
+                        "--vertices {vertices} with --edges {edges}: the store would hold \
+                         {:.1} GB of offsets (8 bytes a vertex) for at most {stored_arcs} arcs; \
+                         give more edges or fewer vertices",
+                        bytes as f64 / 1e9
+                    ))
+                    .into());
+                }
+            }
             let generator = Uniform::new(UniformParams {
                 vertices,
                 edges,
@@ -132,8 +149,9 @@ fn emit(
                  (give it to `vastgraph convert` with {flag}, or write a store with -o)"
             );
         }
+        let format = edge_list_format(path)?;
         crate::run::refuse_existing(path, target.force)?;
-        write_edge_list(generator, path, quiet)?;
+        write_edge_list(generator, path, format, quiet)?;
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
             "wrote {} edges to {} in {:.2} s ({})",
@@ -227,11 +245,31 @@ fn build_store(
     Ok(manifest?)
 }
 
-fn write_edge_list(generator: &dyn EdgeGenerator, path: &Path, quiet: bool) -> anyhow::Result<()> {
-    let format = match path.extension().and_then(|e| e.to_str()) {
-        Some("bin64") => BinFormat::Bin64,
-        _ => BinFormat::Bin32,
-    };
+/// The binary layout its extension names; any other name (`.tsv`, `.gz`) would promise a
+/// format the raw pairs are not.
+fn edge_list_format(path: &Path) -> Result<BinFormat, crate::UsageError> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("bin32") => Ok(BinFormat::Bin32),
+        Some("bin64") => Ok(BinFormat::Bin64),
+        _ => Err(crate::UsageError(format!(
+            "--edge-list {}: name a file ending in .bin32 (little-endian u32 pairs) or .bin64 \
+             (u64 pairs), the raw layouts it writes; for a text edge list, write a store and \
+             `vastgraph export` it",
+            path.display()
+        ))),
+    }
+}
+
+fn write_edge_list(
+    generator: &dyn EdgeGenerator,
+    path: &Path,
+    format: BinFormat,
+    quiet: bool,
+) -> anyhow::Result<()> {
     // Written under a temporary name and renamed once synced: a failed or killed run
     // leaves no half-written edge list at `path`.
     vastgraph_export::write_then_rename(path, |tmp| {

@@ -61,7 +61,12 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let runs: Vec<(PathBuf, serde_json::Value)> = args
         .runs
         .iter()
-        .map(|path| Ok((path.clone(), read_run(path, m.vertices, m.arcs)?)))
+        .map(|path| {
+            Ok((
+                path.clone(),
+                read_run(path, &args.store, m.vertices, m.arcs)?,
+            ))
+        })
         .collect::<anyhow::Result<_>>()?;
     let mut page = String::new();
     let name = args.store.display().to_string();
@@ -96,8 +101,15 @@ const STYLE: &str = "body{font-family:sans-serif;max-width:760px;margin:2em auto
     h2{margin-top:2em;border-bottom:1px solid #ccc}p.note{color:#555}";
 
 /// A stats record of a run on this store: a JSON object naming its algorithm, whose vertex and
-/// arc counts are the store's.
-fn read_run(path: &Path, vertices: u64, arcs: u64) -> anyhow::Result<serde_json::Value> {
+/// arc counts are the store's, and whose store fingerprint (when it has one) is this store's: a
+/// store of the same size (a reordered copy, another graph) would give its top vertices other
+/// names.
+fn read_run(
+    path: &Path,
+    store: &Path,
+    vertices: u64,
+    arcs: u64,
+) -> anyhow::Result<serde_json::Value> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let stats: serde_json::Value = serde_json::from_str(&text).with_context(|| {
@@ -120,6 +132,30 @@ fn read_run(path: &Path, vertices: u64, arcs: u64) -> anyhow::Result<serde_json:
         stats["vertices"],
         stats["arcs"]
     );
+    if let Some(recorded) = stats["store_fingerprint"].as_str() {
+        let here = vastgraph_algos::checkpoint::store_fingerprint(store)?;
+        anyhow::ensure!(
+            recorded == here,
+            "{}: a run on another store ({}) of the same size, or on {} before it was rebuilt, \
+             reordered or tiled; its vertex ids may name other vertices here: run it again on {}",
+            path.display(),
+            stats["store"].as_str().unwrap_or("?"),
+            store.display(),
+            store.display()
+        );
+    }
+    let out_of_range = stats["top"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["vertex"].as_u64().is_none_or(|v| v >= vertices));
+    if let Some(ranked) = out_of_range {
+        anyhow::bail!(
+            "{}: its top names vertex {}, which this store of {vertices} vertices does not have",
+            path.display(),
+            ranked["vertex"]
+        );
+    }
     Ok(stats)
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use vastgraph_algos::algorithm::Kind;
+use vastgraph_algos::algorithm::{Kind, Param};
 use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
 use vastgraph_algos::harness::{self, Request, RunRecord, DEFAULT_TOP};
 use vastgraph_algos::registry::{self, Params, Values, ALGORITHMS};
@@ -108,17 +108,19 @@ impl RunArgs {
         let mut params = Params::default();
         for (p, word) in &self.params.given {
             let value = match p.kind {
-                Kind::Vertex => serde_json::Value::from(vertex_ids(&self.store, &[word])?[0]),
+                Kind::Vertex => serde_json::Value::from(vertex_ids(&self.store, p, &[word])?[0]),
                 Kind::Vertices => {
                     let words: Vec<&str> = word.split(',').map(str::trim).collect();
-                    serde_json::Value::from(vertex_ids(&self.store, &words)?)
+                    serde_json::Value::from(vertex_ids(&self.store, p, &words)?)
                 }
                 _ => p.parse(word).map_err(UsageError)?,
             };
             params.set(p.name, value);
         }
-        // Output per vertex asked for: the algorithm's per-vertex switch (tc) is on.
-        if self.output.is_some() && descriptor.param("per_vertex").is_some() {
+        // Values per vertex asked for (written or ranked): the algorithm's per-vertex switch
+        // (tc) is on.
+        let per_vertex_wanted = self.output.is_some() || self.top.is_some();
+        if per_vertex_wanted && descriptor.param("per_vertex").is_some() {
             params.set("per_vertex", true);
         }
         descriptor.check(&params)?;
@@ -148,16 +150,17 @@ impl RunArgs {
 }
 
 /// `--top K`: the K vertices with the largest values.
-fn print_top(args: &RunArgs, values: Option<&Values>) -> anyhow::Result<()> {
+fn print_top(args: &RunArgs, params: &Params, values: Option<&Values>) -> anyhow::Result<()> {
     let Some(k) = args.top else { return Ok(()) };
     let values =
         values.with_context(|| format!("{} gives no per-vertex values to rank", args.algorithm))?;
-    crate::top::print_top(&args.store, &args.algorithm, values, k)
+    let vertex_values = registry::descriptor(&args.algorithm)?.values_are_vertices(params);
+    crate::top::print_top(&args.store, &args.algorithm, values, vertex_values, k)
 }
 
-/// The ids of vertices named on the command line: a label of a labelled store names its vertex;
-/// an integer that is not a label is a dense id (range-checked by the algorithm).
-fn vertex_ids(store: &Path, given: &[&str]) -> anyhow::Result<Vec<u64>> {
+/// The ids of vertices named on the command line by `param`: a label of a labelled store names
+/// its vertex; an integer that is not a label is a dense id (range-checked by the algorithm).
+fn vertex_ids(store: &Path, param: &Param, given: &[&str]) -> anyhow::Result<Vec<u64>> {
     if given.is_empty() {
         return Ok(Vec::new());
     }
@@ -170,17 +173,22 @@ fn vertex_ids(store: &Path, given: &[&str]) -> anyhow::Result<Vec<u64>> {
             if let Some(id) = labelled.as_ref().and_then(|ids| ids[i]) {
                 return Ok(id as u64);
             }
-            token.parse::<u64>().map_err(|_| match labelled {
-                Some(_) => anyhow::anyhow!(
-                    "{}: no vertex is labelled {token:?} (and it is not an integer id)",
-                    store.display()
-                ),
-                None => anyhow::anyhow!(
-                    "{}: {token:?} is not a vertex id: the store has no labels, so vertices \
-                     are named by their ids 0..{}",
-                    store.display(),
-                    manifest.vertices.saturating_sub(1)
-                ),
+            let flag = param.flag_name();
+            token.parse::<u64>().map_err(|_| {
+                UsageError(match labelled {
+                    Some(_) => format!(
+                        "--{flag}: no vertex of {} is labelled {token:?} (and it is not an \
+                         integer id)",
+                        store.display()
+                    ),
+                    None => format!(
+                        "--{flag}: {token:?} is not a vertex id: {} has no labels, so its \
+                         vertices are named by their ids 0..{}",
+                        store.display(),
+                        manifest.vertices.saturating_sub(1)
+                    ),
+                })
+                .into()
             })
         })
         .collect()
@@ -194,6 +202,9 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     // overwritten by its statistics.
     for path in [&args.output, &args.stats].into_iter().flatten() {
         refuse_existing(path, args.force)?;
+    }
+    if let Some(output) = &args.output {
+        output_format(output)?;
     }
     if let (Some(output), Some(stats)) = (&args.output, &args.stats) {
         if same_file(output, stats) {
@@ -241,7 +252,7 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
             Ok(vastgraph_store::Store::open_without_tiles(&args.store)?.labels()?)
         })?;
     }
-    print_top(&args, report.values.as_ref())?;
+    print_top(&args, &params, report.values.as_ref())?;
     write_stats(args.stats.as_deref(), &report.record)?;
     eprintln!("{}", summary_line(&report.record, args.trials));
     finish(checkpoint)
@@ -377,8 +388,8 @@ fn write_output(
     vertex_values: bool,
     labels: &dyn Fn() -> anyhow::Result<Option<Vec<String>>>,
 ) -> anyhow::Result<()> {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("npy") => write_atomically(path, |w| {
+    match output_format(path)? {
+        OutputFormat::Npy => write_atomically(path, |w| {
             match values {
                 Values::I64(v) => write_npy(w, v, 1)?,
                 Values::U64(v) => write_npy(w, v, 1)?,
@@ -389,7 +400,7 @@ fn write_output(
             }
             Ok(())
         }),
-        Some("tsv") | Some("txt") => {
+        OutputFormat::Text => {
             let labels = labels()?;
             let name = |v: u64| match &labels {
                 Some(l) => l[v as usize].clone(),
@@ -431,7 +442,28 @@ fn write_output(
                 Ok(())
             })
         }
-        _ => anyhow::bail!("output {} must end in .npy or .tsv", path.display()),
+    }
+}
+
+/// How `--output` is written, by its extension (in any case).
+enum OutputFormat {
+    Npy,
+    /// Tab-separated `vertex<TAB>value` lines (.tsv or .txt).
+    Text,
+}
+
+fn output_format(path: &Path) -> Result<OutputFormat, UsageError> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("npy") => Ok(OutputFormat::Npy),
+        Some("tsv") | Some("txt") => Ok(OutputFormat::Text),
+        _ => Err(UsageError(format!(
+            "--output {}: name a file ending in .npy (NumPy) or .tsv (text)",
+            path.display()
+        ))),
     }
 }
 

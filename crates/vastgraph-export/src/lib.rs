@@ -15,7 +15,7 @@ mod tsv;
 
 pub use atomic::write_then_rename;
 pub use parquet_out::{write_parquet, ParquetCompression, ParquetOptions, ParquetSummary};
-pub use tsv::write_tsv;
+pub use tsv::{write_tsv, TsvSummary};
 
 use vastgraph_engine::Adjacency;
 use vastgraph_store::WeightType;

@@ -205,18 +205,23 @@ const SPARSE_VERTICES_PER_ARC: u64 = 64;
 /// Offsets below this are written whatever the ids: a small store of isolated vertices is cheap.
 const SPARSE_OFFSETS_FLOOR_BYTES: u64 = 1 << 30;
 
+/// The bytes of offsets a store of `vertices` vertices and `arcs` arcs would hold, when that
+/// is too many for its arcs (more than 1 GiB, and more than 64 vertices an arc); None otherwise.
+pub fn sparse_offsets_bytes(vertices: u64, arcs: u64) -> Option<u64> {
+    let offsets_bytes = 8 * (vertices + 1);
+    let sparse = offsets_bytes > SPARSE_OFFSETS_FLOOR_BYTES
+        && vertices > SPARSE_VERTICES_PER_ARC * arcs.max(1);
+    sparse.then_some(offsets_bytes)
+}
+
 /// Refuses a build whose vertex count comes from a few huge ids rather than from the graph: the
 /// store holds 8 bytes of offsets a vertex, so one stray id near 2^32 would have the build
 /// write 34 GB of offsets for a handful of arcs. Labelled builds number their vertices densely
 /// and never get here with sparse ids.
 fn check_not_sparse(vertices: u64, arcs: u64, labelled: bool) -> Result<(), StoreError> {
-    let offsets_bytes = 8 * (vertices + 1);
-    if labelled
-        || offsets_bytes <= SPARSE_OFFSETS_FLOOR_BYTES
-        || vertices <= SPARSE_VERTICES_PER_ARC * arcs.max(1)
-    {
+    let Some(offsets_bytes) = sparse_offsets_bytes(vertices, arcs).filter(|_| !labelled) else {
         return Ok(());
-    }
+    };
     Err(StoreError::invalid_input(format!(
         "the vertex ids (or a declared vertex count) reach {}, so the store would have \
          {vertices} vertices and {:.1} GB of offsets for {arcs} arcs; convert with --relabel \
@@ -387,13 +392,17 @@ impl StoreBuilder {
         check_replaceable(target, opts.overwrite)?;
         let runs_parent = opts.tmp_dir.clone().unwrap_or_else(|| parent.clone());
         if !runs_parent.is_dir() {
-            return Err(StoreError::io(
-                &runs_parent,
-                std::io::Error::new(
+            let (kind, why) = match runs_parent.exists() {
+                true => (
+                    std::io::ErrorKind::NotADirectory,
+                    "the temporary directory is a file, not a directory",
+                ),
+                false => (
                     std::io::ErrorKind::NotFound,
                     "temporary directory does not exist",
                 ),
-            ));
+            };
+            return Err(StoreError::io(&runs_parent, std::io::Error::new(kind, why)));
         }
         let free_at_start = check_disk(&parent, &runs_parent, &opts)?;
         let staging = TempDir::create_in(&parent, &name, "tmp")?;

@@ -38,7 +38,9 @@ pub mod synthetic;
 pub mod target_lock;
 pub mod tiles;
 
-pub use builder::{BuildOptions, DiskNeed, ExpectedSize, StoreBuilder, MIN_MEMORY_BYTES};
+pub use builder::{
+    sparse_offsets_bytes, BuildOptions, DiskNeed, ExpectedSize, StoreBuilder, MIN_MEMORY_BYTES,
+};
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
 pub use compress::{compress_store, pick_codec, CompressOptions};
 pub use error::StoreError;

@@ -345,6 +345,52 @@ fn existing_output_files_need_force() {
         );
     }
     assert_eq!(std::fs::read(&edges).unwrap(), written);
+    // A name promising another format (text, gzip) is refused before anything is written.
+    for name in ["e.tsv", "e.bin32.gz"] {
+        let path = dir.path().join(name);
+        let o = vastgraph(&[&generate[..], &[s(&path)]].concat());
+        let e = assert_clean_failure(&o, "generate --edge-list with another format's name");
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(e.contains(".bin32") && e.contains(name), "{e}");
+        assert!(!path.exists(), "{name} was written");
+    }
+    // Vertices enough for gigabytes of offsets and a handful of edges: refused in the
+    // generator's terms, before a store is begun.
+    let sparse = dir.path().join("sparse");
+    let o = vastgraph(&[
+        "generate",
+        "uniform",
+        "--vertices",
+        "4294967295",
+        "--edges",
+        "1",
+        "-o",
+        s(&sparse),
+    ]);
+    let e = assert_clean_failure(&o, "generate uniform with sparse vertices");
+    assert!(
+        e.contains("--vertices 4294967295 with --edges 1") && !e.contains("--relabel"),
+        "{e}"
+    );
+    assert!(!sparse.exists());
+    // An output a run cannot write is refused before the kernel runs: no stats either.
+    let stats = dir.path().join("refused.json");
+    let o = vastgraph(&[
+        "run",
+        "bfs",
+        s(&target),
+        "--output",
+        s(&dir.path().join("d.csv")),
+        "--stats",
+        s(&stats),
+    ]);
+    let e = assert_clean_failure(&o, "run --output d.csv");
+    assert!(e.contains("d.csv") && e.contains(".npy"), "{e}");
+    assert!(
+        !stats.exists() && !e.contains("bfs on"),
+        "the kernel ran: {e}"
+    );
+    ok(&["run", "bfs", s(&target), "-o", s(&dir.path().join("d.TSV"))]);
     ok(&[
         "convert",
         &fixture("tiny.tsv"),

@@ -165,6 +165,49 @@ fn convert_info_export_round_trip() {
     );
 }
 
+/// A TSV export names vertices by their labels, and says what `convert` must be told (or
+/// cannot learn) to read it back as the same graph.
+#[test]
+fn a_tsv_export_reads_back_as_the_same_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    std::fs::write(path("in.tsv"), "alice\tbob\nbob\tbob\nbob\tcarol\n").unwrap();
+    let flags = ["--symmetrize", "--keep-self-loops"];
+    ok(&[&["convert", &path("in.tsv"), "-o", &path("s")][..], &flags].concat());
+    let o = ok(&["export", &path("s"), "-o", &path("s.tsv")]);
+    assert!(
+        stderr(&o).contains("convert it back with --symmetrize --keep-self-loops"),
+        "{}",
+        stderr(&o)
+    );
+    let text = std::fs::read_to_string(path("s.tsv")).unwrap();
+    assert!(
+        text.starts_with("alice\tbob\n") && text.contains("bob\tbob\n"),
+        "{text}"
+    );
+    ok(&[
+        &["convert", &path("s.tsv"), "-o", &path("back")][..],
+        &flags,
+    ]
+    .concat());
+    ok(&["export", &path("back"), "-o", &path("back.tsv")]);
+    assert_eq!(std::fs::read_to_string(path("back.tsv")).unwrap(), text);
+    // Matrix Market declares 4 vertices; the last has no arc, and no line of a TSV.
+    std::fs::write(
+        path("m.mtx"),
+        "%%MatrixMarket matrix coordinate pattern general\n4 4 2\n1 2\n2 3\n",
+    )
+    .unwrap();
+    ok(&["convert", &path("m.mtx"), "-o", &path("m")]);
+    let o = ok(&["export", &path("m"), "-o", &path("m.tsv")]);
+    assert!(
+        stderr(&o).contains("its 1 vertex without arcs is on no line"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stderr(&o).contains("convert it back"), "{}", stderr(&o));
+}
+
 #[test]
 fn export_parquet_writes_tables_and_refuses_to_mix_with_old_ones() {
     let dir = tempfile::tempdir().unwrap();
@@ -520,9 +563,10 @@ fn a_source_is_named_by_its_label_in_memory_and_within_a_budget() {
             "{budget:?}: {text}"
         );
         let refused = vastgraph(&within(vec!["run", "bfs", s, "--source", "zed"], budget));
-        assert!(!refused.status.success());
+        assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
         assert!(
-            stderr(&refused).contains("no vertex is labelled \"zed\""),
+            stderr(&refused).contains("--source: no vertex of")
+                && stderr(&refused).contains("is labelled \"zed\""),
             "{}",
             stderr(&refused)
         );
@@ -543,9 +587,95 @@ fn top_names_the_vertices_with_the_largest_values_by_label() {
         assert_eq!(lines[0], "top 2 by pagerank:");
         assert!(lines[1].contains("bob"), "{budget:?}: {out}");
     }
+    // A component is named by its smallest vertex: by label, as --output writes it.
+    let out = String::from_utf8(ok(&["run", "cc", s, "--top", "1"]).stdout).unwrap();
+    let first = out.lines().nth(1).unwrap();
+    assert_eq!(first.matches("dave").count(), 2, "{out}");
     let walks = vastgraph(&["run", "random-walk", s, "--top", "2"]);
     assert!(!walks.status.success());
     assert!(stderr(&walks).contains("rows"), "{}", stderr(&walks));
+}
+
+/// Triangles per vertex are counted when they are ranked, as when they are written.
+#[test]
+fn top_ranks_vertices_by_their_triangles() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two triangles share carol: she is in both, everyone else in one.
+    let input = dir.path().join("two-triangles.tsv");
+    std::fs::write(
+        &input,
+        "alice\tbob\nbob\tcarol\ncarol\talice\ncarol\tdave\ndave\terin\nerin\tcarol\n",
+    )
+    .unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    ok(&["convert", input.to_str().unwrap(), "-o", s, "--symmetrize"]);
+    for budget in [None, Some("64MiB")] {
+        let out = String::from_utf8(ok(&within(vec!["run", "tc", s, "--top", "1"], budget)).stdout)
+            .unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{budget:?}: {out}");
+        assert!(
+            lines[1].contains("carol") && lines[1].contains('2'),
+            "{budget:?}: {out}"
+        );
+    }
+}
+
+/// Unreachable vertices (infinitely far) are not ranked: the top are the farthest reached.
+#[test]
+fn top_ranks_the_farthest_reachable_vertices() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("d.gr");
+    std::fs::write(&input, "p sp 5 3\na 1 2 5\na 2 3 1.5\na 4 5 1\n").unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    ok(&["convert", input.to_str().unwrap(), "-o", s]);
+    let stats = dir.path().join("stats.json");
+    for budget in [None, Some("64MiB")] {
+        let st = stats.to_str().unwrap();
+        let args = vec!["run", "sssp", s, "--top", "3", "--stats", st, "--force"];
+        let out = String::from_utf8(ok(&within(args, budget)).stdout).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(
+            lines[0].contains("not ranked: 2 vertices"),
+            "{budget:?}: {out}"
+        );
+        let ranked: Vec<&str> = lines[1..]
+            .iter()
+            .map(|l| l.split_whitespace().nth(1).unwrap())
+            .collect();
+        assert_eq!(ranked, ["2", "1", "0"], "{budget:?}: {out}");
+        let record: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&stats).unwrap()).unwrap();
+        let values: Vec<f64> = record["top"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["value"].as_f64().unwrap())
+            .collect();
+        assert_eq!(values, [6.5, 5.0, 0.0], "{budget:?}");
+    }
+}
+
+/// A kept self-loop counts once in its vertex's degree, in memory and out of core alike.
+#[test]
+fn a_self_loop_counts_once_in_the_coreness() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("loop.tsv");
+    std::fs::write(&input, "0\t0\n1\t2\n2\t3\n3\t1\n").unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    let i = input.to_str().unwrap();
+    ok(&["convert", i, "-o", s, "--symmetrize", "--keep-self-loops"]);
+    let out = dir.path().join("core.tsv");
+    for budget in [None, Some("64MiB")] {
+        let o = out.to_str().unwrap();
+        let args = vec!["run", "kcore", s, "--verify", "-o", o, "--force"];
+        ok(&within(args, budget));
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(text, "0\t1\n1\t2\n2\t2\n3\t2\n", "{budget:?}");
+    }
 }
 
 #[test]
