@@ -152,8 +152,8 @@ fn fast_integer_line(text: &[u8], start: usize, weighted: bool, out: &mut Edges)
 fn integer_id(token: &[u8]) -> Result<u32, String> {
     parse_vertex(token).map_err(|e| match e {
         IdError::NotInteger => format!(
-            "vertex id '{}' is not a non-negative integer, and this input's ids are integers \
-             (its first data line says so); use --relabel to read every id as a label",
+            "vertex id '{}' is not a non-negative integer, and the ids are integers (the first \
+             data line of the first input says so); use --relabel to read every id as a label",
             String::from_utf8_lossy(&token[..token.len().min(64)])
         ),
         IdError::TooLarge(v) => format!(

@@ -105,6 +105,7 @@ impl IngestPlan {
                 path: i.path.display().to_string(),
                 format: i.format.name().to_string(),
                 bytes: i.bytes,
+                skipped_header_line: i.header.as_ref().map(|(line, _)| *line),
             })
             .collect()
     }

@@ -423,12 +423,8 @@ pub(crate) fn vertex_labels(files: &[PathBuf]) -> Result<Vec<String>, IngestErro
             let names = cast(&at, "label", &names, &DataType::LargeUtf8)?;
             for (index, label) in names.as_string::<i64>().iter().enumerate() {
                 let label = label.unwrap_or_default();
-                if label.contains(['\n', '\r']) {
-                    return Err(at.error(
-                        index,
-                        "label",
-                        "holds a line break, which a label cannot",
-                    ));
+                if label.contains(LABEL_BREAKS) {
+                    return Err(at.error(index, "label", LABEL_BREAK_REFUSAL));
                 }
                 if labels.len() as u64 >= MAX_VERTICES {
                     return Err(at.error(
@@ -502,6 +498,12 @@ impl Position<'_> {
     }
 }
 
+/// What a label cannot hold: a store keeps its labels one per line, and text outputs (`export`,
+/// `run -o FILE.tsv`) write them as tab-separated columns.
+const LABEL_BREAKS: [char; 3] = ['\n', '\r', '\t'];
+const LABEL_BREAK_REFUSAL: &str =
+    "holds a tab or a line break, which a label cannot (labels are kept one per line and written as tab-separated columns)";
+
 /// Dense vertex ids from an id column: integers as they are, below the count the table's
 /// metadata records (`declared`) if any, or labels through `interner`.
 fn ids(
@@ -527,6 +529,9 @@ fn ids(
             let strings = cast(at, column, array, &DataType::LargeUtf8)?;
             for (index, label) in strings.as_string::<i64>().iter().enumerate() {
                 let label = label.unwrap_or_default();
+                if label.contains(LABEL_BREAKS) {
+                    return Err(at.error(index, column, LABEL_BREAK_REFUSAL));
+                }
                 out.push(
                     interner
                         .id_of(label.as_bytes())

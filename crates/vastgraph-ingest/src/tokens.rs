@@ -159,14 +159,16 @@ pub(crate) fn parse_weight(token: &[u8]) -> Option<f64> {
 
 /// What a weight that [`storable_weight`] refuses is not.
 pub(crate) const NOT_A_STORABLE_WEIGHT: &str =
-    "not a finite number within float32's range (±3.4e38; a store keeps int32 or float32 weights)";
+    "not a finite number within float32's range (±3.4e38, and 0 or at least 1.4e-45 in size; \
+     a store keeps int32 or float32 weights)";
 
-/// Whether a weight can be stored: finite and within float32's range. A store keeps its
-/// weights as int32 or float32, and a finite weight beyond float32's range would become an
-/// infinity there, a different graph.
+/// Whether a weight can be stored: finite and within float32's range, and not so close to 0
+/// that float32 holds 0. A store keeps its weights as int32 or float32: a finite weight beyond
+/// float32's range would become an infinity there, and a tiny positive one a weight of 0 (a
+/// free arc to sssp, a blocked one to widest), each a different graph.
 #[inline]
 pub(crate) fn storable_weight(value: f64) -> bool {
-    value.is_finite() && value.abs() <= f64::from(f32::MAX)
+    value.is_finite() && value.abs() <= f64::from(f32::MAX) && (value == 0.0 || value as f32 != 0.0)
 }
 
 #[cfg(test)]
@@ -234,6 +236,11 @@ mod tests {
         assert_eq!(parse_weight(b"1e40"), None);
         assert_eq!(parse_weight(b"-3.5e38"), None);
         assert_eq!(parse_weight(b"-3.4e38"), Some(-3.4e38));
+        // Not zero, but zero once stored as float32; float32's smallest subnormal is kept.
+        assert_eq!(parse_weight(b"1e-46"), None);
+        assert_eq!(parse_weight(b"-1e-50"), None);
+        assert_eq!(parse_weight(b"1.5e-45"), Some(1.5e-45));
+        assert_eq!(parse_weight(b"0.0"), Some(0.0));
         assert!(!storable_weight(f64::NAN));
         assert_eq!(parse_weight(b"\xff"), None);
     }

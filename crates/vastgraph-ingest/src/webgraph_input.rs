@@ -86,6 +86,8 @@ pub(crate) fn read_info(path: &Path) -> Result<WebGraphInfo, IngestError> {
 
 /// The error for a decoder failure: what the crate said, and what usually causes it.
 fn corrupt(graph_path: &Path, message: &str) -> IngestError {
+    // The decoder's own words, without the unwrap that turned its error into a panic.
+    let message = message.trim_start_matches("called `Result::unwrap()` on an `Err` value: ");
     let what = if message.contains("UnexpectedEof") {
         "the bit stream ends early"
     } else {

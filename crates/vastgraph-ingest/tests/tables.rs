@@ -311,6 +311,31 @@ fn string_ids_after_an_integer_input_and_columns_for_an_edge_list_are_refused() 
     );
 }
 
+/// A label with a tab or a line break would read back as other columns or lines: refused at
+/// the row that holds it.
+#[test]
+fn a_label_with_a_tab_or_a_line_break_names_its_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.parquet");
+    let strings = |v: &[&str]| Arc::new(StringArray::from(v.to_vec())) as ArrayRef;
+    for bad in ["x\ty", "x\ny"] {
+        write_parquet(
+            &path,
+            &[batch(vec![
+                ("src", strings(&["a", "b"])),
+                ("dst", strings(&["b", bad])),
+            ])],
+            8,
+        );
+        let err = read(std::slice::from_ref(&path), &IngestOptions::default()).unwrap_err();
+        assert!(
+            err.contains("t.parquet")
+                && err.contains("row 2: column 'dst' holds a tab or a line break"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn damaged_tables_get_an_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();

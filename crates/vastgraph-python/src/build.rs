@@ -280,6 +280,7 @@ pub fn build_from_edges(
             path: "<arrays>".to_string(),
             format: "arrays".to_string(),
             bytes: array_bytes as u64,
+            skipped_header_line: None,
         });
         if let Some(n) = num_vertices {
             builder.ensure_vertices(n);

@@ -264,6 +264,10 @@ pub struct InputRecord {
     pub path: String,
     pub format: String,
     pub bytes: u64,
+    /// The 1-based line of an edge list's header, skipped (given with `--header` or detected):
+    /// where the build set a line aside, for those who did not see its warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped_header_line: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
