@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -75,7 +76,9 @@ def convert(
         built, as :func:`reorder` does (``convert --order degree``); the manifest still names
         the inputs.
     header : the first data line of each edge list is a header to skip. Without it a header is
-        still detected (a first line with a non-integer id above lines of integer ids). An edge
+        still detected (a first line with a non-integer id above lines of integer ids). A
+        skipped header is reported as a UserWarning and recorded in the manifest's inputs
+        (``skipped_header_line``). An edge
         list's ids are integers unless its first data line holds a token that is not one (or
         ``relabel``); a non-integer id later in an integer file is an error naming its line.
     src, dst, weight : a table's source, target and weight columns (``convert --src COL --dst
@@ -134,7 +137,13 @@ def convert(
         )
     finally:
         close()
-    return open(path)
+    g = open(path)
+    # The CLI logs a skipped header as it builds; here it is a warning a caller sees.
+    for record in g.manifest["provenance"]["inputs"]:
+        line = record.get("skipped_header_line")
+        if line is not None:
+            warnings.warn(f"{record['path']}: line {line} is a header, skipped", stacklevel=2)
+    return g
 
 
 def reorder(
@@ -266,6 +275,14 @@ def _as_weights(values: Any) -> np.ndarray:
         index = int(np.argmax(beyond))
         raise ValueError(
             f"weights[{index}] = {float(array[index])!r} is beyond float32's range (±3.4e38); "
+            "a store keeps its weights as int32 or float32"
+        )
+    # ... and one too small a weight of 0 (a free arc to sssp, a blocked one to widest).
+    vanishing = (array != 0) & (array.astype(np.float32) == 0)
+    if len(array) and vanishing.any():
+        index = int(np.argmax(vanishing))
+        raise ValueError(
+            f"weights[{index}] = {float(array[index])!r} is 0 as a float32 (the smallest is 1.4e-45); "
             "a store keeps its weights as int32 or float32"
         )
     return array

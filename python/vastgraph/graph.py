@@ -42,6 +42,7 @@ class Graph:
         self._native = native
         self._nodes = None if nodes is None else list(nodes)
         self._node_index: Optional[Dict[Any, int]] = None
+        self._has_integer_names: Optional[bool] = None
         self._labels: Optional[List[str]] = None
         self._manifest: Optional[dict] = None
         # The NetworkX backend builds temporary stores; they go when the graph does.
@@ -184,6 +185,15 @@ class Graph:
         except (KeyError, TypeError):
             raise KeyError(f"{name!r} is not a vertex of this graph") from None
 
+    def has_integer_names(self) -> bool:
+        """Whether some node name is an int (a NetworkX graph with integer nodes): then an int
+        names a node, as in NetworkX, not a dense id. A store's labels are strings."""
+        if self._nodes is None:
+            return False
+        if self._has_integer_names is None:
+            self._has_integer_names = any(_is_int(node) for node in self._nodes)
+        return self._has_integer_names
+
     def verify_checksums(self) -> None:
         """Re-hash every file and compare with the manifest (raises ValueError on a mismatch)."""
         self._native.verify_checksums()
@@ -226,6 +236,15 @@ class Graph:
         """Removes a temporary store now (graphs converted from NetworkX); otherwise nothing."""
         if self._finalizer is not None:
             self._finalizer()
+
+
+class VertexId(int):
+    """A dense id, never a node name: how code that has looked a name up passes the vertex on
+    (on a graph with integer node names, a plain int names a node)."""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _dense_id(value: Any, n: int) -> int:

@@ -32,7 +32,7 @@ import numpy as np
 from . import _native
 from ._options import Memory, check_threads, parse_memory
 from ._progress import make_run_progress
-from .graph import Graph, _dense_id
+from .graph import Graph, VertexId, _dense_id, _is_int
 
 # Every parameter name of the registry with its kind (each algorithm checks its own in Rust).
 _DESCRIPTORS: Dict[str, Dict[str, Any]] = {a["name"]: a for a in json.loads(_native.algorithms())}
@@ -212,10 +212,11 @@ def _values(g: Graph, algorithm: str, threads: Optional[int], memory: Memory, **
 
 
 def _vertex(g: Graph, name: Any) -> int:
-    """The dense id of a vertex: an int is the id itself; anything else (a store's label, a
-    NetworkX node that is not an int) is looked up among the graph's names."""
-    if isinstance(name, (int, np.integer)) and not isinstance(name, (bool, np.bool_)):
-        return _dense_id(name, _check_graph(g).num_vertices)
+    """The dense id of a vertex: an int is the id itself, unless the graph's names are ints
+    too (a NetworkX graph with integer nodes), where it names a node as in NetworkX; anything
+    else (a store's label, a NetworkX node) is looked up among the graph's names."""
+    if isinstance(name, VertexId) or (_is_int(name) and not _check_graph(g).has_integer_names()):
+        return _dense_id(name, g.num_vertices)
     if _check_graph(g).node_names() is None:
         raise TypeError(f"{name!r} names no vertex: the graph has no labels, so vertices are its ids")
     try:
@@ -246,7 +247,7 @@ def bfs(
 ) -> np.ndarray:
     """Hop distance from ``source`` (int64; -1 when unreachable), or with ``parents=True`` the
     BFS tree's parent of every vertex. Default source: the vertex with the most out-edges."""
-    return _values(g, "bfs", threads, memory, source=_source(g, source), parents=bool(parents))
+    return _values(g, "bfs", threads, memory, source=source, parents=bool(parents))
 
 
 def sssp(
@@ -259,7 +260,7 @@ def sssp(
 ) -> np.ndarray:
     """Shortest-path distance from ``source`` over non-negative weights (float64; inf when
     unreachable), by delta-stepping with bucket width ``delta``. Unweighted stores need weights."""
-    return _values(g, "sssp", threads, memory, source=_source(g, source), delta=delta)
+    return _values(g, "sssp", threads, memory, source=source, delta=delta)
 
 
 def bellman_ford(
@@ -267,7 +268,7 @@ def bellman_ford(
 ) -> np.ndarray:
     """Shortest-path distance from ``source`` allowing negative weights (float64; inf when
     unreachable); ValueError on a negative cycle reachable from the source."""
-    return _values(g, "bellman-ford", threads, memory, source=_source(g, source))
+    return _values(g, "bellman-ford", threads, memory, source=source)
 
 
 def connected_components(
@@ -336,7 +337,7 @@ def personalized_pagerank(
     """PageRank whose teleport jumps go (uniformly) to ``sources`` only."""
     return _values(
         g, "personalized-pagerank", threads, memory,
-        sources=_sources(g, sources), damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter),
+        sources=sources, damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter),
     )  # fmt: skip
 
 
@@ -345,7 +346,7 @@ def betweenness(
 ) -> np.ndarray:
     """Single-source betweenness dependency from ``source`` (Brandes): for each vertex v, the
     sum over targets t of the fraction of shortest source-t paths through v (float64)."""
-    return _values(g, "bc", threads, memory, source=_source(g, source))
+    return _values(g, "bc", threads, memory, source=source)
 
 
 def core_number(g: Graph, *, threads: Optional[int] = None, memory: Memory = None) -> np.ndarray:
@@ -375,7 +376,7 @@ def widest_path(
 ) -> np.ndarray:
     """Widest (bottleneck) path width from ``source`` (float64). ``method``: "frontier" or
     "buckets" (bucket width ``delta``)."""
-    return _values(g, "widest", threads, memory, source=_source(g, source), method=method, delta=delta)
+    return _values(g, "widest", threads, memory, source=source, method=method, delta=delta)
 
 
 def low_diameter_decomposition(
@@ -494,7 +495,7 @@ def random_walks(
         "random-walk",
         threads,
         memory,
-        sources=_sources(g, sources),
+        sources=sources,
         walk_length=walk_length,
         every=every,
         seed=seed,

@@ -67,6 +67,7 @@ import functools
 import inspect
 import logging
 import math
+import numbers
 import shutil
 import tempfile
 import weakref
@@ -78,7 +79,7 @@ import numpy as np
 
 from . import kernels as _algorithms
 from .build import from_edges
-from .graph import Graph
+from .graph import Graph, VertexId
 
 BACKEND = "vastgraph"
 
@@ -135,10 +136,11 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 def _finite_in_float32(value: Any) -> bool:
     """Whether a number is finite and within float32's range (a store's weights are int32 or
-    float32; a larger one would be stored as infinity)."""
+    float32; a larger one would be stored as infinity, a tiny non-zero one as 0)."""
     if isinstance(value, (int, np.integer)):
         return abs(int(value)) <= _FLOAT32_MAX  # exact, where float() of a huge int raises
-    return math.isfinite(value) and abs(value) <= _FLOAT32_MAX
+    in_range = math.isfinite(value) and abs(value) <= _FLOAT32_MAX
+    return in_range and (value == 0 or np.float32(value) != 0)
 
 
 # How NetworkX's algorithms read a graph: a subclass that overrides any of these (such as
@@ -570,12 +572,17 @@ def _pagerank_ok(G, alpha, personalization, max_iter, tol, nstart, weight, dangl
             return f"{what} is not supported"
     if weight is not None and _has_edge_attribute(G, weight):
         return "vastgraph's PageRank is unweighted (weight=None, or no edge has the attribute)"
+    # Anything but plain finite numbers and an integer count (a bool, NaN, 2.5 iterations, a
+    # count past u64) is NetworkX's to take or refuse, as it does.
+    if not (_is_number(alpha) and _is_number(tol) and math.isfinite(alpha) and math.isfinite(tol)):
+        return "alpha and tol are not both finite numbers"
+    if not (isinstance(max_iter, (int, np.integer)) and _is_number(max_iter) and max_iter < 2**63):
+        return "max_iter is not an integer count"
     # The registry's own ranges (damping in [0, 1) ...): outside them, NetworkX's runs.
-    if _is_number(alpha) and _is_number(max_iter) and _is_number(tol):
-        # (The kernel's tolerance is n * tol: the same sign, so the same range.)
-        refused = _algorithms.refusal("pagerank", damping=alpha, tolerance=tol, max_iters=max_iter)
-        if refused is not None:
-            return refused
+    # (The kernel's tolerance is n * tol: the same sign, so the same range.)
+    refused = _algorithms.refusal("pagerank", damping=alpha, tolerance=tol, max_iters=max_iter)
+    if refused is not None:
+        return refused
     return True
 
 
@@ -609,10 +616,18 @@ def _triangles_ok(G, nodes):
     return True
 
 
-def _source_ok(G, source, cutoff=None, **_):
-    if _is_member(G, source):
+def _cutoff_ok(cutoff):
+    """A cutoff the kernels' distances are compared with as NetworkX compares them: None or a
+    number (NaN compares false both ways, which NetworkX's loop and a mask read differently)."""
+    if cutoff is None or (isinstance(cutoff, numbers.Real) and not math.isnan(cutoff)):
         return True
-    return _Invalid(f"source {source!r} is not in the graph (NetworkX raises)")
+    return f"cutoff={cutoff!r} is not a number vastgraph compares as NetworkX does"
+
+
+def _source_ok(G, source, cutoff=None, **_):
+    if not _is_member(G, source):
+        return _Invalid(f"source {source!r} is not in the graph (NetworkX raises)")
+    return _cutoff_ok(cutoff)
 
 
 def _bfs_layers_ok(G, sources):
@@ -632,6 +647,9 @@ def _dijkstra_ok(G, source, cutoff, weight):
         return "weight functions are not supported"
     if not _is_member(G, source):
         return _Invalid(f"source {source!r} is not in the graph (NetworkX raises)")
+    reason = _cutoff_ok(cutoff)
+    if reason is not True:
+        return reason
     return _weights_fit_store(G, weight)
 
 
@@ -800,9 +818,9 @@ def triangles(G, nodes=None):
 
 def _hop_distances(g: Graph, sources: Sequence[int]) -> np.ndarray:
     """Hop distances from the nearest of ``sources`` (-1: unreachable)."""
-    dist = _algorithms.bfs(g, sources[0])
+    dist = _algorithms.bfs(g, VertexId(sources[0]))
     for s in sources[1:]:
-        other = _algorithms.bfs(g, s)
+        other = _algorithms.bfs(g, VertexId(s))
         closer = (other >= 0) & ((dist < 0) | (other < dist))
         dist[closer] = other[closer]
     return dist
@@ -921,7 +939,7 @@ def bfs_layers(G, sources):
 def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     s = _source_id(G, source, lambda: _nx().NodeNotFound(f"Node {source} not found in graph"))
     if G.weighted:
-        dist = _algorithms.sssp(G, s)
+        dist = _algorithms.sssp(G, VertexId(s))
         reachable = np.isfinite(dist)
         integral = G._int_weights if G._int_weights is not None else G.manifest.get("weight_type") == "i32"
     else:
@@ -973,9 +991,9 @@ def _dependencies(g: Graph, sources: Sequence[int], endpoints: bool = False) -> 
     with ``endpoints``, every reached node also counts as an endpoint, as in NetworkX."""
     total = np.zeros(g.num_vertices, dtype=np.float64)
     for s in sources:
-        total += _algorithms.betweenness(g, s)
+        total += _algorithms.betweenness(g, VertexId(s))
         if endpoints:
-            reached = _algorithms.bfs(g, s) >= 0
+            reached = _algorithms.bfs(g, VertexId(s)) >= 0
             total += reached
             total[s] += int(np.count_nonzero(reached)) - 2  # len(S) - 1, less the 1 just added
     return total

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any, List, Optional, Union
 
@@ -116,8 +117,7 @@ def export_parquet(
     a temporary directory renamed into place when complete: an interrupted export leaves
     nothing behind. ``compression`` is ``"zstd"``, ``"snappy"`` or ``"none"``. An existing
     non-empty ``directory`` raises ``FileExistsError`` unless ``overwrite``."""
-    if chunk_rows < 1 or rows_per_file < 1:
-        raise ValueError(f"chunk_rows and rows_per_file must be at least 1, got {chunk_rows}, {rows_per_file}")
+    _check_layout(chunk_rows, rows_per_file, compression)
     # A graph converted from NetworkX names its vertices by Python objects, not the store's
     # labels: its vertex table is written here, from those names.
     own_vertices = g._nodes is not None
@@ -140,6 +140,18 @@ def export_parquet(
         vertices_dir = Path(directory) / "vertices"
         _fresh_dir(vertices_dir, overwrite=True)
         _write_vertex_table(g, vertices_dir, {}, chunk_rows, rows_per_file, compression)
+
+
+COMPRESSIONS = ("zstd", "snappy", "none")
+
+
+def _check_layout(chunk_rows: Any, rows_per_file: Any, compression: Any) -> None:
+    """The parts' layout, checked before anything is written."""
+    for name, value in (("chunk_rows", chunk_rows), ("rows_per_file", rows_per_file)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be an integer of at least 1, got {value!r}")
+    if compression not in COMPRESSIONS:
+        raise ValueError(f"compression must be one of {', '.join(COMPRESSIONS)}, got {compression!r}")
 
 
 def _write_vertex_table(
@@ -194,8 +206,33 @@ def write_parquet(
     clash = {"id", "label"} & set(columns)
     if clash:
         raise ValueError(f"result name(s) {sorted(clash)} clash with the id/label columns")
-    if chunk_rows < 1:
-        raise ValueError(f"chunk_rows must be at least 1, got {chunk_rows}")
+    _check_layout(chunk_rows, rows_per_file, compression)
     root = Path(directory)
-    _fresh_dir(root, overwrite)
-    _write_vertex_table(g, root, columns, chunk_rows, rows_per_file, compression)
+    if root.exists():
+        if not root.is_dir():
+            raise FileExistsError(f"{root} exists and is not a directory")
+        if any(root.iterdir()) and not overwrite:
+            raise FileExistsError(f"{root} is not empty (pass overwrite=True to replace its Parquet files)")
+    root.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside the target and renamed into place once synced: a failed or interrupted
+    # write leaves the target as it was.
+    staging = Path(tempfile.mkdtemp(prefix=f".{root.name}.parts-", dir=root.parent))
+    try:
+        _write_vertex_table(g, staging, columns, chunk_rows, rows_per_file, compression)
+        for part in staging.iterdir():
+            _fsync(part)
+        if root.exists():
+            shutil.rmtree(root)
+        os.rename(staging, root)
+        _fsync(root.parent)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -253,6 +254,30 @@ def test_convert_accepts_cli_options_and_matches_cli(vastgraph, tmp_path):
 def test_memory_sizes_parse_like_the_cli(tmp_path, memory, expected):
     g = vg.from_edges([0], [1], path=tmp_path / "g", memory=memory)
     assert g.manifest["provenance"]["options"]["memory"] == expected
+
+
+def test_a_skipped_header_is_a_warning(tmp_path):
+    src = tmp_path / "labfirst.tsv"
+    src.write_text("a\t1\n1\t2\n2\t3\n")
+    with pytest.warns(UserWarning, match="labfirst.tsv: line 1 is a header, skipped"):
+        g = vg.convert(src, tmp_path / "g")
+    assert g.num_arcs == 2
+    assert g.manifest["provenance"]["inputs"][0]["skipped_header_line"] == 1
+    clean = tmp_path / "clean.tsv"
+    clean.write_text("1\t2\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vg.convert(clean, tmp_path / "h")
+
+
+def test_memory_sizes_are_exact_up_to_the_largest():
+    from vastgraph._options import parse_memory
+
+    assert parse_memory(str(2**64 - 1)) == 2**64 - 1
+    assert parse_memory("0.5G") == 1 << 29
+    for too_large in (str(2**64), 2**64, "16777216TiB"):
+        with pytest.raises(ValueError, match="2\\^64 bytes or more"):
+            parse_memory(too_large)
 
 
 @pytest.mark.parametrize(
@@ -693,6 +718,9 @@ def test_what_a_store_cannot_hold_is_refused_or_read_as_scipy_does(tmp_path):
     with pytest.raises(ValueError, match=r"weights\[1\] = 1e\+40 is beyond float32's range"):
         vg.from_edges([0, 1], [1, 2], [1.0, 1e40], path=tmp_path / "big")
     assert vg.from_edges([0], [1], [-3.4e38], path=tmp_path / "edge").weights[0] == np.float32(-3.4e38)
+    with pytest.raises(ValueError, match=r"weights\[1\] = 1e-46 is 0 as a float32"):
+        vg.from_edges([0, 1], [1, 2], [1.0, 1e-46], path=tmp_path / "tiny")
+    assert vg.from_edges([0], [1], [1.5e-45], path=tmp_path / "subnormal").weights[0] > 0
     with pytest.raises(ValueError, match=r"labels\[0\] and labels\[2\] are both 'a'"):
         vg.from_edges([0, 1], [1, 2], labels=["a", "b", "a"], path=tmp_path / "labels")
     assert not (tmp_path / "big").exists() and not (tmp_path / "labels").exists()
@@ -712,7 +740,7 @@ def test_a_run_within_memory_refuses_a_store_replaced_since_it_was_opened(tmp_pa
     # Numbers out of the options' ranges name the option.
     with pytest.raises(ValueError, match="mrt must be in 0 .. 2"):
         vg.run(g, "bfs", memory="64MiB", mrt=-3)
-    with pytest.raises(ValueError, match="more than 2\\^64 bytes"):
+    with pytest.raises(ValueError, match="2\\^64 bytes or more"):
         vg.run(g, "bfs", memory=2**70)
 
 

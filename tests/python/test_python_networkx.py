@@ -432,6 +432,31 @@ def test_converted_graphs_remove_their_temporary_store():
     assert not directory.exists()
 
 
+def test_an_integer_names_a_node_of_a_graph_with_integer_nodes():
+    backend = nx.utils.backends._load_backend("vastgraph")
+    G = nx.Graph([(10, 20), (20, 30)])
+    G.add_node(1)
+    converted = backend.convert_from_nx(G)
+    # As in NetworkX: 1 is the node 1 (isolated), 10 the node 10, whatever their dense ids.
+    np.testing.assert_array_equal(vg.bfs(converted, 1), [-1, -1, -1, 0])
+    np.testing.assert_array_equal(vg.bfs(converted, 10), [0, 1, 2, -1])
+    with pytest.raises(KeyError, match="named 0"):
+        vg.bfs(converted, 0)
+    # The backend passes the ids it looked up on as ids: its answers are NetworkX's.
+    G.add_edge(1, 30)
+    for call in (
+        lambda **b: nx.single_source_shortest_path_length(G, 1, **b),
+        lambda **b: list(nx.bfs_layers(G, [20], **b)),
+        lambda **b: nx.single_source_dijkstra_path_length(G, 30, **b),
+        lambda **b: nx.betweenness_centrality(G, **b),
+        lambda **b: nx.betweenness_centrality(G, endpoints=True, **b),
+    ):
+        assert call(backend="vastgraph") == call()
+    # Nodes that are not ints leave an int as a dense id.
+    strings = backend.convert_from_nx(nx.Graph([("a", "b")]))
+    np.testing.assert_array_equal(vg.bfs(strings, 1), [1, 0])
+
+
 def test_on_start_tests_marks_expected_failures(monkeypatch):
     class Item:
         def __init__(self, module, nodeid):
@@ -563,7 +588,7 @@ def test_cutoffs_and_fallbacks_that_networkx_reads_its_own_way(caplog):
     looped = nx.Graph([(0, 1), (1, 1)])
     got, kernel = kernel_ran(caplog, lambda: list(label_propagation_communities(looped, backend="vastgraph")))
     assert got == list(label_propagation_communities(looped)) and not kernel
-    for weight in (float("nan"), 1e40):
+    for weight in (float("nan"), 1e40, 1e-46):
         G = nx.DiGraph([(0, 1, {"weight": weight}), (1, 2, {"weight": 1.0})])
         got, kernel = kernel_ran(
             caplog, lambda: nx.single_source_dijkstra_path_length(G, 0, backend="vastgraph")
@@ -571,3 +596,27 @@ def test_cutoffs_and_fallbacks_that_networkx_reads_its_own_way(caplog):
         expected = nx.single_source_dijkstra_path_length(G, 0)
         assert not kernel and got.keys() == expected.keys()
         assert all(str(got[v]) == str(expected[v]) for v in got), (got, expected)
+
+
+def test_arguments_networkx_reads_its_own_way_are_left_to_it(caplog):
+    """A NaN cutoff, a bool alpha, NaN tol, a fractional or huge max_iter: NetworkX's answer or
+    NetworkX's own error, never a vastgraph error NetworkX would not raise."""
+    path = nx.path_graph(4)
+    for function in (nx.single_source_shortest_path_length, nx.single_source_dijkstra_path_length):
+        got, kernel = kernel_ran(caplog, lambda: function(path, 0, cutoff=float("nan"), backend="vastgraph"))
+        assert got == function(path, 0, cutoff=float("nan")) and not kernel, function
+    karate = nx.karate_club_graph()
+    for kwargs in ({"alpha": True}, {"max_iter": 10**30}):
+        try:
+            want = nx.pagerank(karate, weight=None, **kwargs)
+        except nx.PowerIterationFailedConvergence as e:
+            want = type(e)
+        try:
+            got, kernel = kernel_ran(caplog, lambda: nx.pagerank(karate, weight=None, backend="vastgraph", **kwargs))
+        except nx.PowerIterationFailedConvergence as e:
+            got, kernel = type(e), False
+        assert got == want and not kernel, kwargs
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        nx.pagerank(karate, weight=None, tol=float("nan"), backend="vastgraph")
+    with pytest.raises(TypeError):
+        nx.pagerank(karate, weight=None, max_iter=2.5, backend="vastgraph")

@@ -122,6 +122,16 @@ def test_results_are_written_per_vertex_and_join_on_id(tmp_path):
         vg.write_parquet({"id": pr}, tmp_path / "bad", g)
     with pytest.raises(ValueError, match="shape"):
         vg.write_parquet(pr[:2], tmp_path / "bad2", g)
+    # The layout is checked before anything is written; a rerun then needs no overwrite.
+    for kwargs, what in (({"rows_per_file": 0}, "rows_per_file"), ({"compression": "bogus"}, "compression")):
+        with pytest.raises(ValueError, match=what):
+            vg.write_parquet(pr, tmp_path / "bad3", g, **kwargs)
+        assert not (tmp_path / "bad3").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    with pytest.raises(FileExistsError, match="overwrite=True"):
+        vg.write_parquet(pr, tmp_path / "single", g, name="score")
+    vg.write_parquet(cc, tmp_path / "single", g, name="component", overwrite=True)
+    assert read_dir(tmp_path / "single")[0].schema.names == ["id", "label", "component"]
 
 
 def test_graphframes_reads_the_export(tmp_path):
