@@ -80,6 +80,9 @@ def check_threads(threads: Optional[int]) -> Optional[int]:
     value = int(threads.__index__())
     if value < 1:
         raise ValueError(f"threads must be at least 1, got {value}")
+    # Past a machine word the native check cannot even be given the number.
+    if value >= 1 << 32:
+        raise ValueError(f"threads: {value} threads is more than the limit (16 per core, at least 256)")
     return value
 
 

@@ -91,6 +91,8 @@ def convert(
     """
     if isinstance(inputs, (str, bytes, os.PathLike)):
         inputs = [inputs]
+    if not hasattr(inputs, "__iter__"):
+        raise TypeError(f"inputs must be a path or a list of paths, not {type(inputs).__name__}")
     input_paths = [fspath(p) for p in inputs]
     if not input_paths:
         raise ValueError("convert needs at least one input file")
@@ -329,6 +331,15 @@ def from_edges(
     both directions (``reciprocal_pairs``).
     """
     named = _named_ends(src, dst)
+    if num_vertices is not None:
+        if isinstance(num_vertices, bool) or not hasattr(num_vertices, "__index__"):
+            raise TypeError(f"num_vertices must be an int, not {type(num_vertices).__name__}")
+        num_vertices = int(num_vertices.__index__())
+        if named is not None and num_vertices > len(named[2]):
+            raise ValueError(
+                f"num_vertices={num_vertices} is more than the {len(named[2])} vertices the edges "
+                "name, and every vertex of a graph with names needs one (leave num_vertices out)"
+            )
     if named is not None:
         if labels is not None:
             raise ValueError("the edges name their vertices already; labels= is for dense integer ids")
@@ -343,15 +354,17 @@ def from_edges(
             f"weights must have one value per edge: {len(weight_values)} weights for {len(src_ids)} edges"
         )
     if num_vertices is not None:
-        num_vertices = int(num_vertices)
         if not 0 <= num_vertices <= _native.MAX_VERTICES:
             raise ValueError(f"num_vertices must be in 0 .. {_native.MAX_VERTICES}, got {num_vertices}")
     label_list = None
     if labels is not None:
         label_list = [str(label) for label in labels]
-        bad = next((label for label in label_list if "\n" in label or "\r" in label), None)
+        bad = next((label for label in label_list if any(c in label for c in "\n\r\t")), None)
         if bad is not None:
-            raise ValueError(f"label {bad!r} contains a line break (labels are stored one per line)")
+            raise ValueError(
+                f"label {bad!r} contains a tab or a line break (labels are stored one per line and "
+                "written as tab-separated columns)"
+            )
         if len(set(label_list)) != len(label_list):
             seen: Dict[str, int] = {}
             for i, label in enumerate(label_list):

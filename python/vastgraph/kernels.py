@@ -122,7 +122,21 @@ def _json_value(name: str, value: Any) -> Any:
         raise ValueError(f"{name} must be a finite number, got {value}")
     if isinstance(value, int) and not isinstance(value, bool) and value < 0:
         raise ValueError(f"{name} must be non-negative, got {value}")
+    # JSON would carry it, but as a float the native side would quote rounded.
+    if isinstance(value, int) and value >= 1 << 64:
+        raise ValueError(f"{name} must be below 2^64, got {value}")
     return value
+
+
+def _checkpoint_every(every: Any) -> Optional[str]:
+    """``checkpoint_every`` as the CLI's --checkpoint-every reads it: iterations, or a time."""
+    if every is None:
+        return None
+    if isinstance(every, bool) or not isinstance(every, (int, np.integer, str)):
+        raise TypeError(f"checkpoint_every must be an int (iterations) or a time such as '30s', not {every!r}")
+    if not isinstance(every, str) and every < 1:
+        raise ValueError(f"checkpoint_every must be at least 1 iteration, got {every}")
+    return str(every)
 
 
 def run(
@@ -196,7 +210,7 @@ def run(
             g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
             memory=budget, io_mode=io_mode, mrt=mrt, recalibrate=bool(recalibrate),
             checkpoint=None if checkpoint is None else os.fspath(checkpoint),
-            checkpoint_every=None if checkpoint_every is None else str(checkpoint_every),
+            checkpoint_every=_checkpoint_every(checkpoint_every),
             resume=bool(resume), progress=callback,
         )
     finally:
@@ -297,7 +311,7 @@ def pagerank(
     their score uniformly. Stops after the first iteration whose L1 change is below ``tol``
     (note: NetworkX compares with ``n * tol``) or after ``max_iter`` iterations."""
     return _values(
-        g, "pagerank", threads, memory, damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter)
+        g, "pagerank", threads, memory, damping=alpha, tolerance=tol, max_iters=max_iter
     )
 
 
@@ -318,9 +332,9 @@ def delta_pagerank(
         "delta-pagerank",
         threads,
         memory,
-        damping=float(alpha),
-        tolerance=float(tol),
-        max_iters=int(max_iter),
+        damping=alpha,
+        tolerance=tol,
+        max_iters=max_iter,
     )
 
 
@@ -337,7 +351,7 @@ def personalized_pagerank(
     """PageRank whose teleport jumps go (uniformly) to ``sources`` only."""
     return _values(
         g, "personalized-pagerank", threads, memory,
-        sources=sources, damping=float(alpha), tolerance=float(tol), max_iters=int(max_iter),
+        sources=sources, damping=alpha, tolerance=tol, max_iters=max_iter,
     )  # fmt: skip
 
 

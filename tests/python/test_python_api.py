@@ -270,6 +270,31 @@ def test_a_skipped_header_is_a_warning(tmp_path):
         vg.convert(clean, tmp_path / "h")
 
 
+def test_arguments_of_the_wrong_kind_are_refused_by_name(tmp_path):
+    g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g")
+    refusals = [
+        (lambda: vg.bfs(g, 0, threads=2**64), ValueError, "threads: 18446744073709551616"),
+        (lambda: vg.convert(5, tmp_path / "x"), TypeError, "inputs must be a path"),
+        (lambda: vg.run(g, "bfs", checkpoint=tmp_path / "c", checkpoint_every=-1), ValueError, "checkpoint_every"),
+        (lambda: vg.run(g, "random-walk", seed=2**64), ValueError, "seed must be below 2\\^64"),
+        # Not truncated to 1 iteration, not parsed from a string.
+        (lambda: vg.pagerank(g, max_iter=1.7), ValueError, "max_iters must be a non-negative integer"),
+        (lambda: vg.pagerank(g, alpha="0.85"), ValueError, "damping must be a finite number"),
+        (lambda: vg.from_edges([0], [1], path=tmp_path / "h", num_vertices=3.7), TypeError, "num_vertices"),
+        (
+            lambda: vg.from_edges(["x", "y"], ["y", "z"], path=tmp_path / "i", num_vertices=5),
+            ValueError,
+            "more than the 3 vertices the edges name",
+        ),
+        (lambda: vg.from_edges(["x\ty"], ["z"], path=tmp_path / "j"), ValueError, "a tab or a line break"),
+    ]
+    for call, error, message in refusals:
+        with pytest.raises(error, match=message):
+            call()
+    assert not (tmp_path / "c").exists()
+    np.testing.assert_allclose(vg.pagerank(g, alpha=np.float32(0.5), max_iter=np.int64(50)).sum(), 1.0)
+
+
 def test_memory_sizes_are_exact_up_to_the_largest():
     from vastgraph._options import parse_memory
 
