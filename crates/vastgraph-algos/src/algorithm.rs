@@ -257,10 +257,14 @@ impl Param {
     pub fn parse(&self, word: &str) -> Result<Value, String> {
         let bad = |what: &str| format!("--{}: {word:?} is not {what}", self.flag_name());
         Ok(match self.kind {
-            Kind::Vertex | Kind::Count => Value::from(
-                word.parse::<u64>()
-                    .map_err(|_| bad("a non-negative integer"))?,
-            ),
+            Kind::Vertex | Kind::Count => {
+                Value::from(word.parse::<u64>().map_err(|e| match e.kind() {
+                    std::num::IntErrorKind::PosOverflow => {
+                        format!("--{}: {word} is more than 2^64 - 1", self.flag_name())
+                    }
+                    _ => bad("a non-negative integer"),
+                })?)
+            }
             Kind::Vertices => Value::from(
                 word.split(',')
                     .map(|w| w.trim().parse::<u64>())

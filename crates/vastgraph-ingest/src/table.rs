@@ -704,6 +704,17 @@ impl Read for EndCheckedRead {
 }
 
 fn unreadable(path: &Path, format: InputFormat, error: impl std::fmt::Display) -> IngestError {
+    let error = error.to_string();
+    // The Parquet crate's words for a codec it was built without (brotli, lzo).
+    if error.contains("Disabled feature at compile time") {
+        return IngestError::invalid(
+            path,
+            format!(
+                "is compressed with a codec vastgraph does not read ({error}); rewrite it with \
+                 zstd, snappy, gzip or lz4 (pyarrow: pq.write_table(table, path, compression=\"zstd\"))"
+            ),
+        );
+    }
     IngestError::invalid(
         path,
         format!("is not a readable {} table: {error}", format_name(format)),

@@ -128,6 +128,21 @@ fn a_stray_token_in_an_integer_edge_list_names_file_line_and_token() {
     ok(&["convert", s(&input), "-o", s(&target), "--relabel"]);
 }
 
+/// A table compressed with a codec the reader lacks (brotli) is named with the remedy.
+#[test]
+fn a_table_in_an_unread_codec_names_the_codecs_that_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("store");
+    let input = fixture("brotli-compressed.parquet");
+    let o = vastgraph(&["convert", &input, "-o", s(&target)]);
+    let e = assert_clean_failure(&o, "brotli");
+    assert!(
+        e.contains("brotli-compressed.parquet") && e.contains("rewrite it with zstd"),
+        "{e}"
+    );
+    assert!(!target.exists());
+}
+
 #[test]
 fn a_header_line_is_detected_reported_and_skipped() {
     let dir = tempfile::tempdir().unwrap();
@@ -200,6 +215,19 @@ fn absurd_arguments_are_refused_with_the_limit() {
             }
         }
     }
+    // One past the largest count says so, not that it is no integer.
+    let o = vastgraph(&[
+        "run",
+        "pagerank",
+        s(&target),
+        "--max-iters",
+        "18446744073709551616",
+    ]);
+    let e = assert_clean_failure(&o, "--max-iters 2^64");
+    assert!(
+        e.contains("--max-iters: 18446744073709551616 is more than 2^64 - 1"),
+        "{e}"
+    );
 }
 
 /// A build killed where every process is process 1 left `.store.tmp-1`; the next build of
