@@ -41,9 +41,12 @@ def default_memory_bytes() -> int:
     return ram // 2 if ram else 4 << 30
 
 
-def parse_memory(memory: Memory) -> int:
+def parse_memory(memory: Memory, minimum: Optional[int] = None) -> int:
     """A memory budget in bytes from an int (bytes) or a size string such as ``"2GiB"``,
-    ``"512M"`` or ``"1.5g"``; None gives the default (half of RAM)."""
+    ``"512M"`` or ``"1.5g"``; None gives the default (half of RAM). ``minimum`` defaults to a
+    build's (16 MiB); a run's is its plan's, which the run itself names (as the CLI's does)."""
+    if minimum is None:
+        minimum = _native.MIN_MEMORY_BYTES
     if memory is None:
         return default_memory_bytes()
     if isinstance(memory, bool):
@@ -62,9 +65,10 @@ def parse_memory(memory: Memory) -> int:
         value = int(number) * _UNITS[unit] if number.isdigit() else int(float(number) * _UNITS[unit])
     else:
         raise TypeError(f"memory must be an int or a size string such as '2GiB', not {type(memory).__name__}")
-    if value < _native.MIN_MEMORY_BYTES:
+    if value < minimum:
         raise ValueError(
-            f"memory={memory!r} is {value} bytes, below the minimum of {_native.MIN_MEMORY_BYTES} bytes (16 MiB)"
+            f"memory={memory!r} is {value} bytes, below the minimum of {minimum} bytes"
+            + (" (16 MiB)" if minimum == 16 << 20 else "")
         )
     if value >= 1 << 64:
         raise ValueError(f"memory={memory!r} is {value} bytes: 2^64 bytes or more")

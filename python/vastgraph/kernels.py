@@ -69,7 +69,7 @@ def algorithms() -> List[Dict[str, Any]]:
     """The registry's algorithms, as ``vastgraph algorithms --json`` lists them: for each a
     dict of ``name`` (for :func:`run`), ``summary``, ``parameters`` (the keyword arguments it
     takes, each a dict of ``name``, ``kind``, ``default``, ``range`` and ``help``; any other
-    is an error), ``needs`` (``symmetric``, ``weights``), its state per vertex and per arc,
+    is an error), ``needs`` (``symmetric``, ``transpose``, ``weights``), its state per vertex and per arc,
     ``resumable`` (saves checkpoints) and ``in_passes`` (reads its lists in passes within a
     memory budget)."""
     return json.loads(_native.algorithms())
@@ -185,7 +185,7 @@ def run(
         raise TypeError(
             f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}"
         )
-    budget = None if memory is None else parse_memory(memory)
+    budget = None if memory is None else parse_memory(memory, minimum=1)
     if mrt is not None:
         if isinstance(mrt, bool) or not hasattr(mrt, "__index__"):
             raise TypeError(f"mrt must be an int (reentries of a streamed block), not {type(mrt).__name__}")

@@ -211,6 +211,15 @@ def test_a_run_reports_its_iterations_to_the_progress_callback(long_graph, memor
         assert seen[-1]["bytes_read"] > 0
 
 
+@pytest.mark.parametrize("algorithm,memory", [("pagerank", None), ("bfs", "64MiB"), ("cc", "64MiB")])
+def test_the_last_progress_report_agrees_with_the_record(long_graph, algorithm, memory):
+    """A kernel that converges, or one of passes that reports no iterations as it goes: the
+    final status still counts the record's iterations."""
+    seen = []
+    result = vg.run(long_graph, algorithm, memory=memory, progress=seen.append)
+    assert seen and seen[-1]["iterations"] == result.stats["iterations"] > 0
+
+
 def test_a_failing_run_progress_callback_stops_the_run(long_graph):
     iterations = iterations_for(long_graph, 5.0)
 

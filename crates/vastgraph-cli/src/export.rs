@@ -54,10 +54,11 @@ pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
             ("--compression", args.compression.is_some()),
         ];
         if let Some((flag, _)) = parquet_only.iter().find(|(_, given)| *given) {
-            anyhow::bail!(
+            return Err(crate::UsageError(format!(
                 "{flag} applies to --format parquet; a TSV export is one uncompressed file \
                  (compress it afterwards, e.g. with zstd)"
-            );
+            ))
+            .into());
         }
         crate::run::refuse_existing(&args.output, args.force)?;
     }

@@ -190,14 +190,21 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// Whether `e` is a usage error: a [`UsageError`] or an algorithm's refusal of a parameter's
-/// value, wherever it was found.
+/// value (a source out of range among them), wherever it was found.
 fn is_usage_error(e: &anyhow::Error) -> bool {
+    use vastgraph_algos::common::AlgoError;
+    use vastgraph_algos::registry::RunError;
+    let refuses_a_parameter = |e: &AlgoError| {
+        matches!(
+            e,
+            AlgoError::InvalidParameter { .. } | AlgoError::SourceOutOfRange { .. }
+        )
+    };
     e.chain().any(|cause| {
         cause.is::<UsageError>()
-            || matches!(
-                cause.downcast_ref::<vastgraph_algos::common::AlgoError>(),
-                Some(vastgraph_algos::common::AlgoError::InvalidParameter { .. })
-            )
+            || cause.downcast_ref::<AlgoError>().is_some_and(refuses_a_parameter)
+            // A kernel's refusal, wrapped transparently by the registry.
+            || matches!(cause.downcast_ref::<RunError>(), Some(RunError::Algo(e)) if refuses_a_parameter(e))
     })
 }
 

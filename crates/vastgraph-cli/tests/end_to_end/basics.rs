@@ -252,7 +252,7 @@ fn export_parquet_writes_tables_and_refuses_to_mix_with_old_ones() {
         &["--rows-per-file", "10"],
     ] {
         let o = vastgraph(&[&["export", s, "-o", tsv.to_str().unwrap()][..], flag].concat());
-        assert_eq!(o.status.code(), Some(1), "{flag:?}: {}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{flag:?}: {}", stderr(&o));
         assert!(
             stderr(&o).contains(&format!("{} applies to --format parquet", flag[0])),
             "{}",
@@ -429,7 +429,7 @@ fn run_writes_npy_and_stats_and_rejects_bad_requests() {
     assert_eq!(j["verified"], true);
 
     let o = vastgraph(&["run", "bfs", s, "--source", "1024"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("out of range"), "{}", stderr(&o));
     let o = vastgraph(&["run", "sssp", s]);
     assert!(stderr(&o).contains("weights"), "{}", stderr(&o));
