@@ -17,7 +17,7 @@ pub enum AlgoError {
     NeedsTranspose { algorithm: &'static str },
     /// Out of core a directed store's transpose is not read: in-edges come from its tiles,
     /// which the store lacks (`has_tiles` false) or the run did not open: asked not to, or for
-    /// the lack of room (`tiles_budget`: the budget with that room added, at least).
+    /// the lack of room (`tiles_budget`: the least budget that leaves it).
     #[error("{algorithm} needs the in-edges of this directed graph, which out of core come from the store's tiles; {} (or run without --memory on a store built with `vastgraph convert --transpose`)", tiles_remedy(*has_tiles, *tiles_budget))]
     NeedsTilesOutOfCore {
         algorithm: &'static str,
@@ -63,7 +63,7 @@ pub enum AlgoError {
 fn tiles_remedy(has_tiles: bool, tiles_budget: Option<u64>) -> String {
     match (has_tiles, tiles_budget) {
         (false, _) => "add them with `vastgraph tile STORE`".to_string(),
-        // The room they lack added to the budget: a floor, as the I/O buffers grow with it.
+        // The least budget whose plan leaves them room (the I/O pool takes part of the rest).
         (true, Some(bytes)) => format!(
             "the budget has no room to stream them: give at least --memory {}MiB ({bytes} bytes)",
             bytes.div_ceil(1 << 20)

@@ -455,6 +455,16 @@ fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() 
             floor_named <= memory,
             "{floor_named} named, {memory} needed"
         );
+        if !symmetric {
+            // The budget named is the least that streams them: it does, and a byte less
+            // does not.
+            assert!(
+                floor_named > memory - MIB,
+                "{floor_named} named, {memory} found"
+            );
+            assert_eq!(labels(Some(floor_named), true, 2).unwrap().1, "tiles");
+            assert!(labels(Some(floor_named - 1), true, 2).is_err());
+        }
         for threads in [1, 2] {
             let (ooc, layout, reads) = labels(Some(memory), true, threads).unwrap();
             assert_eq!(layout, "tiles");

@@ -112,8 +112,8 @@ pub struct OocGraph {
     pub(crate) records: Mutex<Vec<IterationRecord>>,
     /// The tiles, when the store has them and the options asked for them.
     pub(crate) tiles: Option<OocTiles>,
-    /// When the tiles were asked for and left out for the lack of room: the budget with the
-    /// room they lacked added (a floor: the I/O buffers grow with the budget too).
+    /// When the tiles were asked for and left out for the lack of room: the least budget whose
+    /// plan leaves it.
     pub(crate) tiles_budget: Option<u64>,
     pub(crate) cache: ListCache,
     /// The cache of blocks behind [`OocGraph::lists`], and the first error a read there met.
@@ -308,10 +308,13 @@ impl OocGraph {
                 let need = least + gather;
                 match opened.filter(|_| need + MIN_CACHE <= plan.cache_bytes) {
                     None => {
-                        let budget = plan.budget_bytes + (need + MIN_CACHE - plan.cache_bytes);
+                        // The least budget whose plan leaves that room: the pool takes part of
+                        // what a larger budget adds.
+                        let budget =
+                            plan.budget_for_more_cache(need + MIN_CACHE - plan.cache_bytes);
                         log::warn!(
                             "the budget leaves no room to stream the tiles ({} for their index, \
-                             chunks and buffers; --memory {budget} at least); reading the lists",
+                             chunks and buffers; --memory {budget} would); reading the lists",
                             human_bytes(need)
                         );
                         tiles_budget = Some(budget);
@@ -489,8 +492,8 @@ impl OocGraph {
         self.tiles.is_some()
     }
 
-    /// When the tiles were asked for and the budget had no room for them: that budget with the
-    /// room they lacked added, a floor for one that streams them.
+    /// When the tiles were asked for and the budget had no room for them: the least budget
+    /// that streams them.
     pub fn tiles_budget(&self) -> Option<u64> {
         self.tiles_budget
     }
