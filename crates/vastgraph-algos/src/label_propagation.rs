@@ -114,11 +114,13 @@ pub fn label_propagation_resumable<A: Adjacency>(
     }
     let n = g.num_vertices();
     // The tiles hold every vertex's in-arcs too, by column: read when the labels outgrow the
-    // cache, and always out of core, where the in-lists are read a block at a time (see the
-    // module documentation).
-    let on_tiles =
-        g.has_tiles() && (g.out().on_disk().is_some() || 4 * n >= last_level_cache_bytes() / 4);
+    // cache, always out of core, where the in-lists are read a block at a time (see the module
+    // documentation), and on a directed store without a transpose, whose in-arcs they alone hold.
     let incoming = g.incoming();
+    let on_tiles = g.has_tiles()
+        && (incoming.is_none()
+            || g.out().on_disk().is_some()
+            || 4 * n >= last_level_cache_bytes() / 4);
     if incoming.is_none() && !on_tiles {
         return Err(match g.out().on_disk() {
             Some(ooc) => AlgoError::NeedsTilesOutOfCore {
@@ -326,6 +328,27 @@ fn semi_synchronous<A: Adjacency>(
     Ok(finish(g, labels, rounds, changed))
 }
 
+/// The in-lists of a graph of `n` vertices from its out-lists `out`: offsets and sources, in
+/// CSR order (a verifier's serial transpose, O(m) words).
+fn in_lists_of<A: Adjacency>(out: &A, n: usize) -> (Vec<u64>, Vec<Vertex>) {
+    let mut offsets = vec![0u64; n + 1];
+    for v in 0..n as Vertex {
+        out.for_each_neighbor(v, |u| offsets[u as usize + 1] += 1);
+    }
+    for i in 0..n {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut next = offsets[..n].to_vec();
+    let mut sources = vec![0; offsets[n] as usize];
+    for v in 0..n as Vertex {
+        out.for_each_neighbor(v, |u| {
+            sources[next[u as usize] as usize] = v;
+            next[u as usize] += 1;
+        });
+    }
+    (offsets, sources)
+}
+
 /// Re-runs the rule serially (counting labels in a hash map) for the same number of rounds and
 /// demands the same labels; when the run reports convergence, also checks the fixed point:
 /// every vertex with in-neighbours holds one of their most frequent labels.
@@ -338,16 +361,27 @@ pub fn verify_label_propagation<A: Adjacency>(
         return verify_semi_synchronous(g, params, result);
     }
     let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
-    let Some(incoming) = g.incoming() else {
-        return fail("the graph has no in-edges to propagate labels along".into());
-    };
     let n = g.num_vertices();
     if result.labels.len() != n {
         return fail(format!("{} labels for {n} vertices", result.labels.len()));
     }
+    // A directed store without a transpose (the kernel read its in-arcs from the tiles): the
+    // in-lists are gathered here from the out-lists, independently of the tiles.
+    let gathered = match g.incoming() {
+        Some(_) => None,
+        None => Some(in_lists_of(g.out(), n)),
+    };
     let counts_around = |v: Vertex, labels: &[u32]| {
         let mut counts: HashMap<u32, u32> = HashMap::new();
-        incoming.for_each_neighbor(v, |u| *counts.entry(labels[u as usize]).or_default() += 1);
+        let mut count = |u: Vertex| *counts.entry(labels[u as usize]).or_default() += 1;
+        match (g.incoming(), &gathered) {
+            (Some(incoming), _) => incoming.for_each_neighbor(v, &mut count),
+            (None, Some((offsets, sources))) => sources
+                [offsets[v as usize] as usize..offsets[v as usize + 1] as usize]
+                .iter()
+                .for_each(|&u| count(u)),
+            (None, None) => unreachable!("gathered when there is no transpose"),
+        }
         counts
     };
     let mut labels: Vec<u32> = (0..n as u32).collect();

@@ -248,11 +248,7 @@ fn build_store(
 /// The binary layout its extension names; any other name (`.tsv`, `.gz`) would promise a
 /// format the raw pairs are not.
 fn edge_list_format(path: &Path) -> Result<BinFormat, crate::UsageError> {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match extension.as_deref() {
+    match crate::lowercase_extension(path).as_deref() {
         Some("bin32") => Ok(BinFormat::Bin32),
         Some("bin64") => Ok(BinFormat::Bin64),
         _ => Err(crate::UsageError(format!(

@@ -189,6 +189,13 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// A file name's extension in lower case (`.NPY` names a NumPy file as `.npy` does).
+pub(crate) fn lowercase_extension(path: &std::path::Path) -> Option<String> {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+}
+
 /// Whether `e` is a usage error: a [`UsageError`] or an algorithm's refusal of a parameter's
 /// value (a source out of range among them), wherever it was found.
 fn is_usage_error(e: &anyhow::Error) -> bool {

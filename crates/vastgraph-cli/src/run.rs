@@ -453,11 +453,7 @@ enum OutputFormat {
 }
 
 fn output_format(path: &Path) -> Result<OutputFormat, UsageError> {
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match extension.as_deref() {
+    match crate::lowercase_extension(path).as_deref() {
         Some("npy") => Ok(OutputFormat::Npy),
         Some("tsv") | Some("txt") => Ok(OutputFormat::Text),
         _ => Err(UsageError(format!(

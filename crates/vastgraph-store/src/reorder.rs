@@ -240,6 +240,16 @@ fn reorder_store_with(
             }
             None => &raw[offsets[v] as usize..offsets[v + 1] as usize],
         };
+        // The lists were checked when the store was opened; a file rewritten since (in place,
+        // under the map) must not become a store: a list that is not strictly increasing and
+        // in range is no list of a store.
+        if !is_list_of_a_store(neighbors, n) {
+            return Err(StoreError::invalid_input(format!(
+                "{}: the list of vertex {v} is not strictly increasing below {n}: the store \
+                 changed while it was read, or is damaged (`vastgraph info --verify` checks it)",
+                source.join(files::NEIGHBORS).display()
+            )));
+        }
         for (j, &u) in neighbors.iter().enumerate() {
             src.push(rank[v]);
             dst.push(rank[u as usize]);
@@ -270,9 +280,24 @@ fn reorder_store_with(
     Ok(written)
 }
 
+/// Whether `neighbors` can be a list of a store of `n` vertices: strictly increasing, below n.
+fn is_list_of_a_store(neighbors: &[u32], n: usize) -> bool {
+    neighbors.windows(2).all(|w| w[0] < w[1]) && neighbors.last().is_none_or(|&u| (u as usize) < n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_is_strictly_increasing_and_in_range() {
+        assert!(is_list_of_a_store(&[], 0));
+        assert!(is_list_of_a_store(&[0, 2, 3], 4));
+        // Zeros written over a file under its map, a repeat, an id past the vertices.
+        assert!(!is_list_of_a_store(&[0, 0, 0], 4));
+        assert!(!is_list_of_a_store(&[1, 2, 2], 4));
+        assert!(!is_list_of_a_store(&[1, 4], 4));
+    }
 
     #[test]
     fn degree_order_puts_long_lists_first_and_breaks_ties_by_id() {

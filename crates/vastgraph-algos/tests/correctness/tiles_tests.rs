@@ -386,6 +386,32 @@ fn tiles_of_inactive_sources_are_skipped_with_the_lists_scores() {
     }
 }
 
+/// A directed store without a transpose has its in-arcs in its tiles alone: label-propagation
+/// reads them there, small as the graph is, with the labels of the same graph's transpose.
+#[test]
+fn label_propagation_on_a_directed_store_reads_in_arcs_from_tiles_without_a_transpose() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (with, without) = (tmp.path().join("transpose"), tmp.path().join("tiles"));
+    build_with(&with, 5000, 20_000, false, true);
+    build_with(&without, 5000, 20_000, false, false);
+    let params = Params::default().with("max_iters", 6);
+    let labels = |dir: &Path| -> anyhow::Result<(Vec<u32>, String)> {
+        let report = try_run(dir, "label-propagation", &params, None, true, 2)?;
+        let layout = report.record.extra["layout"].as_str().unwrap().to_string();
+        match report.values {
+            Some(Values::U32(labels)) => Ok((labels, layout)),
+            _ => panic!("label-propagation gives u32 labels"),
+        }
+    };
+    let (lists, layout) = labels(&with).unwrap();
+    assert_eq!(layout, "lists");
+    let refused = labels(&without).unwrap_err().to_string();
+    assert!(refused.contains("--transpose"), "{refused}");
+    tile(&without, 10);
+    let (tiled, layout) = labels(&without).unwrap();
+    assert_eq!((tiled, layout.as_str()), (lists, "tiles"));
+}
+
 #[test]
 fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() {
     let tmp = tempfile::tempdir().unwrap();
