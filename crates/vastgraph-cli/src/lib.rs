@@ -138,6 +138,7 @@ where
     }
     signals::install_interrupt_handler();
     signals::die_quietly_on_closed_pipe();
+    signals::report_shrunken_files();
     let result = match cli.command {
         Command::Convert(a) => convert::run(a, cli.quiet),
         Command::Compress(a) => compress::run(a, cli.quiet),

@@ -208,3 +208,52 @@ fn an_interrupted_command_exits_with_the_signal_and_leaves_nothing_behind() {
     // The store is whole after all of it.
     ok(&["info", &store, "--verify"]);
 }
+
+/// A store's file truncated by another process under a run that has it mapped: the fault
+/// (SIGBUS) ends the run with exit 1 and a message, not with "Bus error" and no word.
+#[test]
+fn a_file_truncated_under_a_run_ends_it_with_a_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("k16");
+    let s = store.to_str().unwrap();
+    ok(&["generate", "kron", "--scale", "16", "--symmetrize", "-o", s]);
+    let args = [
+        "--quiet",
+        "run",
+        "pagerank",
+        s,
+        "--tolerance",
+        "0",
+        "--max-iters",
+        "1000000",
+    ];
+    let child = Command::new(env!("CARGO_BIN_EXE_vastgraph"))
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Truncated once the run has its handlers and, a moment later, its map.
+    let start = Instant::now();
+    while !catches(child.id(), libc::SIGBUS) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let neighbors = std::fs::OpenOptions::new()
+        .write(true)
+        .open(store.join("neighbors.u32"))
+        .unwrap();
+    neighbors.set_len(4096).unwrap();
+    let mut child = child;
+    let truncated = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if truncated.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("the run went on for a minute on a truncated file");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("shrank while it was read"), "{stderr}");
+}
