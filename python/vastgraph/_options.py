@@ -68,7 +68,7 @@ def parse_memory(memory: Memory, minimum: Optional[int] = None) -> int:
     if value < minimum:
         raise ValueError(
             f"memory={memory!r} is {value} bytes, below the minimum of {minimum} bytes"
-            + (" (16 MiB)" if minimum == 16 << 20 else "")
+            + (f" ({minimum >> 20} MiB)" if minimum >= 1 << 20 else "")
         )
     if value >= 1 << 64:
         raise ValueError(f"memory={memory!r} is {value} bytes: 2^64 bytes or more")

@@ -173,15 +173,16 @@ class Graph:
         NetworkX, else the store's labels, else None (the ids are the names)."""
         return self._nodes if self._nodes is not None else self.labels()
 
-    def vertex_id(self, name: Any) -> int:
-        """The dense id of a node name or label (or of an id, when the graph has no names)."""
+    def vertex_id(self, name: Any) -> "VertexId":
+        """The dense id of a node name or label (or of an id, when the graph has no names), as a
+        :class:`VertexId`: passed back to a function, it is that id, never a node name."""
         names = self.node_names()
         if names is None:
-            return _dense_id(name, self.num_vertices)
+            return VertexId(_dense_id(name, self.num_vertices))
         if self._node_index is None:
             self._node_index = {node: i for i, node in enumerate(names)}
         try:
-            return self._node_index[name]
+            return VertexId(self._node_index[name])
         except (KeyError, TypeError):
             raise KeyError(f"{name!r} is not a vertex of this graph") from None
 

@@ -229,9 +229,10 @@ def _vertex(g: Graph, name: Any) -> int:
     """The dense id of a vertex: an int is the id itself, unless the graph's names are ints
     too (a NetworkX graph with integer nodes), where it names a node as in NetworkX; anything
     else (a store's label, a NetworkX node) is looked up among the graph's names."""
-    if isinstance(name, VertexId) or (_is_int(name) and not _check_graph(g).has_integer_names()):
+    g = _check_graph(g)
+    if isinstance(name, VertexId) or (_is_int(name) and not g.has_integer_names()):
         return _dense_id(name, g.num_vertices)
-    if _check_graph(g).node_names() is None:
+    if g.node_names() is None:
         raise TypeError(f"{name!r} names no vertex: the graph has no labels, so vertices are its ids")
     try:
         return g.vertex_id(name)

@@ -79,7 +79,7 @@ import numpy as np
 
 from . import kernels as _algorithms
 from .build import from_edges
-from .graph import Graph, VertexId
+from .graph import Graph, VertexId, _is_int
 
 BACKEND = "vastgraph"
 
@@ -576,7 +576,7 @@ def _pagerank_ok(G, alpha, personalization, max_iter, tol, nstart, weight, dangl
     # count past u64) is NetworkX's to take or refuse, as it does.
     if not (_is_number(alpha) and _is_number(tol) and math.isfinite(alpha) and math.isfinite(tol)):
         return "alpha and tol are not both finite numbers"
-    if not (isinstance(max_iter, (int, np.integer)) and _is_number(max_iter) and max_iter < 2**63):
+    if not (_is_int(max_iter) and max_iter < 2**63):
         return "max_iter is not an integer count"
     # The registry's own ranges (damping in [0, 1) ...): outside them, NetworkX's runs.
     # (The kernel's tolerance is n * tol: the same sign, so the same range.)
@@ -817,10 +817,11 @@ def triangles(G, nodes=None):
 
 
 def _hop_distances(g: Graph, sources: Sequence[int]) -> np.ndarray:
-    """Hop distances from the nearest of ``sources`` (-1: unreachable)."""
-    dist = _algorithms.bfs(g, VertexId(sources[0]))
-    for s in sources[1:]:
-        other = _algorithms.bfs(g, VertexId(s))
+    """Hop distances from the nearest of ``sources``, dense ids (-1: unreachable)."""
+    first, *rest = map(VertexId, sources)
+    dist = _algorithms.bfs(g, first)
+    for s in rest:
+        other = _algorithms.bfs(g, s)
         closer = (other >= 0) & ((dist < 0) | (other < dist))
         dist[closer] = other[closer]
     return dist
@@ -939,7 +940,7 @@ def bfs_layers(G, sources):
 def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     s = _source_id(G, source, lambda: _nx().NodeNotFound(f"Node {source} not found in graph"))
     if G.weighted:
-        dist = _algorithms.sssp(G, VertexId(s))
+        dist = _algorithms.sssp(G, s)
         reachable = np.isfinite(dist)
         integral = G._int_weights if G._int_weights is not None else G.manifest.get("weight_type") == "i32"
     else:
@@ -987,13 +988,13 @@ def _rescale(
 
 
 def _dependencies(g: Graph, sources: Sequence[int], endpoints: bool = False) -> np.ndarray:
-    """Single-source Brandes dependencies summed over ``sources`` (a source's own is 0);
+    """Single-source Brandes dependencies summed over ``sources``, dense ids (a source's own is 0);
     with ``endpoints``, every reached node also counts as an endpoint, as in NetworkX."""
     total = np.zeros(g.num_vertices, dtype=np.float64)
-    for s in sources:
-        total += _algorithms.betweenness(g, VertexId(s))
+    for s in map(VertexId, sources):
+        total += _algorithms.betweenness(g, s)
         if endpoints:
-            reached = _algorithms.bfs(g, VertexId(s)) >= 0
+            reached = _algorithms.bfs(g, s) >= 0
             total += reached
             total[s] += int(np.count_nonzero(reached)) - 2  # len(S) - 1, less the 1 just added
     return total

@@ -37,7 +37,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use rayon::prelude::*;
 use vastgraph_engine::tiles::last_level_cache_bytes;
-use vastgraph_engine::{Adjacency, Bitmap, Graph, Traversal, Vertex};
+use vastgraph_engine::{Adjacency, Bitmap, CsrAdjacency, Graph, Traversal, Vertex};
 
 use crate::checkpoint::{self, Checkpoint, Column, State};
 use crate::common::{read_error, AlgoError, RunStats, StateSize, VerifyError};
@@ -360,28 +360,35 @@ pub fn verify_label_propagation<A: Adjacency>(
     if params.schedule == Schedule::SemiSynchronous {
         return verify_semi_synchronous(g, params, result);
     }
-    let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
     let n = g.num_vertices();
     if result.labels.len() != n {
-        return fail(format!("{} labels for {n} vertices", result.labels.len()));
+        return Err(VerifyError::new(
+            ALGORITHM,
+            format!("{} labels for {n} vertices", result.labels.len()),
+        ));
     }
-    // A directed store without a transpose (the kernel read its in-arcs from the tiles): the
-    // in-lists are gathered here from the out-lists, independently of the tiles.
-    let gathered = match g.incoming() {
-        Some(_) => None,
-        None => Some(in_lists_of(g.out(), n)),
-    };
+    match g.incoming() {
+        Some(incoming) => rerun_along(incoming, params, result),
+        // A directed store without a transpose (the kernel read its in-arcs from the tiles):
+        // the in-lists are gathered here from the out-lists, independently of the tiles.
+        None => {
+            let (offsets, sources) = in_lists_of(g.out(), n);
+            rerun_along(&CsrAdjacency::new(&offsets, &sources, None), params, result)
+        }
+    }
+}
+
+/// [`verify_label_propagation`]'s re-run and fixed-point check along the in-lists `incoming`.
+fn rerun_along<I: Adjacency>(
+    incoming: &I,
+    params: &LabelPropagationParams,
+    result: &LabelPropagationResult,
+) -> Result<(), VerifyError> {
+    let fail = |m: String| Err(VerifyError::new(ALGORITHM, m));
+    let n = result.labels.len();
     let counts_around = |v: Vertex, labels: &[u32]| {
         let mut counts: HashMap<u32, u32> = HashMap::new();
-        let mut count = |u: Vertex| *counts.entry(labels[u as usize]).or_default() += 1;
-        match (g.incoming(), &gathered) {
-            (Some(incoming), _) => incoming.for_each_neighbor(v, &mut count),
-            (None, Some((offsets, sources))) => sources
-                [offsets[v as usize] as usize..offsets[v as usize + 1] as usize]
-                .iter()
-                .for_each(|&u| count(u)),
-            (None, None) => unreachable!("gathered when there is no transpose"),
-        }
+        incoming.for_each_neighbor(v, |u| *counts.entry(labels[u as usize]).or_default() += 1);
         counts
     };
     let mut labels: Vec<u32> = (0..n as u32).collect();

@@ -58,14 +58,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     let store = Store::open_without_tiles(&args.store)?;
     let m = store.manifest();
     // Every stats file is read and checked before anything is drawn or written.
+    let fingerprint = vastgraph_algos::checkpoint::store_fingerprint(&args.store)?;
     let runs: Vec<(PathBuf, serde_json::Value)> = args
         .runs
         .iter()
         .map(|path| {
-            Ok((
-                path.clone(),
-                read_run(path, &args.store, m.vertices, m.arcs)?,
-            ))
+            let run = read_run(path, (&args.store, &fingerprint), m.vertices, m.arcs)?;
+            Ok((path.clone(), run))
         })
         .collect::<anyhow::Result<_>>()?;
     let mut page = String::new();
@@ -106,7 +105,7 @@ const STYLE: &str = "body{font-family:sans-serif;max-width:760px;margin:2em auto
 /// names.
 fn read_run(
     path: &Path,
-    store: &Path,
+    (store, fingerprint): (&Path, &str),
     vertices: u64,
     arcs: u64,
 ) -> anyhow::Result<serde_json::Value> {
@@ -133,9 +132,8 @@ fn read_run(
         stats["arcs"]
     );
     if let Some(recorded) = stats["store_fingerprint"].as_str() {
-        let here = vastgraph_algos::checkpoint::store_fingerprint(store)?;
         anyhow::ensure!(
-            recorded == here,
+            recorded == fingerprint,
             "{}: a run on another store ({}) of the same size, or on {} before it was rebuilt, \
              reordered or tiled; its vertex ids may name other vertices here: run it again on {}",
             path.display(),

@@ -150,11 +150,10 @@ impl RunArgs {
 }
 
 /// `--top K`: the K vertices with the largest values.
-fn print_top(args: &RunArgs, params: &Params, values: Option<&Values>) -> anyhow::Result<()> {
+fn print_top(args: &RunArgs, values: Option<&Values>, vertex_values: bool) -> anyhow::Result<()> {
     let Some(k) = args.top else { return Ok(()) };
     let values =
         values.with_context(|| format!("{} gives no per-vertex values to rank", args.algorithm))?;
-    let vertex_values = registry::descriptor(&args.algorithm)?.values_are_vertices(params);
     crate::top::print_top(&args.store, &args.algorithm, values, vertex_values, k)
 }
 
@@ -242,17 +241,17 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     })?;
     drop(status);
     drop(stop_at_once);
+    let vertex_values = registry::descriptor(&args.algorithm)?.values_are_vertices(&params);
     if let Some(path) = &args.output {
         let values = report
             .values
             .as_ref()
             .with_context(|| format!("{} produces no per-vertex output", args.algorithm))?;
-        let vertex_values = registry::descriptor(&args.algorithm)?.values_are_vertices(&params);
         write_output(path, values, vertex_values, &|| {
             Ok(vastgraph_store::Store::open_without_tiles(&args.store)?.labels()?)
         })?;
     }
-    print_top(&args, &params, report.values.as_ref())?;
+    print_top(&args, report.values.as_ref(), vertex_values)?;
     write_stats(args.stats.as_deref(), &report.record)?;
     eprintln!("{}", summary_line(&report.record, args.trials));
     finish(checkpoint)

@@ -19,22 +19,22 @@ pub fn print_top(
         .into_iter()
         .map(|r| (r.vertex, r.value))
         .collect();
-    let ids: Vec<u32> = top.iter().map(|&(v, _)| v).collect();
     let manifest = vastgraph_store::open_manifest(store)?;
-    let labels = vastgraph_store::labels_of_ids(store, &manifest, &ids)?;
-    // A vertex value's label; none for "no vertex" (-1, 2^32 - 1).
-    let value_ids: Vec<u32> = top
-        .iter()
-        .filter(|&&(_, x)| vertex_values && x >= 0.0 && x < manifest.vertices as f64)
-        .map(|&(_, x)| x as u32)
-        .collect();
-    let value_labels = match vertex_values {
-        true => vastgraph_store::labels_of_ids(store, &manifest, &value_ids)?,
-        false => None,
-    };
-    let value_label = |x: f64| -> Option<&str> {
-        let at = value_ids.iter().position(|&id| id as f64 == x)?;
-        value_labels.as_ref().map(|l| l[at].as_str())
+    // A value that is a vertex is named too; "no vertex" (-1, 2^32 - 1) is not.
+    let names_a_vertex = |x: f64| vertex_values && x >= 0.0 && x < manifest.vertices as f64;
+    // The ranked vertices, then the vertices their values name: one read of the labels.
+    let mut ids: Vec<u32> = top.iter().map(|&(v, _)| v).collect();
+    ids.extend(
+        top.iter()
+            .filter(|&&(_, x)| names_a_vertex(x))
+            .map(|&(_, x)| x as u32),
+    );
+    let (labels, mut value_labels) = match vastgraph_store::labels_of_ids(store, &manifest, &ids)? {
+        Some(mut labels) => {
+            let of_values = labels.split_off(top.len());
+            (Some(labels), Some(of_values.into_iter()))
+        }
+        None => (None, None),
     };
     let unranked = match values {
         Values::F64(v) => v.iter().filter(|x| !x.is_finite()).count(),
@@ -50,8 +50,9 @@ pub fn print_top(
     }
     let integral = !matches!(values, Values::F64(_));
     for (rank, &(v, x)) in top.iter().enumerate() {
-        let value = match value_label(x) {
-            Some(label) => label.to_string(),
+        let value_label = value_labels.as_mut().filter(|_| names_a_vertex(x));
+        let value = match value_label.and_then(Iterator::next) {
+            Some(label) => label,
             None if integral => format!("{x:.0}"),
             None => format!("{x:.6e}"),
         };
