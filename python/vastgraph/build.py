@@ -78,7 +78,8 @@ def convert(
     header : the first data line of each edge list is a header to skip. Without it a header is
         still detected (a first line with a non-integer id above lines of integer ids). A
         skipped header is reported as a UserWarning and recorded in the manifest's inputs
-        (``skipped_header_line``). An edge
+        (``skipped_header_line``); so is a first line of labels that was read as an edge but
+        looks like column names, such as ``src,dst`` (``header_like_line``). An edge
         list's ids are integers unless its first data line holds a token that is not one (or
         ``relabel``); a non-integer id later in an integer file is an error naming its line.
     src, dst, weight : a table's source, target and weight columns (``convert --src COL --dst
@@ -145,6 +146,13 @@ def convert(
         line = record.get("skipped_header_line")
         if line is not None:
             warnings.warn(f"{record['path']}: line {line} is a header, skipped", stacklevel=2)
+        line = record.get("header_like_line")
+        if line is not None:
+            warnings.warn(
+                f"{record['path']}: line {line} is read as an edge, but its ids look like "
+                "column names; if it is a header, header=True skips it",
+                stacklevel=2,
+            )
     return g
 
 

@@ -270,6 +270,25 @@ def test_a_skipped_header_is_a_warning(tmp_path):
         vg.convert(clean, tmp_path / "h")
 
 
+def test_csv_quotes_are_read_and_column_names_above_labels_warn(tmp_path):
+    src = tmp_path / "people.csv"
+    src.write_text('"source","target"\n"alice","carol smith"\n"bob","alice"\n')
+    with pytest.warns(UserWarning, match="people.csv: line 1 is read as an edge, but its ids look like column names"):
+        g = vg.convert(src, tmp_path / "g")
+    assert g.num_arcs == 3
+    assert g.manifest["provenance"]["inputs"][0]["header_like_line"] == 1
+    with pytest.warns(UserWarning) as caught:
+        h = vg.convert(src, tmp_path / "h", header=True)
+    assert [str(w.message).split(": ", 1)[1] for w in caught] == ["line 1 is a header, skipped"]
+    assert "header_like_line" not in h.manifest["provenance"]["inputs"][0]
+    assert h.num_arcs == 2
+    assert sorted(h.labels()) == ["alice", "bob", "carol smith"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text('a,b\n"alice,bob\n')
+    with pytest.raises(ValueError, match=r"bad.csv:2: a quoted field has no closing quote"):
+        vg.convert(bad, tmp_path / "b")
+
+
 def test_arguments_of_the_wrong_kind_are_refused_by_name(tmp_path):
     g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g")
     refusals = [

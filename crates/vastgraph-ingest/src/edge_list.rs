@@ -1,14 +1,16 @@
 //! Text edge lists (SNAP, TSV, CSV, ...): one `src dst [weight]` per line, separated by
-//! whitespace, tabs or commas; `#` and `%` lines and blank lines are skipped. Ids are either
-//! non-negative integers used as they are, or labels (any text) remapped to dense ids.
+//! whitespace, tabs or commas; `#` and `%` lines and blank lines are skipped. A field may be
+//! quoted as in CSV (`"carol smith"`), the quotes not part of it. Ids are either non-negative
+//! integers used as they are, or labels (any text) remapped to dense ids.
 
 use std::io::Read;
 use std::path::Path;
 
 use crate::blocks::LineReader;
+use crate::labels::{LABEL_BREAKS, LABEL_BREAK_REFUSAL};
 use crate::text::{Edges, LineParser};
 use crate::tokens::{
-    is_blank_or_comment, is_separator, leading_vertex, parse_vertex, parse_weight, IdError, Tokens,
+    is_blank_or_comment, is_separator, leading_vertex, parse_vertex, parse_weight, Fields, IdError,
     NOT_A_STORABLE_WEIGHT,
 };
 use crate::IngestError;
@@ -46,18 +48,19 @@ impl LineParser for EdgeListParser {
 impl EdgeListParser {
     /// Any line, any id mode: tokenizes, then checks columns, ids and weight.
     fn parse_general(&self, line: &[u8], offset: usize, out: &mut Edges) -> Result<bool, String> {
-        let mut tokens = Tokens::new(line);
-        let Some(first) = tokens.next() else {
-            return Ok(false);
-        };
-        if COMMENT_MARKERS.contains(&line[first.start]) {
+        if is_blank_or_comment(line, COMMENT_MARKERS) {
             return Ok(false);
         }
-        let Some(second) = tokens.next() else {
+        let mut fields = Fields::new(line);
+        let mut next_field = || fields.next().transpose().map_err(String::from);
+        let Some(first) = next_field()? else {
+            return Ok(false);
+        };
+        let Some(second) = next_field()? else {
             return Err("expected 'src dst' or 'src dst weight', found one column".into());
         };
-        let third = tokens.next();
-        if tokens.next().is_some() {
+        let third = next_field()?;
+        if next_field()?.is_some() {
             return Err("too many columns (expected 'src dst' or 'src dst weight')".into());
         }
         let weight = match (third, self.weighted) {
@@ -68,7 +71,7 @@ impl EdgeListParser {
                 match number {
                     true => format!("the weight is {NOT_A_STORABLE_WEIGHT}"),
                     false => "the third column is not a number: if this line is a header, \
-                        --header skips it; labels end at a space, tab or comma"
+                        --header skips it; a label ends at a space, tab or comma unless quoted (\"carol smith\")"
                         .to_string(),
                 }
             })?),
@@ -87,8 +90,15 @@ impl EdgeListParser {
             }
             IdMode::Labels => {
                 for token in [first, second] {
-                    if std::str::from_utf8(&line[token.clone()]).is_err() {
+                    let Ok(label) = std::str::from_utf8(&line[token.clone()]) else {
                         return Err("vertex label is not valid UTF-8".into());
+                    };
+                    // Only a quoted field can hold these, or be empty.
+                    if label.contains(LABEL_BREAKS) {
+                        return Err(format!("vertex label {label:?} {LABEL_BREAK_REFUSAL}"));
+                    }
+                    if label.is_empty() {
+                        return Err("a vertex label is empty (\"\")".into());
                     }
                     // Blocks are at most a few tens of MiB, so offsets fit u32.
                     let start = (offset + token.start) as u32;
@@ -176,7 +186,34 @@ pub(crate) struct EdgeListSniff {
     /// The header line to skip: its 1-based number and text. Given (`header`), or detected:
     /// a first data line with a non-integer id followed by one whose ids are integers.
     pub(crate) header: Option<(u64, String)>,
+    /// The first data line, read as an edge between labels, when its ids are column names
+    /// such as `src,dst` or `source target`: most likely a header that `--header` skips.
+    pub(crate) header_like: Option<(u64, String)>,
 }
+
+/// Words a header names an edge list's id columns with (compared in lowercase).
+const ID_COLUMN_NAMES: &[&str] = &[
+    "src",
+    "dst",
+    "source",
+    "target",
+    "from",
+    "to",
+    "u",
+    "v",
+    "node1",
+    "node2",
+    "head",
+    "tail",
+    "id1",
+    "id2",
+    "from_id",
+    "to_id",
+    "src_id",
+    "dst_id",
+    "source_id",
+    "target_id",
+];
 
 impl EdgeListSniff {
     /// Weighted iff the first data line has a third column; `None` for an empty input.
@@ -187,7 +224,8 @@ impl EdgeListSniff {
 
 /// The columns of a data line, and whether its two ids are non-negative integers.
 fn line_shape(line: &[u8]) -> (usize, bool) {
-    let tokens: Vec<_> = Tokens::new(line).collect();
+    // A malformed field ends the line; parsing it reports why, with its number.
+    let tokens: Vec<_> = Fields::new(line).map_while(Result::ok).collect();
     let integer_ids = tokens
         .iter()
         .take(2)
@@ -214,7 +252,22 @@ pub(crate) fn sniff(
     let detected = matches!(shapes[..], [(_, false), (_, true)]);
     let header_line = (header || detected).then(|| data.first()).flatten();
     let body = usize::from(header_line.is_some());
+    let names_columns = |line: &[u8]| {
+        let fields: Vec<_> = Fields::new(line).map_while(Result::ok).take(2).collect();
+        fields.len() == 2
+            && fields.into_iter().all(|f| {
+                let word = String::from_utf8_lossy(&line[f]).to_lowercase();
+                ID_COLUMN_NAMES.contains(&word.as_str())
+            })
+    };
+    let header_like = match (header_line, data.first()) {
+        (None, Some((number, text))) if names_columns(text) => {
+            Some((*number, String::from_utf8_lossy(text).into_owned()))
+        }
+        _ => None,
+    };
     Ok(EdgeListSniff {
+        header_like,
         first_columns: shapes.get(body).map(|s| s.0),
         has_non_integer_ids: shapes.get(body).is_some_and(|s| !s.1),
         header: header_line
@@ -367,6 +420,74 @@ mod tests {
         assert!(s.has_non_integer_ids);
         let rest = skip_header(Path::new("x"), &b"# c\nsrc dst\n5 7\n"[..], 2).unwrap();
         assert_eq!(std::io::read_to_string(rest).unwrap(), "5 7\n");
+    }
+
+    #[test]
+    fn quoted_fields_read_as_csv_and_malformed_quoting_is_refused() {
+        let labels = EdgeListParser {
+            ids: IdMode::Labels,
+            weighted: true,
+        };
+        let mut out = Edges::default();
+        let line = r#""bob","carol smith",2.5"#;
+        assert!(labels.parse_line(line.as_bytes(), 0, &mut out).unwrap());
+        let spans: Vec<_> = out
+            .label_spans
+            .iter()
+            .map(|r| &line[r.start as usize..r.end as usize])
+            .collect();
+        assert_eq!(
+            (spans, out.weights),
+            (vec!["bob", "carol smith"], vec![2.5])
+        );
+        let e = parse(&PLAIN, r#""3","4""#).unwrap().unwrap();
+        assert_eq!((e.src, e.dst), (vec![3], vec![4]));
+        // A quoted label may start with a comment marker; only a bare one comments a line.
+        assert!(parse(&labels, r##""#1",b,1"##).unwrap().is_some());
+        for (line, reason) in [
+            (r#""a,b 1"#, "no closing quote"),
+            (r#""a""b",c,1"#, "doubled quote"),
+            (r#""a"x,b,1"#, "closing quote"),
+            ("\"a\tb\",c,1", "tab or a line break"),
+            (r#""",c,1"#, "empty"),
+        ] {
+            let err = parse(&labels, line).unwrap_err();
+            assert!(err.contains(reason), "{line}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_quoted_header_above_quoted_integers_is_detected() {
+        let s = sniff(
+            Path::new("x"),
+            &br#""src","dst"
+"1","2"
+"#[..],
+            false,
+        )
+        .unwrap();
+        assert_eq!(s.header, Some((1, r#""src","dst""#.to_string())));
+        assert!(!s.has_non_integer_ids);
+        let s = sniff(Path::new("x"), &b"\"alice smith\",bob\n"[..], false).unwrap();
+        assert_eq!((s.first_columns, s.has_non_integer_ids), (Some(2), true));
+        assert_eq!(s.header_like, None);
+    }
+
+    #[test]
+    fn column_names_above_labels_are_flagged_as_a_likely_header() {
+        let s = sniff(
+            Path::new("x"),
+            &b"# c\n\"Source\",Target\nalice,bob\n"[..],
+            false,
+        )
+        .unwrap();
+        assert!(s.has_non_integer_ids && s.header.is_none());
+        assert_eq!(s.header_like, Some((2, "\"Source\",Target".to_string())));
+        // Given as a header, or a line of labels that are not column names: nothing to flag.
+        let s = sniff(Path::new("x"), &b"src dst\nalice bob\n"[..], true).unwrap();
+        assert_eq!(s.header_like, None);
+        let s = sniff(Path::new("x"), &b"src carol\nalice bob\n"[..], false).unwrap();
+        assert_eq!(s.header_like, None);
     }
 
     #[test]

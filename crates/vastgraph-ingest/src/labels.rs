@@ -5,6 +5,12 @@ use std::collections::HashMap;
 use vastgraph_store::MAX_VERTICES;
 use xxhash_rust::xxh3::Xxh3Builder;
 
+/// What a label cannot hold: a store keeps its labels one per line, and text outputs (`export`,
+/// `run -o FILE.tsv`) write them as tab-separated columns.
+pub(crate) const LABEL_BREAKS: [char; 3] = ['\n', '\r', '\t'];
+pub(crate) const LABEL_BREAK_REFUSAL: &str =
+    "holds a tab or a line break, which a label cannot (labels are kept one per line and written as tab-separated columns)";
+
 /// Maps label bytes to dense ids 0, 1, 2, ... in the order labels are first seen.
 /// Only the map holds the label bytes; `into_labels` moves them out without copying.
 #[derive(Default)]

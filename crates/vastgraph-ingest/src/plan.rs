@@ -36,6 +36,9 @@ pub struct PlannedInput {
     pub bytes: u64,
     /// An edge list's header line, skipped: its 1-based number and text.
     pub header: Option<(u64, String)>,
+    /// An edge list's first data line when it was read as an edge but names columns (`src
+    /// dst`): its 1-based number.
+    pub header_like: Option<u64>,
     /// A table's columns, resolved against its schema.
     pub table: Option<TableLayout>,
 }
@@ -106,6 +109,7 @@ impl IngestPlan {
                 format: i.format.name().to_string(),
                 bytes: i.bytes,
                 skipped_header_line: i.header.as_ref().map(|(line, _)| *line),
+                header_like_line: i.header_like,
             })
             .collect()
     }
@@ -127,6 +131,7 @@ struct Probe {
     declared_vertices: Option<u64>,
     non_integer_ids: bool,
     header: Option<(u64, String)>,
+    header_like: Option<u64>,
     table: Option<TableLayout>,
 }
 
@@ -170,6 +175,7 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
             format,
             bytes,
             header: probe.header.clone(),
+            header_like: probe.header_like,
             table: probe.table.clone(),
         });
         probes.push(probe);
@@ -434,10 +440,19 @@ fn probe(
     Ok(match format {
         InputFormat::EdgeList => {
             let sniff = edge_list::sniff(path, open_text_input_uncounted(path)?, opts.header)?;
+            if let Some((line, text)) = &sniff.header_like {
+                log::warn!(
+                    "{}: line {line} is read as an edge, but its ids look like column names: {}; \
+                     if it is a header, --header skips it",
+                    path.display(),
+                    text.chars().take(120).collect::<String>()
+                );
+            }
             Probe {
                 weighted: sniff.weighted(),
                 non_integer_ids: sniff.has_non_integer_ids,
                 header: sniff.header,
+                header_like: sniff.header_like.map(|(line, _)| line),
                 ..Probe::default()
             }
         }

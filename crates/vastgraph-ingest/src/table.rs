@@ -32,7 +32,7 @@ use vastgraph_store::{
 };
 
 use crate::format::detect_format;
-use crate::labels::LabelInterner;
+use crate::labels::{LabelInterner, LABEL_BREAKS, LABEL_BREAK_REFUSAL};
 use crate::quiet_panic::decode_quietly;
 use crate::sink::EdgeSink;
 use crate::tokens::{storable_weight, NOT_A_STORABLE_WEIGHT};
@@ -497,12 +497,6 @@ impl Position<'_> {
         Err(self.error(index, column, "is null"))
     }
 }
-
-/// What a label cannot hold: a store keeps its labels one per line, and text outputs (`export`,
-/// `run -o FILE.tsv`) write them as tab-separated columns.
-const LABEL_BREAKS: [char; 3] = ['\n', '\r', '\t'];
-const LABEL_BREAK_REFUSAL: &str =
-    "holds a tab or a line break, which a label cannot (labels are kept one per line and written as tab-separated columns)";
 
 /// Dense vertex ids from an id column: integers as they are, below the count the table's
 /// metadata records (`declared`) if any, or labels through `interner`.

@@ -46,6 +46,60 @@ impl Iterator for Tokens<'_> {
     }
 }
 
+/// The fields of an edge list's line: [`Tokens`], except that a field opening with `"` is
+/// quoted as in CSV. Its text runs to the next `"` and may hold spaces and commas; the field
+/// is that text without the quotes. A quote inside a quoted field (`""`), no closing quote,
+/// or text right after the closing one is an error: the line cannot be read as meant.
+pub(crate) struct Fields<'a> {
+    line: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Fields<'a> {
+    #[inline]
+    pub(crate) fn new(line: &'a [u8]) -> Self {
+        Fields { line, pos: 0 }
+    }
+}
+
+impl Iterator for Fields<'_> {
+    type Item = Result<std::ops::Range<usize>, &'static str>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let line = self.line;
+        let mut start = self.pos;
+        while start < line.len() && is_separator(line[start]) {
+            start += 1;
+        }
+        if line.get(start) != Some(&b'"') {
+            let mut tokens = Tokens { line, pos: start };
+            let token = tokens.next();
+            self.pos = tokens.pos;
+            return token.map(Ok);
+        }
+        // Whatever happens, the line ends here for this iterator: no field after an error.
+        self.pos = line.len();
+        let text = start + 1;
+        let Some(length) = line[text..].iter().position(|&b| b == b'"') else {
+            return Some(Err("a quoted field has no closing quote"));
+        };
+        let close = text + length;
+        match line.get(close + 1) {
+            None => {}
+            Some(&b) if is_separator(b) => self.pos = close + 1,
+            Some(b'"') => {
+                return Some(Err(
+                    "a quoted field holds a doubled quote (\"\"), which edge lists do not \
+                     read: a label cannot hold a quote",
+                ))
+            }
+            Some(_) => return Some(Err("text follows a quoted field's closing quote")),
+        }
+        Some(Ok(text..close))
+    }
+}
+
 /// True when the line is blank or a comment (first non-separator byte is one of `markers`).
 #[inline]
 pub(crate) fn is_blank_or_comment(line: &[u8], markers: &[u8]) -> bool {
@@ -185,6 +239,38 @@ mod tests {
         assert_eq!(tokens("  1 ,  2,3.5\r"), ["1", "2", "3.5"]);
         assert_eq!(tokens(""), Vec::<&str>::new());
         assert_eq!(tokens(" ,\t\r"), Vec::<&str>::new());
+    }
+
+    fn fields(line: &str) -> Vec<Result<&str, &'static str>> {
+        Fields::new(line.as_bytes())
+            .map(|f| f.map(|r| &line[r]))
+            .collect()
+    }
+
+    #[test]
+    fn quoted_fields_lose_their_quotes_and_keep_separators_inside() {
+        assert_eq!(fields(r#""a","b c",3"#), [Ok("a"), Ok("b c"), Ok("3")]);
+        assert_eq!(
+            fields("\"1\"\t 2 ,\"x,y\"\r"),
+            [Ok("1"), Ok("2"), Ok("x,y")]
+        );
+        assert_eq!(fields(r#""" b"#), [Ok(""), Ok("b")]);
+        // A quote that does not open a field is text, as in CSV.
+        assert_eq!(fields(r#"a"b c"#), [Ok(r#"a"b"#), Ok("c")]);
+        // Without quotes, the fields are the tokens.
+        let line = "  1 ,  2,3.5\r x";
+        let unquoted: Vec<_> = fields(line).into_iter().map(Result::unwrap).collect();
+        assert_eq!(unquoted, tokens(line));
+    }
+
+    #[test]
+    fn malformed_quoting_is_an_error_and_ends_the_line() {
+        assert_eq!(
+            fields(r#"a "b c"#),
+            [Ok("a"), Err("a quoted field has no closing quote")]
+        );
+        assert!(matches!(fields(r#""a""b" c"#)[..], [Err(e)] if e.contains("doubled quote")));
+        assert!(matches!(fields(r#""a"b c"#)[..], [Err(e)] if e.contains("closing quote")));
     }
 
     #[test]

@@ -281,6 +281,7 @@ pub fn build_from_edges(
             format: "arrays".to_string(),
             bytes: array_bytes as u64,
             skipped_header_line: None,
+            header_like_line: None,
         });
         if let Some(n) = num_vertices {
             builder.ensure_vertices(n);

@@ -268,6 +268,10 @@ pub struct InputRecord {
     /// where the build set a line aside, for those who did not see its warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped_header_line: Option<u64>,
+    /// The 1-based line of an edge list of labels that was read as an edge though its ids look
+    /// like column names (`src,dst`): most likely a header, which `--header` would have skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_like_line: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

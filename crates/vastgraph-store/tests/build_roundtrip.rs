@@ -446,6 +446,7 @@ fn manifest_records_provenance_and_files() {
         format: "snap".into(),
         bytes: 42,
         skipped_header_line: None,
+        header_like_line: None,
     });
     builder.push_batch(&[0, 1, 2], &[1, 2, 2], None).unwrap();
     assert_eq!(builder.edges_pushed(), 3);
