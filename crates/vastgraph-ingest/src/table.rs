@@ -749,6 +749,15 @@ impl IpcBatches {
         let mut file = open(path)?;
         let mut magic = [0u8; 6];
         let is_file = file.read_exact(&mut magic).is_ok() && &magic == b"ARROW1";
+        if magic.starts_with(b"FEA1") {
+            return Err(unreadable(
+                path,
+                InputFormat::ArrowIpc,
+                "a Feather version 1 file, a format Arrow has deprecated and vastgraph does not \
+                 read; write it again as Feather version 2 (pyarrow.feather.write_feather's \
+                 default) or as Parquet",
+            ));
+        }
         file.rewind().map_err(|e| IngestError::io(path, e))?;
         check_ipc_framing(path, &mut file, is_file)?;
         file.rewind().map_err(|e| IngestError::io(path, e))?;

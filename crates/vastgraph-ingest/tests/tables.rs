@@ -378,6 +378,15 @@ fn damaged_tables_get_an_error_naming_the_file() {
         err.contains("t.arrow") && err.contains("is not a readable Arrow IPC table"),
         "{err}"
     );
+
+    // Feather version 1 (magic "FEA1" at both ends) predates the IPC format: named as such.
+    let feather = dir.path().join("t.feather");
+    std::fs::write(&feather, b"FEA1\0\0\0\0 columns and metadata FEA1").unwrap();
+    let err = read_one(&feather).unwrap_err();
+    assert!(
+        err.contains("t.feather") && err.contains("Feather version 1") && err.contains("version 2"),
+        "{err}"
+    );
 }
 
 #[test]
