@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -158,8 +159,9 @@ def run(
     """Runs registry algorithm ``algorithm`` (a name from :func:`algorithms`, as in
     ``vastgraph run``) on ``g``. ``params`` are the algorithm's parameters, as
     :func:`algorithms` lists them with their defaults and ranges (NetworkX's ``alpha``, ``tol``
-    and ``max_iter`` name damping, tolerance and max_iters); one it does not take, or a value
-    out of its range, raises ValueError naming its parameters; ``verify=True`` also runs the algorithm's independent
+    and ``max_iter`` name damping, tolerance and max_iters, and a refusal names them as given);
+    one it does not take, or a value out of its range, raises ValueError naming its
+    parameters; ``verify=True`` also runs the algorithm's independent
     verifier (ValueError if it disagrees). With ``memory``, an out-of-core run takes
     ``vastgraph run``'s I/O options: ``io_mode`` ("adaptive", "selective" or "streaming"),
     ``mrt`` (reentries, default 5) and ``recalibrate`` (measure the disk again).
@@ -175,47 +177,58 @@ def run(
     ``iterations``, ``max_iterations``, ``steps``, ``active``, ``passes``, ``bytes_read``,
     ``mode`` and ``seconds``."""
     _check_graph(g)
+    renamed: Dict[str, str] = {}
     for nx_name, name in _NX_NAMES.items():
         if nx_name in params:
             if params.get(name) is not None:
                 raise TypeError(f"{nx_name} and {name} are the same parameter; give one")
             params[name] = params.pop(nx_name)
-    unknown = sorted(set(params) - _PARAM_NAMES)
-    if unknown:
-        raise TypeError(
-            f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}"
-        )
-    budget = None if memory is None else parse_memory(memory, minimum=1)
-    if mrt is not None:
-        if isinstance(mrt, bool) or not hasattr(mrt, "__index__"):
-            raise TypeError(f"mrt must be an int (reentries of a streamed block), not {type(mrt).__name__}")
-        mrt = int(mrt.__index__())
-        if not 0 <= mrt < 1 << 32:
-            raise ValueError(f"mrt must be in 0 .. 2^32 - 1 (reentries of a streamed block), got {mrt}")
-    if budget is not None and g._finalizer is not None and not g._finalizer.alive:
-        raise ValueError(
-            "the graph was closed and its temporary store removed, which a run with memory= reads "
-            "again: run it in memory (without memory=), or convert the graph again"
-        )
-    # Vertices by label on a labelled graph, as the CLI takes them.
-    for name, value in params.items():
-        if value is not None and _PARAM_KINDS[name] == "vertex":
-            params[name] = _source(g, value)
-        elif value is not None and _PARAM_KINDS[name] == "vertices":
-            params[name] = _sources(g, value)
-    given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
-    callback, close = make_run_progress(progress, algorithm)
+            renamed[name] = nx_name
     try:
-        values, stats_json = _native.run_algorithm(
-            g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
-            memory=budget, io_mode=io_mode, mrt=mrt, recalibrate=bool(recalibrate),
-            checkpoint=None if checkpoint is None else os.fspath(checkpoint),
-            checkpoint_every=_checkpoint_every(checkpoint_every),
-            resume=bool(resume), progress=callback,
-        )
-    finally:
-        close()
-    return RunResult(values, json.loads(stats_json))
+        unknown = sorted(set(params) - _PARAM_NAMES)
+        if unknown:
+            raise TypeError(
+                f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(sorted(_PARAM_NAMES))}"
+            )
+        budget = None if memory is None else parse_memory(memory, minimum=1)
+        if mrt is not None:
+            if isinstance(mrt, bool) or not hasattr(mrt, "__index__"):
+                raise TypeError(f"mrt must be an int (reentries of a streamed block), not {type(mrt).__name__}")
+            mrt = int(mrt.__index__())
+            if not 0 <= mrt < 1 << 32:
+                raise ValueError(f"mrt must be in 0 .. 2^32 - 1 (reentries of a streamed block), got {mrt}")
+        if budget is not None and g._finalizer is not None and not g._finalizer.alive:
+            raise ValueError(
+                "the graph was closed and its temporary store removed, which a run with memory= reads "
+                "again: run it in memory (without memory=), or convert the graph again"
+            )
+        # Vertices by label on a labelled graph, as the CLI takes them.
+        for name, value in params.items():
+            if value is not None and _PARAM_KINDS[name] == "vertex":
+                params[name] = _source(g, value)
+            elif value is not None and _PARAM_KINDS[name] == "vertices":
+                params[name] = _sources(g, value)
+        given = {k: _json_value(k, v) for k, v in params.items() if v is not None}
+        callback, close = make_run_progress(progress, algorithm)
+        try:
+            values, stats_json = _native.run_algorithm(
+                g._native, algorithm, json.dumps(given), threads=check_threads(threads), verify=bool(verify),
+                memory=budget, io_mode=io_mode, mrt=mrt, recalibrate=bool(recalibrate),
+                checkpoint=None if checkpoint is None else os.fspath(checkpoint),
+                checkpoint_every=_checkpoint_every(checkpoint_every),
+                resume=bool(resume), progress=callback,
+            )
+        finally:
+            close()
+        return RunResult(values, json.loads(stats_json))
+    except (ValueError, TypeError) as e:
+        # A refusal names the parameter as the caller did (max_iter, not max_iters).
+        if renamed and e.args and isinstance(e.args[0], str):
+            message = e.args[0]
+            for name, nx_name in renamed.items():
+                message = re.sub(rf"\b{name}\b", nx_name, message)
+            e.args = (message,) + e.args[1:]
+        raise
 
 
 def _values(g: Graph, algorithm: str, threads: Optional[int], memory: Memory, **params: Any) -> np.ndarray:
@@ -312,7 +325,7 @@ def pagerank(
     their score uniformly. Stops after the first iteration whose L1 change is below ``tol``
     (note: NetworkX compares with ``n * tol``) or after ``max_iter`` iterations."""
     return _values(
-        g, "pagerank", threads, memory, damping=alpha, tolerance=tol, max_iters=max_iter
+        g, "pagerank", threads, memory, alpha=alpha, tol=tol, max_iter=max_iter
     )
 
 
@@ -333,9 +346,9 @@ def delta_pagerank(
         "delta-pagerank",
         threads,
         memory,
-        damping=alpha,
-        tolerance=tol,
-        max_iters=max_iter,
+        alpha=alpha,
+        tol=tol,
+        max_iter=max_iter,
     )
 
 
@@ -352,7 +365,7 @@ def personalized_pagerank(
     """PageRank whose teleport jumps go (uniformly) to ``sources`` only."""
     return _values(
         g, "personalized-pagerank", threads, memory,
-        sources=sources, damping=alpha, tolerance=tol, max_iters=max_iter,
+        sources=sources, alpha=alpha, tol=tol, max_iter=max_iter,
     )  # fmt: skip
 
 
@@ -489,7 +502,7 @@ def label_propagation(
     "synchronous" (the default: every vertex from the last round's labels) or
     "semi-synchronous" (colour class by colour class, as NetworkX's
     ``label_propagation_communities``, whose communities it gives; symmetric graphs)."""
-    return _values(g, "label-propagation", threads, memory, max_iters=max_iter, schedule=schedule)
+    return _values(g, "label-propagation", threads, memory, max_iter=max_iter, schedule=schedule)
 
 
 def random_walks(

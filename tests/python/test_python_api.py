@@ -296,9 +296,12 @@ def test_arguments_of_the_wrong_kind_are_refused_by_name(tmp_path):
         (lambda: vg.convert(5, tmp_path / "x"), TypeError, "inputs must be a path"),
         (lambda: vg.run(g, "bfs", checkpoint=tmp_path / "c", checkpoint_every=-1), ValueError, "checkpoint_every"),
         (lambda: vg.run(g, "random-walk", seed=2**64), ValueError, "seed must be below 2\\^64"),
-        # Not truncated to 1 iteration, not parsed from a string.
-        (lambda: vg.pagerank(g, max_iter=1.7), ValueError, "max_iters must be a non-negative integer"),
-        (lambda: vg.pagerank(g, alpha="0.85"), ValueError, "damping must be a finite number"),
+        # Not truncated to 1 iteration, not parsed from a string; named as the caller named them.
+        (lambda: vg.pagerank(g, max_iter=1.7), ValueError, "max_iter must be a non-negative integer"),
+        (lambda: vg.pagerank(g, alpha="0.85"), ValueError, "alpha must be a finite number"),
+        (lambda: vg.delta_pagerank(g, tol=-1.0), ValueError, "delta-pagerank: tol must be a finite number"),
+        (lambda: vg.pagerank(g, max_iter=-1), ValueError, "^max_iter must be non-negative, got -1"),
+        (lambda: vg.run(g, "pagerank", damping="x"), ValueError, "damping must be a finite number"),
         (lambda: vg.from_edges([0], [1], path=tmp_path / "h", num_vertices=3.7), TypeError, "num_vertices"),
         (
             lambda: vg.from_edges(["x", "y"], ["y", "z"], path=tmp_path / "i", num_vertices=5),
@@ -446,7 +449,7 @@ def test_algorithms_list_their_parameters_and_refuse_others(tmp_path, vastgraph)
     g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g", symmetrize=True)
     with pytest.raises(ValueError, match="cc: does not take source; it takes method, seed, beta"):
         vg.run(g, "cc", source=1)
-    with pytest.raises(ValueError, match="bfs: does not take damping"):
+    with pytest.raises(ValueError, match="bfs: does not take alpha; it takes source"):
         vg.run(g, "bfs", alpha=0.5)
 
 
