@@ -232,3 +232,27 @@ def test_a_failing_run_progress_callback_stops_the_run(long_graph):
     assert time.perf_counter() - start < 3.0
     bfs = vg.run(long_graph, "bfs", source=0, progress=lambda status: None)
     assert bfs.stats["iterations"] > 0
+
+
+def test_a_store_file_truncated_under_a_run_is_explained_before_the_process_ends(tmp_path):
+    rng = np.random.default_rng(5)
+    path = tmp_path / "g"
+    vg.from_edges(rng.integers(0, 5000, 200_000), rng.integers(0, 5000, 200_000), path=path)
+    script = f"""
+        import os, vastgraph as vg
+        g = vg.open({str(path)!r})
+        os.truncate(os.path.join({str(path)!r}, "neighbors.u32"), 4096)
+        vg.pagerank(g)
+        print("finished on a truncated file?!", flush=True)
+    """
+    for flags in ([], ["-X", "faulthandler"]):
+        child = subprocess.run(
+            [sys.executable, *flags, "-c", textwrap.dedent(script)], capture_output=True, text=True, timeout=60
+        )
+        # The message, then the handler that was there before: the default one ends the
+        # process by the signal; faulthandler prints the Python stack first, then does the same.
+        assert child.returncode == -signal.SIGBUS, (child.returncode, child.stderr)
+        assert "vastgraph: bus error (SIGBUS)" in child.stderr
+        assert "truncated a file of an open store" in child.stderr
+        assert ("Fatal Python error: Bus error" in child.stderr) == bool(flags)
+        vg.from_edges(rng.integers(0, 5000, 200_000), rng.integers(0, 5000, 200_000), path=path, overwrite=True)

@@ -138,7 +138,7 @@ where
     }
     signals::install_interrupt_handler();
     signals::die_quietly_on_closed_pipe();
-    signals::report_shrunken_files();
+    vastgraph_store::explain_bus_errors(vastgraph_store::AfterBusError::Exit);
     let result = match cli.command {
         Command::Convert(a) => convert::run(a, cli.quiet),
         Command::Compress(a) => compress::run(a, cli.quiet),

@@ -92,26 +92,3 @@ pub fn die_quietly_on_closed_pipe() {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
-
-/// A store's file truncated by another process while this one has it mapped faults on the next
-/// read of a page past its new end: SIGBUS, which would end the process without a word. The
-/// handler says what happened and exits with 1; it only writes and exits (both
-/// async-signal-safe). What the command staged stays behind, and the next command writing the
-/// same target removes it.
-pub fn report_shrunken_files() {
-    extern "C" fn on_bus_error(_: libc::c_int) {
-        const MESSAGE: &[u8] = b"error: a mapped file of the store shrank while it was read \
-            (truncated by another process during the command?); the command stopped without a \
-            result, and the next one writing the same target removes what it staged\n";
-        // SAFETY: write(2) and _exit(2) are async-signal-safe; MESSAGE is a static buffer.
-        unsafe {
-            libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
-            libc::_exit(1);
-        }
-    }
-    let handler = on_bus_error as extern "C" fn(libc::c_int);
-    // SAFETY: installs a handler that calls only async-signal-safe functions.
-    unsafe {
-        libc::signal(libc::SIGBUS, handler as libc::sighandler_t);
-    }
-}

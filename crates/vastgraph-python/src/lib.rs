@@ -34,6 +34,8 @@ mod store;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // A store's file truncated under a mapped read: a message before the process ends.
+    vastgraph_store::explain_bus_errors(vastgraph_store::AfterBusError::PreviousHandler);
     m.add("MAX_VERTICES", vastgraph_store::MAX_VERTICES)?;
     m.add("MIN_MEMORY_BYTES", vastgraph_store::MIN_MEMORY_BYTES)?;
     m.add_class::<store::NativeStore>()?;

@@ -32,6 +32,7 @@ mod reader;
 mod record;
 mod reorder;
 mod run_file;
+mod shrunken_mapping;
 mod staging;
 mod structure;
 pub mod synthetic;
@@ -56,6 +57,7 @@ pub use reader::{
     validate_offsets, Advice, Store,
 };
 pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
+pub use shrunken_mapping::{explain_bus_errors, AfterBusError};
 pub use target_lock::{stage_path, TargetLock};
 pub use tiles::{build_tiles, TileOptions, TilesRef};
 pub use vastgraph_codec::ByteCodeLists;
