@@ -57,7 +57,16 @@ impl EdgeListParser {
             return Ok(false);
         };
         let Some(second) = next_field()? else {
-            return Err("expected 'src dst' or 'src dst weight', found one column".into());
+            let mut message =
+                "expected 'src dst' or 'src dst weight', found one column".to_string();
+            if let Some(&other) = line.iter().find(|b| b";|".contains(b)) {
+                message += &format!(
+                    " (columns are separated by spaces, tabs or commas, not '{}': `tr '{0}' ','` \
+                     rewrites them)",
+                    other as char
+                );
+            }
+            return Err(message);
         };
         let third = next_field()?;
         if next_field()?.is_some() {
@@ -339,6 +348,11 @@ mod tests {
         assert!(big.contains("float32's range"), "{big}");
         assert!(parse(&PLAIN, "1 2 3 4").unwrap_err().contains("too many"));
         assert!(parse(&PLAIN, "1").unwrap_err().contains("one column"));
+        let semicolons = parse(&PLAIN, "1;2").unwrap_err();
+        assert!(
+            semicolons.contains("one column") && semicolons.contains("not ';'"),
+            "{semicolons}"
+        );
     }
 
     #[test]

@@ -63,6 +63,14 @@ pub(crate) fn open_text_input(
     if head[..read] == [0xEF, 0xBB, 0xBF] {
         return Ok(stream);
     }
+    // Spreadsheet programs' "Unicode text": every other byte a NUL, which no line parses.
+    if matches!(head[..read.min(2)], [0xFF, 0xFE] | [0xFE, 0xFF]) {
+        return Err(IngestError::invalid(
+            path,
+            "is UTF-16 text (it starts with a UTF-16 byte order mark), and text inputs are \
+             UTF-8: convert it first, e.g. `iconv -f UTF-16 -t UTF-8 IN > OUT`",
+        ));
+    }
     Ok(Box::new(
         io::Cursor::new(head[..read].to_vec()).chain(stream),
     ))
@@ -142,6 +150,23 @@ mod tests {
             .unwrap();
         assert_eq!(out, text);
         assert_eq!(consumed.load(Ordering::Relaxed), compressed.len() as u64);
+    }
+
+    #[test]
+    fn a_utf8_byte_order_mark_is_dropped_and_utf16_text_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let utf8 = dir.path().join("a.csv");
+        std::fs::write(&utf8, b"\xEF\xBB\xBF1,2\n").unwrap();
+        assert_eq!(read_all(&utf8), b"1,2\n");
+        for bom in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+            let utf16 = dir.path().join("u.tsv");
+            std::fs::write(&utf16, [&bom[..], b"1\x00\t\x002\x00"].concat()).unwrap();
+            let err = open_text_input_uncounted(&utf16).err().unwrap().to_string();
+            assert!(
+                err.contains("u.tsv") && err.contains("UTF-16") && err.contains("iconv"),
+                "{err}"
+            );
+        }
     }
 
     #[test]
