@@ -50,15 +50,12 @@ impl Iterator for Tokens<'_> {
 /// quoted as in CSV. Its text runs to the next `"` and may hold spaces and commas; the field
 /// is that text without the quotes. A quote inside a quoted field (`""`), no closing quote,
 /// or text right after the closing one is an error: the line cannot be read as meant.
-pub(crate) struct Fields<'a> {
-    line: &'a [u8],
-    pos: usize,
-}
+pub(crate) struct Fields<'a>(Tokens<'a>);
 
 impl<'a> Fields<'a> {
     #[inline]
     pub(crate) fn new(line: &'a [u8]) -> Self {
-        Fields { line, pos: 0 }
+        Fields(Tokens::new(line))
     }
 }
 
@@ -67,19 +64,17 @@ impl Iterator for Fields<'_> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let line = self.line;
-        let mut start = self.pos;
+        let Tokens { line, pos } = self.0;
+        let mut start = pos;
         while start < line.len() && is_separator(line[start]) {
             start += 1;
         }
         if line.get(start) != Some(&b'"') {
-            let mut tokens = Tokens { line, pos: start };
-            let token = tokens.next();
-            self.pos = tokens.pos;
-            return token.map(Ok);
+            self.0.pos = start;
+            return self.0.next().map(Ok);
         }
         // Whatever happens, the line ends here for this iterator: no field after an error.
-        self.pos = line.len();
+        self.0.pos = line.len();
         let text = start + 1;
         let Some(length) = line[text..].iter().position(|&b| b == b'"') else {
             return Some(Err("a quoted field has no closing quote"));
@@ -87,7 +82,7 @@ impl Iterator for Fields<'_> {
         let close = text + length;
         match line.get(close + 1) {
             None => {}
-            Some(&b) if is_separator(b) => self.pos = close + 1,
+            Some(&b) if is_separator(b) => self.0.pos = close + 1,
             Some(b'"') => {
                 return Some(Err(
                     "a quoted field holds a doubled quote (\"\"), which edge lists do not \
