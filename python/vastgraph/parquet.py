@@ -35,20 +35,33 @@ DEFAULT_CHUNK_ROWS = 1 << 22
 DEFAULT_ROWS_PER_FILE = 1 << 26
 
 
+def _check_replaceable(path: Path, overwrite: bool) -> None:
+    """Whether the directory at ``path`` may be replaced by Parquet parts: absent, empty, or,
+    with ``overwrite``, holding Parquet files only. Anything else there is the user's, and
+    replacing the directory would delete it."""
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise FileExistsError(f"{path} exists and is not a directory")
+    existing = sorted(path.iterdir())
+    if existing and not overwrite:
+        raise FileExistsError(f"{path} is not empty (pass overwrite=True to replace its Parquet files)")
+    others = [e.name for e in existing if not (e.is_file() and e.suffix == ".parquet")]
+    if others:
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise FileExistsError(
+            f"{path} holds more than Parquet files ({shown}), which replacing it would delete: "
+            "write to another directory, or move them first"
+        )
+
+
 def _fresh_dir(path: Path, overwrite: bool) -> None:
     """An empty directory at ``path``: an existing non-empty one is an error unless
-    ``overwrite``, in which case its Parquet parts are removed."""
+    ``overwrite`` and it holds Parquet files only, which are removed."""
+    _check_replaceable(path, overwrite)
     if path.exists():
-        if not path.is_dir():
-            raise FileExistsError(f"{path} exists and is not a directory")
-        existing = list(path.iterdir())
-        if existing and not overwrite:
-            raise FileExistsError(f"{path} is not empty (pass overwrite=True to replace its Parquet files)")
-        for entry in existing:
-            if entry.is_dir():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
+        for entry in path.iterdir():
+            entry.unlink()
     path.mkdir(parents=True, exist_ok=True)
 
 
@@ -121,6 +134,8 @@ def export_parquet(
     # A graph converted from NetworkX names its vertices by Python objects, not the store's
     # labels: its vertex table is written here, from those names.
     own_vertices = g._nodes is not None
+    if own_vertices:
+        _check_replaceable(Path(directory) / "vertices", bool(overwrite))
     callback, close = make_progress(progress, "arcs")
     try:
         _native.export_parquet(
@@ -208,11 +223,7 @@ def write_parquet(
         raise ValueError(f"result name(s) {sorted(clash)} clash with the id/label columns")
     _check_layout(chunk_rows, rows_per_file, compression)
     root = Path(directory)
-    if root.exists():
-        if not root.is_dir():
-            raise FileExistsError(f"{root} exists and is not a directory")
-        if any(root.iterdir()) and not overwrite:
-            raise FileExistsError(f"{root} is not empty (pass overwrite=True to replace its Parquet files)")
+    _check_replaceable(root, bool(overwrite))
     root.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target and renamed into place once synced: a failed or interrupted
     # write leaves the target as it was.

@@ -132,6 +132,13 @@ def test_results_are_written_per_vertex_and_join_on_id(tmp_path):
         vg.write_parquet(pr, tmp_path / "single", g, name="score")
     vg.write_parquet(cc, tmp_path / "single", g, name="component", overwrite=True)
     assert read_dir(tmp_path / "single")[0].schema.names == ["id", "label", "component"]
+    # A directory holding anything but Parquet files is the user's: overwrite does not delete it.
+    (tmp_path / "single" / "notes.txt").write_text("mine")
+    (tmp_path / "single" / "keep").mkdir()
+    with pytest.raises(FileExistsError, match=r"holds more than Parquet files \(keep, notes.txt\)"):
+        vg.write_parquet(cc, tmp_path / "single", g, name="component", overwrite=True)
+    assert (tmp_path / "single" / "notes.txt").read_text() == "mine"
+    assert (tmp_path / "single" / "keep").is_dir()
 
 
 def test_graphframes_reads_the_export(tmp_path):
