@@ -422,35 +422,40 @@ def from_pandas(
     frame: Any,
     path: PathLike,
     *,
-    source: Optional[str] = None,
-    target: Optional[str] = None,
-    weight: Optional[str] = None,
+    source: Any = None,
+    target: Any = None,
+    weight: Any = None,
     **options: Any,
 ) -> Graph:
-    """Builds a store at ``path`` from a pandas DataFrame with one row per edge, as
+    """Builds a store at ``path`` from a pandas DataFrame (or a pyarrow Table) with one row per edge, as
     ``networkx.from_pandas_edgelist`` reads one, and opens it.
 
-    ``source`` and ``target`` name the id columns; by default ``src`` or ``source`` and ``dst``
+    ``source`` and ``target`` name the id columns (any column label: ``0`` and ``1`` for a frame
+    read with ``header=None``); by default ``src`` or ``source`` and ``dst``
     or ``target`` (the column names of :func:`vastgraph.to_pandas`, GraphFrames and
     ``networkx.to_pandas_edgelist``). ``weight`` names the weight column; by default
     ``weight`` when the frame has one. Integer ids are vertex ids; strings name the vertices
     and become the store's labels, as in :func:`from_edges`, whose
     other options (``symmetrize``, ``memory``, ...) this takes too.
     """
-    columns = [str(c) for c in getattr(frame, "columns", ())]
+    # The labels as they are (pd.read_csv(header=None) numbers them 0, 1, 2); a pyarrow Table's
+    # `columns` are its arrays, its names are `column_names`.
+    names = getattr(frame, "column_names", None)
+    columns = list(names if names is not None else getattr(frame, "columns", ()))
     if not columns:
         raise TypeError(f"from_pandas needs a pandas DataFrame, got {type(frame).__name__}")
+    listed = ", ".join(map(repr, columns))
 
-    def pick(given: Optional[str], usual: Sequence[str], keyword: str, required: bool = True) -> Optional[str]:
+    def pick(given: Any, usual: Sequence[str], keyword: str, required: bool = True) -> Any:
         if given is not None:
             if given not in columns:
-                raise ValueError(f"the frame has no column {given!r} ({keyword}=); its columns are {', '.join(columns)}")
+                raise ValueError(f"the frame has no column {given!r} ({keyword}=); its columns are {listed}")
             return given
         found = next((c for c in usual if c in columns), None)
         if found is None and required:
             raise ValueError(
                 f"the frame has no {keyword} column named {' or '.join(map(repr, usual))}; "
-                f"its columns are {', '.join(columns)}: name it with {keyword}="
+                f"its columns are {listed}: name it with {keyword}="
             )
         return found
 

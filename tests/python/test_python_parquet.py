@@ -239,6 +239,15 @@ def test_from_pandas_takes_networkx_column_names_and_names(tmp_path):
         vg.from_pandas(numbers, tmp_path / "h")
     h = vg.from_pandas(numbers, tmp_path / "h", source="a", target="b")
     assert h.num_vertices == 3 and h.weights is None
+    # Columns labelled by position, as pd.read_csv(header=None) labels them, and a pyarrow Table.
+    positional = pd.DataFrame([[0, 1, 2.5], [1, 2, 0.5]])
+    p = vg.from_pandas(positional, tmp_path / "p", source=0, target=1, weight=2)
+    assert p.num_arcs == 2 and list(p.weights) == [2.5, 0.5]
+    with pytest.raises(ValueError, match=r"no column '0' \(source=\); its columns are 0, 1, 2"):
+        vg.from_pandas(positional, tmp_path / "q", source="0", target="1")
+    pa = pytest.importorskip("pyarrow")
+    t = vg.from_pandas(pa.table({"src": [0, 1], "dst": [1, 2]}), tmp_path / "t")
+    assert t.num_arcs == 2
     # A missing value is named as one, in a column of names or of nullable integers.
     for column in (["x", None, "z"], pd.array([0, None, 2], dtype="Int64")):
         gaps = pd.DataFrame({"src": column, "dst": ["y", "z", "x"] if column[0] == "x" else [1, 2, 0]})
