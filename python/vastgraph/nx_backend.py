@@ -535,7 +535,10 @@ def should_run(name: str, args: tuple, kwargs: dict) -> Any:
 
 def _has_edge_attribute(G: Any, attribute: Any) -> bool:
     if isinstance(G, Graph):
-        return G.weighted
+        # A converted graph's weights are the attribute NetworkX asked for; a store's are its
+        # `weight` attribute, and it has no other (convert_to_nx).
+        asked = getattr(G, "_nx_source", None) is not None
+        return G.weighted and (asked or attribute == "weight")
     return any(attribute in data for _, _, data in G.edges(data=True))
 
 
@@ -549,6 +552,7 @@ def _weights_fit_store(G: Any, attribute: str) -> Any:
     """True, or the reason the weights cannot be stored exactly or used by Dijkstra."""
     if isinstance(G, Graph):
         return True
+    total = 0
     for _, _, data in G.edges(data=True):
         w = data.get(attribute, 1)
         if not _is_number(w):
@@ -559,6 +563,11 @@ def _weights_fit_store(G: Any, attribute: str) -> Any:
         # when float32 holds the value.
         if float(np.float32(w)) != float(w):
             return f"weight {w!r} is not exactly representable in float32"
+        total += w
+    # The kernel's distances are float64; NetworkX adds Python ints exactly. No path is longer
+    # than all the weights together: up to 2^53, float64 holds every sum of integers exactly.
+    if total > 2**53:
+        return "the weights add up past 2^53, where float64 path lengths stop being exact"
     return True
 
 
@@ -939,7 +948,7 @@ def bfs_layers(G, sources):
 @_dispatched(_dijkstra_ok)
 def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     s = _source_id(G, source, lambda: _nx().NodeNotFound(f"Node {source} not found in graph"))
-    if G.weighted:
+    if _has_edge_attribute(G, weight):
         dist = _algorithms.sssp(G, s)
         reachable = np.isfinite(dist)
         integral = G._int_weights if G._int_weights is not None else G.manifest.get("weight_type") == "i32"

@@ -166,6 +166,23 @@ def test_dijkstra_lengths_with_integer_and_float_weights():
     assert_close_dicts(
         nx.single_source_dijkstra_path_length(G, 0, weight="cost", backend="vastgraph"), want, rel=0
     )
+    # Integers whose sums pass 2^53, where float64 path lengths would round: NetworkX's own.
+    path = nx.path_graph(3)
+    path[0][1]["weight"], path[1][2]["weight"] = 2**60, 1
+    assert nx.single_source_dijkstra_path_length(path, 0, backend="vastgraph")[2] == 2**60 + 1
+    backend = nx.utils.backends._load_backend("vastgraph")
+    assert "2^53" in backend.should_run("single_source_dijkstra_path_length", (path, 0), {})
+
+
+def test_a_store_has_one_edge_attribute_its_weight(tmp_path):
+    store = vg.from_edges([0, 1], [1, 2], [5, 7], path=tmp_path / "w", symmetrize=True)
+    plain = nx.Graph([(0, 1, {"weight": 5}), (1, 2, {"weight": 7})])
+    for weight in ("weight", "cost"):
+        # No edge has "cost": every edge weighs 1, as on the store's NetworkX form.
+        assert nx.single_source_dijkstra_path_length(store, 0, weight=weight) == (
+            nx.single_source_dijkstra_path_length(plain, 0, weight=weight)
+        )
+    assert_close_dicts(nx.pagerank(store, weight="cost"), nx.pagerank(plain, weight="cost"))
 
 
 def test_betweenness_from_one_source():
