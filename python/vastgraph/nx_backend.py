@@ -25,7 +25,8 @@ for other arguments they run NetworkX's own implementation on the caller's graph
   every node's neighbours in ``G``'s node order, as a store lists them): the kernel's hop
   distances, then each layer's children in the order NetworkX's queue meets them.
 - ``single_source_dijkstra_path_length``: a string weight, non-negative weights that float32
-  holds exactly (the store keeps integer weights as int32, others as float32).
+  holds exactly (the store keeps integer weights as int32, others as float32), integers adding
+  up to at most 2^53 (float64 distances hold their sums exactly).
 - ``betweenness_centrality`` (every source, or a sample of ``k``: NetworkX's own sample, drawn
   from the same ``seed``) and ``betweenness_centrality_subset`` (all nodes as targets), with
   ``weight=None``: a sum of vastgraph's single-source Brandes dependencies, rescaled as
@@ -960,8 +961,9 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
         reached = reached[dist[reached] <= cutoff]
     names = _names(G)
     convert = int if integral else float
-    lengths = {names[i]: convert(dist[i]) for i in _by_distance(dist, reached).tolist()}
-    lengths[names[s]] = 0  # an int, as NetworkX starts from 0
+    # The source first, with an int 0 as NetworkX starts from, even among other nodes at 0.
+    lengths = {names[s]: 0}
+    lengths.update((names[i], convert(dist[i])) for i in _by_distance(dist, reached).tolist() if i != s)
     return lengths
 
 

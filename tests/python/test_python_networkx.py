@@ -172,6 +172,10 @@ def test_dijkstra_lengths_with_integer_and_float_weights():
     assert nx.single_source_dijkstra_path_length(path, 0, backend="vastgraph")[2] == 2**60 + 1
     backend = nx.utils.backends._load_backend("vastgraph")
     assert "2^53" in backend.should_run("single_source_dijkstra_path_length", (path, 0), {})
+    # The source comes first, even beside a node at distance 0.
+    zero = nx.Graph([(1, 0, {"weight": 0}), (1, 2, {"weight": 1})])
+    got = nx.single_source_dijkstra_path_length(zero, 1, backend="vastgraph")
+    assert list(got.items()) == [(1, 0), (0, 0), (2, 1)]
 
 
 def test_a_store_has_one_edge_attribute_its_weight(tmp_path):
