@@ -413,6 +413,18 @@ def from_edges(
             command=_command,
             options_json=json.dumps(options),
         )
+    except ValueError as e:
+        # The builder's remedy is convert's keyword, which from_edges does not take.
+        remedy = "convert with relabel=True to number the vertices densely (the original ids are kept as labels)"
+        if e.args and isinstance(e.args[0], str) and remedy in e.args[0]:
+            e.args = (
+                e.args[0].replace(
+                    remedy,
+                    "give the ids as strings, which become labels numbered densely, or renumber them "
+                    "first (np.unique(np.concatenate([src, dst]), return_inverse=True))",
+                ),
+            ) + e.args[1:]
+        raise
     finally:
         close()
     return open(path)

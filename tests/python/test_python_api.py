@@ -117,6 +117,8 @@ def test_from_edges_unweighted_and_isolated_vertices(tmp_path):
         ([3, 7], np.array(["b", "c"], dtype=object), None, "dst names vertices by strings but src holds"),
         ([True, False], [1, 2], None, "integer vertex ids"),
         ([[0, 1]], [[1, 2]], None, "one-dimensional"),
+        # Sparse ids: a remedy from_edges takes (it has no relabel=).
+        ([0, 2**32 - 2], [1, 0], None, r"34.4 GB of offsets for 2 arcs; give the ids as strings"),
     ],
 )
 def test_from_edges_rejects_bad_ids_with_a_clear_message(tmp_path, src, dst, weights, message):
