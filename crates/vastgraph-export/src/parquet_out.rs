@@ -140,6 +140,41 @@ fn check_target(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
         )
         .into());
     }
+    // Overwriting replaces the table directories whole: only when they hold nothing else.
+    for table in [EDGES, VERTICES] {
+        let sub = dir.join(table);
+        if !sub.exists() {
+            continue;
+        }
+        if !sub.is_dir() {
+            bail!("{} exists and is not a directory", sub.display());
+        }
+        let mut others = Vec::new();
+        for entry in
+            std::fs::read_dir(&sub).with_context(|| format!("cannot read {}", sub.display()))?
+        {
+            let entry = entry.with_context(|| format!("cannot read {}", sub.display()))?;
+            let path = entry.path();
+            if !(path.is_file() && path.extension().is_some_and(|e| e == "parquet")) {
+                others.push(entry.file_name().to_string_lossy().into_owned());
+            }
+        }
+        if !others.is_empty() {
+            others.sort();
+            let more = if others.len() > 5 { ", ..." } else { "" };
+            others.truncate(5);
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                format!(
+                    "{} holds more than Parquet files ({}{more}), which replacing it would delete: \
+                     write to another directory, or move them first",
+                    sub.display(),
+                    others.join(", ")
+                ),
+            )
+            .into());
+        }
+    }
     Ok(())
 }
 

@@ -236,6 +236,21 @@ fn export_parquet_writes_tables_and_refuses_to_mix_with_old_ones() {
     assert!(stderr(&o).contains("not empty"), "{}", stderr(&o));
     let o = vastgraph(&["export", s, "--format", "parquet", "-o", t, "--overwrite"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // A file of the user's in a table directory is not deleted by overwriting: refused.
+    std::fs::write(out.join("edges").join("notes.txt"), "mine").unwrap();
+    std::fs::write(out.join("README"), "mine").unwrap();
+    let o = vastgraph(&["export", s, "--format", "parquet", "-o", t, "--overwrite"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds more than Parquet files (notes.txt)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(out.join("edges").join("notes.txt").exists() && out.join("README").exists());
+    std::fs::remove_file(out.join("edges").join("notes.txt")).unwrap();
+    let o = vastgraph(&["export", s, "--format", "parquet", "-o", t, "--overwrite"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("README").exists());
     let o = vastgraph(&["export", s, "--format", "csv", "-o", t]);
     assert!(
         !o.status.success() && stderr(&o).contains("csv"),
