@@ -916,6 +916,22 @@ fn the_minimum_named_for_a_kernel_reading_lists_at_random_is_enough() {
     }
 }
 
+/// `tc --method filter` reads a lower neighbour's list at random, a read per arc from disk: out
+/// of core it counts by ranges, as the marking method does, and its stats say so.
+#[test]
+fn tc_through_the_filter_counts_by_ranges_out_of_core() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (raw, _) = raw_and_packed_with_a_hub(tmp.path(), 20_000, 17);
+    let params = Params::default()
+        .with("per_vertex", true)
+        .with("method", "filter");
+    let g = budget::open_out_of_core(&raw, "tc", &params, 64 << 20, adaptive_options()).unwrap();
+    let out = budget::run("tc", &g, &params, true).unwrap();
+    assert_eq!(out.output.stats.extra["method"], "ranges");
+    let got = out.output.values.unwrap();
+    assert_same(&in_memory(&raw, "tc", &params), &got, "tc --method filter");
+}
+
 /// Damaged codes give an error naming the file, or (where the damage still decodes) a result:
 /// never a crash.
 #[test]
