@@ -83,6 +83,7 @@ pub struct PageRankResult {
 /// reads every arc once.
 pub(crate) fn power_iteration_stats(
     iterations: u64,
+    vertices: usize,
     arcs: u64,
     delta: f64,
     tolerance: f64,
@@ -94,7 +95,8 @@ pub(crate) fn power_iteration_stats(
         ..Default::default()
     }
     .with("l1_delta", if delta.is_finite() { delta } else { 0.0 })
-    .with("converged", delta < tolerance)
+    // An empty graph has no score to change: converged in 0 iterations, whatever the tolerance.
+    .with("converged", vertices == 0 || delta < tolerance)
     .with("direction", direction)
 }
 
@@ -161,8 +163,15 @@ pub fn pagerank_resumable<A: Adjacency>(
     } else {
         "push"
     };
-    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction)
-        .with("layout", layout_name(false));
+    let stats = power_iteration_stats(
+        iterations,
+        g.num_vertices(),
+        g.num_arcs(),
+        delta,
+        params.tolerance,
+        direction,
+    )
+    .with("layout", layout_name(false));
     Ok(PageRankResult {
         scores,
         delta,
@@ -251,8 +260,15 @@ pub fn in_passes<G: Traversal>(
         }
     }
     let direction = if symmetric { "pull" } else { "push" };
-    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, direction)
-        .with("layout", layout_name(false));
+    let stats = power_iteration_stats(
+        iterations,
+        g.num_vertices(),
+        g.num_arcs(),
+        delta,
+        params.tolerance,
+        direction,
+    )
+    .with("layout", layout_name(false));
     Ok(PageRankResult {
         scores,
         delta,
@@ -321,8 +337,15 @@ fn tiled<G: Traversal>(
         .par_iter_mut()
         .enumerate()
         .for_each(|(v, c)| *c *= degree(v));
-    let stats = power_iteration_stats(iterations, g.num_arcs(), delta, params.tolerance, "pull")
-        .with("layout", layout_name(true));
+    let stats = power_iteration_stats(
+        iterations,
+        g.num_vertices(),
+        g.num_arcs(),
+        delta,
+        params.tolerance,
+        "pull",
+    )
+    .with("layout", layout_name(true));
     Ok(PageRankResult {
         scores: contrib,
         delta,

@@ -155,9 +155,20 @@ fn bad_parameters_are_errors() {
         );
     }
     let empty = InMemoryGraph::from_edges(0, &[], true);
-    assert!(run_verified(&empty.view(), &PageRankParams::default())
-        .scores
-        .is_empty());
+    for tolerance in [1e-6, 0.0] {
+        let params = PageRankParams {
+            tolerance,
+            ..Default::default()
+        };
+        let result = run_verified(&empty.view(), &params);
+        assert!(result.scores.is_empty());
+        // Nothing to change: converged in 0 iterations, even at tolerance 0.
+        assert_eq!(
+            result.stats.extra["converged"], true,
+            "tolerance {tolerance}"
+        );
+        assert_eq!(result.stats.iterations, 0);
+    }
 }
 
 #[test]
