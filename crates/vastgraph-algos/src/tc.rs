@@ -187,9 +187,8 @@ impl Apex for ApexHits<'_> {
 pub fn tc<A: Adjacency>(g: &Graph<A>, params: &TcParams) -> Result<TcResult, AlgoError> {
     require_symmetric(g, ALGORITHM)?;
     let n = g.num_vertices();
-    // On a graph read from disk, a lower neighbour's list at random is a read per arc: the
-    // filter's, through the cache of blocks, read Kronecker 16's 7 MB of lists 1,700 times
-    // over within 6 MiB (36-54 s, against 0.5 s by ranges).
+    // On a graph read from disk, a lower neighbour's list at random is a read per arc, and the
+    // filter's reads through the cache of blocks read the lists thousands of times over.
     let method = match params.method {
         TcMethod::Marking if A::READS_IN_PASSES => TcMethod::Ranges,
         TcMethod::Filter if A::READS_IN_PASSES => {
