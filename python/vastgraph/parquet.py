@@ -134,8 +134,6 @@ def export_parquet(
     # A graph converted from NetworkX names its vertices by Python objects, not the store's
     # labels: its vertex table is written here, from those names.
     own_vertices = g._nodes is not None
-    if own_vertices:
-        _check_replaceable(Path(directory) / "vertices", bool(overwrite))
     callback, close = make_progress(progress, "arcs")
     try:
         _native.export_parquet(
