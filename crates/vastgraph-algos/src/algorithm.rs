@@ -405,8 +405,17 @@ pub struct Needs {
     pub symmetric: bool,
     /// Refuses a directed graph without its stored transpose (in-edges).
     pub transpose: bool,
-    /// Reads edge weights when the store has them (unit weights otherwise).
-    pub weights: bool,
+    /// Refuses an unweighted graph, with this remedy; a kernel that needs weights is also the
+    /// only one that reads them (listed as `"weights": true`).
+    #[serde(serialize_with = "serialize_is_some")]
+    pub weights: Option<&'static str>,
+}
+
+fn serialize_is_some<S: serde::Serializer>(
+    hint: &Option<&'static str>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(hint.is_some())
 }
 
 /// An algorithm as the registry lists it.
@@ -459,6 +468,24 @@ impl Descriptor {
             VertexValues::No => false,
             VertexValues::Yes => true,
             VertexValues::WhenSet(name) => self.param(name).is_some_and(|p| given.flag(p)),
+        }
+    }
+
+    /// The error of running this algorithm on a graph that is directed where it needs a
+    /// symmetric one, or unweighted where it needs weights: what its kernel would refuse, known
+    /// from the store's manifest before a memory budget is planned for the run.
+    pub fn check_graph(&self, symmetric: bool, weighted: bool) -> Result<(), AlgoError> {
+        if self.needs.symmetric && !symmetric {
+            return Err(AlgoError::NeedsSymmetric {
+                algorithm: self.name,
+            });
+        }
+        match self.needs.weights {
+            Some(hint) if !weighted => Err(AlgoError::NeedsWeights {
+                algorithm: self.name,
+                hint,
+            }),
+            _ => Ok(()),
         }
     }
 

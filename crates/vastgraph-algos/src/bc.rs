@@ -278,7 +278,7 @@ impl Algorithm for Bc {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

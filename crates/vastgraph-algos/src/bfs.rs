@@ -1007,7 +1007,7 @@ impl Algorithm for Bfs {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: true,

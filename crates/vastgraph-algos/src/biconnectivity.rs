@@ -418,7 +418,7 @@ impl Algorithm for Biconnectivity {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -74,6 +74,7 @@ pub fn open_within_budget(
     options: OocOptions,
 ) -> anyhow::Result<BudgetFit> {
     let manifest = OocGraph::manifest_of(dir)?;
+    check_graph(name, &manifest)?;
     if state_bytes(name, manifest.vertices, p).is_none() {
         // The mapped graph (its Elias–Fano offsets decoded) and the state fit: the in-memory
         // kernel runs as it would without a budget.
@@ -97,7 +98,15 @@ pub fn open_out_of_core(
     options: OocOptions,
 ) -> anyhow::Result<OocGraph> {
     let manifest = OocGraph::manifest_of(dir)?;
+    check_graph(name, &manifest)?;
     open_planned(dir, &manifest, name, p, budget, options)
+}
+
+/// The kernel's refusal of a directed or unweighted store, made before the budget is planned:
+/// a budget too small for a run that could not take place anyway is not the error to report.
+fn check_graph(name: &str, manifest: &vastgraph_store::Manifest) -> Result<(), RunError> {
+    let info = crate::registry::descriptor(name)?;
+    Ok(info.check_graph(!manifest.directed, manifest.weighted)?)
 }
 
 /// The state of `name`'s in-memory kernel on the store `manifest` describes.
@@ -172,12 +181,12 @@ pub fn offsets_bytes(manifest: &vastgraph_store::Manifest) -> u64 {
 }
 
 /// Whether the kernel reads edge weights (a second file per request): its descriptor's
-/// `needs.weights`.
+/// `needs.weights`, set for the kernels that refuse a graph without them.
 pub fn reads_weights(name: &str) -> bool {
     ALGORITHMS
         .iter()
         .find(|a| a.name == name)
-        .is_some_and(|a| a.needs.weights)
+        .is_some_and(|a| a.needs.weights.is_some())
 }
 
 /// An out-of-core run: the registry's output plus what the I/O did.

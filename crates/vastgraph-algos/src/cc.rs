@@ -625,7 +625,7 @@ impl Algorithm for Cc {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -293,7 +293,7 @@ impl Algorithm for Coloring {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -27,7 +27,7 @@ use crate::common::{read_error, require_symmetric, AlgoError, RunStats, StateSiz
 /// chosen set.
 pub const STATE: StateSize = StateSize::per_vertex(28);
 
-const ALGORITHM: &str = "densest-subgraph";
+const ALGORITHM: &str = "densest";
 
 /// The removal round of a vertex not removed yet.
 const ALIVE: u32 = u32::MAX;
@@ -308,7 +308,7 @@ impl Algorithm for Densest {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -496,7 +496,7 @@ impl Algorithm for Kcore {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: true,

@@ -530,7 +530,7 @@ impl Algorithm for LabelPropagation {
         needs: Needs {
             symmetric: false,
             transpose: true,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: true,

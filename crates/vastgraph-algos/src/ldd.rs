@@ -392,7 +392,7 @@ impl Algorithm for Ldd {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -331,7 +331,7 @@ impl Algorithm for Matching {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -174,7 +174,7 @@ impl Algorithm for Mis {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -644,7 +644,7 @@ impl Algorithm for PageRank {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: true,

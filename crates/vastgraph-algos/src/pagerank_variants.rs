@@ -779,7 +779,7 @@ impl Algorithm for DeltaPageRank {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: DELTA_STATE,
         resumable: true,
@@ -831,7 +831,7 @@ impl Algorithm for PersonalizedPageRank {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: PERSONALIZED_STATE,
         resumable: true,

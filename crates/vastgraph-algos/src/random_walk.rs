@@ -356,7 +356,7 @@ impl Algorithm for RandomWalk {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

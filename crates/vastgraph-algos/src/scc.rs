@@ -399,7 +399,7 @@ impl Algorithm for Scc {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -594,7 +594,7 @@ impl Algorithm for SetCover {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

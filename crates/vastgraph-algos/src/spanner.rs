@@ -258,7 +258,7 @@ impl Algorithm for Spanner {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

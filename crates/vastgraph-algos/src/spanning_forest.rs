@@ -223,7 +223,7 @@ impl Algorithm for SpanningForest {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

@@ -643,7 +643,7 @@ impl Algorithm for Sssp {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: true,
+            weights: Some(NEEDS_WEIGHTS_HINT),
         },
         state: STATE,
         resumable: true,
@@ -690,7 +690,7 @@ impl Algorithm for BellmanFord {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: true,
+            weights: Some(NEEDS_WEIGHTS_HINT),
         },
         state: STATE,
         resumable: false,

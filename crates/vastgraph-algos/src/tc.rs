@@ -674,7 +674,7 @@ impl Algorithm for Tc {
         needs: Needs {
             symmetric: true,
             transpose: false,
-            weights: false,
+            weights: None,
         },
         state: STATE,
         resumable: false,

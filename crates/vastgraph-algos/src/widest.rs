@@ -42,7 +42,7 @@ pub const STATE: StateSize = StateSize {
     bits_per_arc: 1,
 };
 
-const ALGORITHM: &str = "widest-path";
+const ALGORITHM: &str = "widest";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -263,10 +263,13 @@ pub fn widest_path<A: Adjacency>(
     Ok(WidestResult { widths, stats })
 }
 
+const NEEDS_WEIGHTS_HINT: &str =
+    "arc weights are the widths; convert a weighted input (third column) or generate with --weighted";
+
 fn needs_weights() -> AlgoError {
     AlgoError::NeedsWeights {
         algorithm: ALGORITHM,
-        hint: "arc weights are the widths; convert a weighted input (third column) or generate with --weighted",
+        hint: NEEDS_WEIGHTS_HINT,
     }
 }
 
@@ -390,7 +393,7 @@ impl Algorithm for Widest {
         needs: Needs {
             symmetric: false,
             transpose: false,
-            weights: true,
+            weights: Some(NEEDS_WEIGHTS_HINT),
         },
         state: STATE,
         resumable: false,

@@ -167,6 +167,40 @@ fn every_algorithm_survives_degenerate_graphs_in_both_modes() {
     );
 }
 
+/// A store that lacks what an algorithm needs (a directed one for an algorithm of undirected
+/// graphs, an unweighted one for one of weights) is refused for that within any budget, a
+/// budget too small to plan included: with the words of the in-memory refusal, not a minimum
+/// budget for a run that could not take place.
+#[test]
+fn a_store_lacking_what_the_algorithm_needs_is_refused_for_that_within_any_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut refused = 0;
+    for (symmetric, weighted) in [(false, false), (false, true), (true, false)] {
+        let dir = tmp.path().join(format!("g-{symmetric}-{weighted}"));
+        build(&dir, &SHAPES[4], symmetric, weighted);
+        for algorithm in ALGORITHMS {
+            let lacks = (algorithm.needs.symmetric && !symmetric)
+                || (algorithm.needs.weights.is_some() && !weighted);
+            if !lacks {
+                continue;
+            }
+            let what = format!("{} on {}", algorithm.name, dir.display());
+            let in_memory = run(&dir, algorithm.name, false).expect_err(&what);
+            for budget in [1, 16 * MIB] {
+                let params = Params::default();
+                let within =
+                    budget::open_within_budget(&dir, algorithm.name, &params, budget, options());
+                let message = format!("{:#}", within.err().expect(&what));
+                assert_eq!(message, in_memory, "{what} within {budget} bytes");
+            }
+            refused += 1;
+        }
+    }
+    // tc, kcore and the other undirected kernels on the directed stores; sssp, bellman-ford and
+    // widest on the unweighted ones.
+    assert!(refused >= 10, "{refused} refusals");
+}
+
 /// A large adversarial graph, built batch by batch: (name, vertices, edges of batch i), and
 /// whether it also runs within a budget.
 struct Large {
