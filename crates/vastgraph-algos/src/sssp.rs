@@ -122,6 +122,20 @@ impl BadArc {
     fn take(&self) -> Option<(Vertex, Vertex, f64)> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
+    fn is_empty(&self) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_none()
+    }
+}
+
+/// Delta-stepping's (and the passes') refusal of a reachable arc `s -> d` of negative weight.
+fn negative_arc(s: Vertex, d: Vertex, w: f64) -> AlgoError {
+    AlgoError::InvalidInput {
+        algorithm: SSSP,
+        message: format!(
+            "arc {s} -> {d} has weight {w}, but delta-stepping needs non-negative weights; \
+             run bellman-ford for negative weights"
+        ),
+    }
 }
 
 /// Relaxation with non-negative weights.
@@ -301,13 +315,7 @@ pub fn sssp_resumable<A: Adjacency>(
         let frontier = VertexSubset::from_ids(n, ids);
         let lowered = edge_map(g, &frontier, &relax, &opts).into_sparse();
         if let Some((s, d, w)) = bad.take() {
-            return Err(AlgoError::InvalidInput {
-                algorithm: SSSP,
-                message: format!(
-                    "arc {s} -> {d} has weight {w}, but delta-stepping needs non-negative weights; \
-                     run bellman-ford for negative weights"
-                ),
-            });
+            return Err(negative_arc(s, d, w));
         }
         let lowered = lowered.sparse_ids().expect("converted to sparse");
         lowered.par_iter().with_min_len(1024).for_each(|&v| {
@@ -353,14 +361,14 @@ pub fn in_passes<G: Traversal>(g: &G, source: Vertex) -> Result<SsspResult, Algo
     let n = g.num_vertices();
     let dist: Vec<AtomicF64> = huge_page_vec(n, |_| AtomicF64::new(f64::INFINITY));
     dist[source as usize].store(0.0);
-    let negative = AtomicBool::new(false);
+    let negative = BadArc::default();
     let relax = |v: Vertex, neighbors: &[Vertex], weights: Weights<'_>, activated: &Bitmap| {
         let dv = dist[v as usize].load();
         let Some(weights) = weights else { return };
         for (i, &u) in neighbors.iter().enumerate() {
             let w = weights.get(i);
             if w < 0.0 {
-                negative.store(true, Relaxed);
+                negative.record(v, u, w);
                 continue;
             }
             if dist[u as usize].write_min_nonneg(dv + w) {
@@ -371,12 +379,9 @@ pub fn in_passes<G: Traversal>(g: &G, source: Vertex) -> Result<SsspResult, Algo
     let mut start = Bitmap::new(n);
     start.set(source as usize);
     let (passes, edges) =
-        label_correcting(g, start, relax, || !negative.load(Relaxed)).map_err(read_error(SSSP))?;
-    if negative.load(Relaxed) {
-        return Err(AlgoError::InvalidInput {
-            algorithm: SSSP,
-            message: "a reachable arc has a negative weight; use bellman-ford".into(),
-        });
+        label_correcting(g, start, relax, || negative.is_empty()).map_err(read_error(SSSP))?;
+    if let Some((s, d, w)) = negative.take() {
+        return Err(negative_arc(s, d, w));
     }
     let distances: Vec<f64> = dist.into_iter().map(|d| d.load()).collect();
     let stats = distance_stats(&distances, passes, edges);

@@ -611,6 +611,28 @@ fn cc_pagerank_sssp_match_in_memory() {
     }
 }
 
+/// A reachable arc of negative weight is refused by name out of core, as in memory: a path
+/// 0 -> 1 -> 2 -> 3 whose one negative arc is 2 -> 3.
+#[test]
+fn sssp_out_of_core_names_the_negative_arc_it_reaches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("path");
+    let path = [(0, 1, 1.0), (1, 2, 2.0), (2, 3, -4.0)];
+    build_from(&dir, &path, false, true, Codec::Raw);
+    let params = Params::default().with("source", 0);
+    let store = Store::open(&dir).unwrap();
+    let in_memory = registry::run_on_store(&store, "sssp", &params, false).err();
+    let g = open(&dir, "sssp", IoMode::Adaptive, 5, BackendChoice::Auto);
+    let out_of_core = budget::run("sssp", &g, &params, false).err();
+    for refused in [in_memory, out_of_core] {
+        let message = refused.expect("refused").to_string();
+        assert!(message.contains("arc 2 -> 3 has weight -4"), "{message}");
+    }
+    // From vertex 3 the negative arc is not reached: distances, not an error.
+    let from_3 = budget::run("sssp", &g, &Params::default().with("source", 3), false);
+    assert!(from_3.is_ok());
+}
+
 /// Every algorithm of the registry runs within a budget that does not hold the graph, on a raw
 /// and a compressed store, symmetric and directed: those without a kernel of passes run their
 /// in-memory kernel on lists read from disk, so each gives the in-memory result (verified on
