@@ -263,8 +263,10 @@ pub fn check_threads(threads: usize) -> Result<usize, String> {
 /// The phrase a refused budget ends with: the least budget that runs, as `--memory` takes it,
 /// and, where that is more than the machine's memory, that too (no budget helps there).
 pub fn minimum_budget_phrase(minimum: u64) -> String {
-    let mib = (minimum as f64 / (1u64 << 20) as f64).ceil();
-    let mut text = format!("the minimum is --memory {mib:.1}MiB ({minimum} bytes)");
+    let mut text = format!(
+        "the minimum is --memory {} ({minimum} bytes)",
+        budget_flag_value(minimum)
+    );
     if let Some(ram) = meminfo_bytes("MemTotal:").filter(|&ram| minimum > ram) {
         text.push_str(&format!(
             ", more than this machine's {} of memory",
@@ -272,6 +274,15 @@ pub fn minimum_budget_phrase(minimum: u64) -> String {
         ));
     }
     text
+}
+
+/// The least whole number of KiB (below 16 MiB) or MiB that holds `bytes`, as `--memory` takes
+/// it: "577KiB", "6MiB". Rounding up to whole MiB would name up to twice a small minimum.
+pub fn budget_flag_value(bytes: u64) -> String {
+    match bytes < 16 << 20 {
+        true => format!("{}KiB", bytes.div_ceil(1 << 10)),
+        false => format!("{}MiB", bytes.div_ceil(1 << 20)),
+    }
 }
 
 /// `bytes` in the largest binary unit that keeps it at 1 or more: "512 B", "1.0 KiB", "3.9 GiB".
@@ -311,7 +322,11 @@ mod tests {
     #[test]
     fn a_minimum_beyond_the_machine_says_so() {
         let small = minimum_budget_phrase(8 << 20);
-        assert_eq!(small, "the minimum is --memory 8.0MiB (8388608 bytes)");
+        assert_eq!(small, "the minimum is --memory 8192KiB (8388608 bytes)");
+        // Rounded up to the next KiB below 16 MiB, to the next MiB above: never below the
+        // minimum, and never twice it.
+        assert!(minimum_budget_phrase(590_108).contains("--memory 577KiB (590108 bytes)"));
+        assert!(minimum_budget_phrase((20 << 20) + 1).contains("--memory 21MiB"));
         let ram = meminfo_bytes("MemTotal:").unwrap();
         let huge = minimum_budget_phrase(ram + 1);
         assert!(huge.contains("more than this machine's"), "{huge}");

@@ -91,8 +91,8 @@ pub fn value_error(message: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(in_python_terms(&message.to_string()))
 }
 
-/// `message`, whose remedies name the CLI's flags (`--memory 21.0MiB`, `--resume`, …), with the
-/// keywords the Python API takes for them (`memory="21.0MiB"`, `resume=True`, …).
+/// `message`, whose remedies name the CLI's flags (`--memory 21MiB`, `--resume`, …), with the
+/// keywords the Python API takes for them (`memory="21MiB"`, `resume=True`, …).
 fn in_python_terms(message: &str) -> String {
     const PHRASES: [(&str, &str); 7] = [
         (
