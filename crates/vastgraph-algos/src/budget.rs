@@ -13,8 +13,8 @@ use std::path::Path;
 
 use vastgraph_engine::ooc::OocLists;
 use vastgraph_engine::ooc::{
-    list_buffers_reserve, long_list_reserve, page_sums_reserve, MemoryPlan, OocGraph, OocOptions,
-    PoolShape, Reserved,
+    list_buffers_reserve, long_list_reserve, page_sums_reserve, tiles_reserve, MemoryPlan,
+    OocGraph, OocOptions, PoolShape, Reserved,
 };
 use vastgraph_engine::{visit_store, Adjacency, CsrGraph, Graph, GraphVisitor};
 use vastgraph_store::Store;
@@ -74,7 +74,8 @@ pub fn open_within_budget(
     options: OocOptions,
 ) -> anyhow::Result<BudgetFit> {
     let manifest = OocGraph::manifest_of(dir)?;
-    check_graph(name, &manifest)?;
+    check_graph(name, p, &manifest)?;
+    let mut in_memory = None;
     if state_bytes(name, manifest.vertices, p).is_none() {
         // The mapped graph (its Elias–Fano offsets decoded) and the state fit: the in-memory
         // kernel runs as it would without a budget.
@@ -82,7 +83,9 @@ pub fn open_within_budget(
         if need <= budget {
             return Ok(BudgetFit::InMemory { need });
         }
+        in_memory = Some(need);
     }
+    refuse_without_tiles(name, &manifest, options.tiles, in_memory)?;
     let g = open_planned(dir, &manifest, name, p, budget, options)?;
     Ok(BudgetFit::OutOfCore(Box::new(g)))
 }
@@ -98,14 +101,47 @@ pub fn open_out_of_core(
     options: OocOptions,
 ) -> anyhow::Result<OocGraph> {
     let manifest = OocGraph::manifest_of(dir)?;
-    check_graph(name, &manifest)?;
+    check_graph(name, p, &manifest)?;
+    refuse_without_tiles(name, &manifest, options.tiles, None)?;
     open_planned(dir, &manifest, name, p, budget, options)
 }
 
-/// The kernel's refusal of a directed or unweighted store, made before the budget is planned:
-/// a budget too small for a run that could not take place anyway is not the error to report.
-fn check_graph(name: &str, manifest: &vastgraph_store::Manifest) -> Result<(), RunError> {
+/// Whether `name` reads in-arcs out of core from the store's tiles only: a kernel that gathers
+/// them ([`GATHERS_TILES`]) on a directed store, whose transpose is not read out of core.
+fn needs_tiles(name: &str, manifest: &vastgraph_store::Manifest) -> bool {
+    GATHERS_TILES.contains(&name) && manifest.directed
+}
+
+/// Refuses, before planning, a run out of core that would need tiles the store lacks or the
+/// run was asked not to open (`tiles` false), naming the budget of a run in memory
+/// (`in_memory`) where the store's transpose serves it.
+fn refuse_without_tiles(
+    name: &str,
+    manifest: &vastgraph_store::Manifest,
+    tiles: bool,
+    in_memory: Option<u64>,
+) -> Result<(), RunError> {
+    if !needs_tiles(name, manifest) || (tiles && manifest.tiles.is_some()) {
+        return Ok(());
+    }
+    Err(RunError::Algo(crate::AlgoError::NeedsTilesOutOfCore {
+        algorithm: crate::registry::descriptor(name)?.name,
+        has_tiles: manifest.tiles.is_some(),
+        tiles_budget: None,
+        in_memory: in_memory.filter(|_| manifest.has_transpose),
+    }))
+}
+
+/// The kernel's refusal of its parameters, then of a directed or unweighted store, in the
+/// order a run in memory makes them, before the budget is planned: a budget too small for a
+/// run that could not take place anyway is not the error to report.
+fn check_graph(
+    name: &str,
+    p: &Params,
+    manifest: &vastgraph_store::Manifest,
+) -> Result<(), RunError> {
     let info = crate::registry::descriptor(name)?;
+    info.check(p)?;
     Ok(info.check_graph(!manifest.directed, manifest.weighted)?)
 }
 
@@ -155,7 +191,11 @@ fn open_planned(
             true => list_buffers_reserve(dir, manifest, weight_files == 1)?,
             false => 0,
         },
-        page_sums: page_sums_reserve(manifest, weight_files == 1),
+        page_sums: page_sums_reserve(manifest, weight_files == 1, options.tiles),
+        tiles: match needs_tiles(name, manifest) && options.gather_tiles {
+            true => tiles_reserve(dir, manifest, true)?,
+            false => 0,
+        },
     };
     let shape = match options.random_access {
         true => PoolShape::BesideBlocks,

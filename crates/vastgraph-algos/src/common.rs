@@ -17,12 +17,14 @@ pub enum AlgoError {
     NeedsTranspose { algorithm: &'static str },
     /// Out of core a directed store's transpose is not read: in-edges come from its tiles,
     /// which the store lacks (`has_tiles` false) or the run did not open: asked not to, or for
-    /// the lack of room (`tiles_budget`: the least budget that leaves it).
-    #[error("{algorithm} needs the in-edges of this directed graph, which out of core come from the store's tiles; {} (or run without --memory on a store built with `vastgraph convert --transpose`)", tiles_remedy(*has_tiles, *tiles_budget))]
+    /// the lack of room (`tiles_budget`: the least budget that leaves it). `in_memory`: the
+    /// least budget that runs in memory on the store's transpose, where it has one.
+    #[error("{algorithm} needs the in-edges of this directed graph, which out of core come from the store's tiles; {}", tiles_remedy(*has_tiles, *tiles_budget, *in_memory))]
     NeedsTilesOutOfCore {
         algorithm: &'static str,
         has_tiles: bool,
         tiles_budget: Option<u64>,
+        in_memory: Option<u64>,
     },
     #[error("{}", source_out_of_range_text(*vertex, *vertices))]
     SourceOutOfRange { vertex: u64, vertices: u64 },
@@ -60,16 +62,26 @@ pub enum AlgoError {
 
 /// What opens a store's tiles for a run out of core: building them, or, for a store that has
 /// them, the room and the switch a run needs to read them.
-fn tiles_remedy(has_tiles: bool, tiles_budget: Option<u64>) -> String {
-    match (has_tiles, tiles_budget) {
+fn tiles_remedy(has_tiles: bool, tiles_budget: Option<u64>, in_memory: Option<u64>) -> String {
+    let first = match (has_tiles, tiles_budget) {
         (false, _) => "add them with `vastgraph tile STORE`".to_string(),
         // The least budget whose plan leaves them room (the I/O pool takes part of the rest).
         (true, Some(bytes)) => format!(
-            "the budget has no room to stream them: give at least --memory {}MiB ({bytes} bytes)",
-            bytes.div_ceil(1 << 20)
+            "the budget has no room to stream them: give at least --memory {} ({bytes} bytes)",
+            vastgraph_engine::memory::budget_flag_value(bytes)
         ),
         (true, None) => "this run did not open them: leave out --no-tiles".to_string(),
-    }
+    };
+    let or = match in_memory {
+        Some(bytes) => format!(
+            "or give at least --memory {} ({bytes} bytes), which runs in memory on the \
+             store's transpose",
+            vastgraph_engine::memory::budget_flag_value(bytes)
+        ),
+        None => "or run without --memory on a store built with `vastgraph convert --transpose`"
+            .to_string(),
+    };
+    format!("{first}; {or}")
 }
 
 #[derive(Debug, Error)]

@@ -127,6 +127,7 @@ pub fn label_propagation_resumable<A: Adjacency>(
                 algorithm: ALGORITHM,
                 has_tiles: ooc.manifest().tiles.is_some(),
                 tiles_budget: ooc.tiles_budget(),
+                in_memory: None,
             },
             None => AlgoError::NeedsTranspose {
                 algorithm: ALGORITHM,

@@ -405,6 +405,25 @@ fn label_propagation_on_a_directed_store_reads_in_arcs_from_tiles_without_a_tran
     };
     let (lists, layout) = labels(&with).unwrap();
     assert_eq!(layout, "lists");
+    // Out of core without tiles, no budget serves but one that runs in memory on the
+    // transpose: the refusal names it, and it runs, with the same labels.
+    let within =
+        |dir: &Path, memory| try_run(dir, "label-propagation", &params, Some(memory), true, 2);
+    let refused = within(&with, MIB).err().expect("refused").to_string();
+    assert!(
+        refused.contains("add them with `vastgraph tile STORE`"),
+        "{refused}"
+    );
+    let named = refused.split(" bytes), which runs in memory").next();
+    let named: u64 = named
+        .and_then(|t| t.rsplit('(').next()?.parse().ok())
+        .expect(&refused);
+    match within(&with, named).unwrap().values {
+        Some(Values::U32(labels)) => assert_eq!(labels, lists),
+        _ => panic!("label-propagation gives u32 labels"),
+    }
+    let again = within(&with, named - 1).err().expect("refused");
+    assert_eq!(again.to_string(), refused);
     let refused = labels(&without).unwrap_err().to_string();
     assert!(refused.contains("--transpose"), "{refused}");
     tile(&without, 10);
@@ -451,46 +470,37 @@ fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() 
         };
         let (lists, _, _) = labels(None, true, 2).unwrap();
         tile(&dir, 8);
-        // The smallest budget, in steps of 1 MiB, that gathers from the tiles (their 6 MiB
-        // column needs about 30 MiB): the chunks are then the smallest, about 1 MiB, so the
-        // column spans several. Below it, the lists are read, with the same labels; out of core
-        // the lists give no in-arcs of a directed graph, so a directed run there is refused.
-        let mut memory = 44 * MIB;
-        let mut floor_named = 0u64;
-        loop {
-            match labels(Some(memory), true, 2) {
-                Ok((_, layout, _)) if layout == "tiles" => break,
-                Ok((ooc, _, _)) => assert_eq!(ooc, lists, "symmetric {symmetric}, {memory}"),
-                // The store has tiles: the error names a budget with their room, at least.
-                Err(e) => {
-                    let e = format!("{e}");
-                    assert!(!symmetric && e.contains("no room to stream them"), "{e}");
-                    let bytes = e.split(" bytes)").next().and_then(|t| t.rsplit('(').next());
-                    floor_named = bytes.and_then(|b| b.parse().ok()).expect(&e);
-                    assert!(floor_named > memory, "{e}");
+        // The smallest budget that gathers from the tiles (their 6 MiB column needs about
+        // 30 MiB): the chunks are then the smallest, about 1 MiB, so the column spans several.
+        let memory = match symmetric {
+            // Out of core the lists give no in-arcs of a directed graph: a budget without room
+            // for the tiles is refused before the run, naming the least with it. That one
+            // streams them, and a byte less is refused.
+            false => {
+                let e = format!("{}", labels(Some(1), true, 2).unwrap_err());
+                assert!(e.contains("the tiles' index, chunks and buffers"), "{e}");
+                let named = e.split(" bytes)").next().and_then(|t| t.rsplit('(').next());
+                let named: u64 = named.and_then(|b| b.parse().ok()).expect(&e);
+                assert_eq!(labels(Some(named), true, 2).unwrap().1, "tiles");
+                let again = format!("{}", labels(Some(named - 1), true, 2).unwrap_err());
+                assert!(again.contains(&format!("({named} bytes)")), "{again}");
+                named
+            }
+            // In steps of 1 MiB; below it, the lists are read, with the same labels.
+            true => {
+                let mut memory = 24 * MIB;
+                loop {
+                    let (ooc, layout, _) = labels(Some(memory), true, 2).unwrap();
+                    if layout == "tiles" {
+                        break memory;
+                    }
+                    assert_eq!(ooc, lists, "{memory}");
+                    // Past about 80 MiB the whole graph fits, and runs in memory.
+                    assert!(memory < 72 * MIB, "no budget gathers");
+                    memory += MIB;
                 }
             }
-            // Past about 80 MiB the whole graph fits, and runs in memory.
-            assert!(
-                memory < 72 * MIB,
-                "symmetric {symmetric}: no budget gathers"
-            );
-            memory += MIB;
-        }
-        assert!(
-            floor_named <= memory,
-            "{floor_named} named, {memory} needed"
-        );
-        if !symmetric {
-            // The budget named is the least that streams them: it does, and a byte less
-            // does not.
-            assert!(
-                floor_named > memory - MIB,
-                "{floor_named} named, {memory} found"
-            );
-            assert_eq!(labels(Some(floor_named), true, 2).unwrap().1, "tiles");
-            assert!(labels(Some(floor_named - 1), true, 2).is_err());
-        }
+        };
         for threads in [1, 2] {
             let (ooc, layout, reads) = labels(Some(memory), true, threads).unwrap();
             assert_eq!(layout, "tiles");

@@ -291,6 +291,7 @@ impl OocGraph {
         // from the cache's room beyond its floor; a budget without room for chunks of at least
         // MIN_CHUNK_BYTES reads the lists.
         let mut tiles_budget = None;
+        plan.cache_bytes += std::mem::take(&mut plan.tiles_bytes);
         let tiles = match tile_edges {
             None => None,
             Some(edges) => {
@@ -321,8 +322,11 @@ impl OocGraph {
                         None
                     }
                     Some(mut t) => {
+                        // Two chunks and their alignment fit the room: at the least,
+                        // `need` left room for two of MIN_CHUNK_BYTES.
                         let room = plan.cache_bytes - MIN_CACHE - index - gather;
-                        let chunk = (room / 2).min(tiles::MAX_CHUNK_BYTES) / 4096 * 4096;
+                        let chunks = room - OocTiles::buffers_bytes(0);
+                        let chunk = (chunks / 2).min(tiles::MAX_CHUNK_BYTES) / 4096 * 4096;
                         take_from_cache_room(
                             &mut plan,
                             index + gather + OocTiles::buffers_bytes(chunk),
@@ -567,9 +571,11 @@ fn take_from_cache_room(plan: &mut MemoryPlan, bytes: u64, what: &str) -> anyhow
 }
 
 /// The bytes a [`MemoryPlan`] must reserve for the page checksums an open of the store in `dir`
-/// keeps in DRAM: those of the lists (ids or codes), of the weights when `weights`, and of the
-/// side files of first neighbours and list heads (0 for a store written before page checksums).
-pub fn page_sums_reserve(manifest: &Manifest, weights: bool) -> u64 {
+/// keeps in DRAM: those of the lists (ids or codes), of the weights when `weights`, of the
+/// side files of first neighbours and list heads, and of the tiles' arcs when `tiles` (the
+/// open asked for them: [`OocOptions::tiles`] on a store with tiles); 0 for a store written
+/// before page checksums.
+pub fn page_sums_reserve(manifest: &Manifest, weights: bool, tiles: bool) -> u64 {
     let lists = match manifest.codec.list_codec() {
         None => files::NEIGHBORS,
         Some(_) => files::NEIGHBOR_CODES,
@@ -584,6 +590,7 @@ pub fn page_sums_reserve(manifest: &Manifest, weights: bool) -> u64 {
         weight_file,
         Some(files::FIRST_NEIGHBORS),
         Some(files::LIST_HEADS),
+        tiles.then_some(files::TILE_EDGES),
     ]
     .into_iter()
     .flatten()

@@ -87,6 +87,9 @@ pub struct MemoryPlan {
     /// The page checksums of the files passes read (a 1024th of each), taken from the cache's
     /// room when the store is opened.
     pub page_sums_bytes: u64,
+    /// The tiles' room for a kernel that cannot run without them ([`super::tiles_reserve`]),
+    /// handed to the cache's room at the open, from which the tiles take it.
+    pub tiles_bytes: u64,
     /// The rest of the budget: room for the cache of short lists.
     pub cache_bytes: u64,
     #[serde(skip)]
@@ -104,6 +107,9 @@ pub struct Reserved {
     pub list_buffers: u64,
     /// The page checksums of the files the passes read ([`super::page_sums_reserve`]).
     pub page_sums: u64,
+    /// The tiles' index, chunks and buffers, for a kernel that cannot run without them
+    /// ([`super::tiles_reserve`]; 0 for every other).
+    pub tiles: u64,
 }
 
 #[derive(Debug, Clone)]
@@ -115,6 +121,7 @@ pub struct BudgetError {
     pub long_list_bytes: u64,
     pub list_buffer_bytes: u64,
     pub page_sums_bytes: u64,
+    pub tiles_bytes: u64,
     pub min_pool_bytes: u64,
 }
 
@@ -131,6 +138,7 @@ impl std::fmt::Display for BudgetError {
                 self.list_buffer_bytes,
             ),
             ("page checksums", self.page_sums_bytes),
+            ("the tiles' index, chunks and buffers", self.tiles_bytes),
         ]
         .iter()
         .filter(|(_, bytes)| *bytes > 0)
@@ -171,6 +179,7 @@ impl MemoryPlan {
             long_lists: long_list_bytes,
             list_buffers: list_buffer_bytes,
             page_sums: page_sums_bytes,
+            tiles: tiles_bytes,
         } = reserved;
         let files_u = files as u64;
         // Saturating: a state declared from absurd parameters is refused, not wrapped round.
@@ -178,7 +187,8 @@ impl MemoryPlan {
             .saturating_add(state_bytes)
             .saturating_add(long_list_bytes)
             .saturating_add(list_buffer_bytes)
-            .saturating_add(page_sums_bytes);
+            .saturating_add(page_sums_bytes)
+            .saturating_add(tiles_bytes);
         let (buffer_bytes, depth) = match shape {
             PoolShape::Passes => (None, None),
             PoolShape::BesideBlocks => {
@@ -203,6 +213,7 @@ impl MemoryPlan {
                 long_list_bytes,
                 list_buffer_bytes,
                 page_sums_bytes,
+                tiles_bytes,
                 min_pool_bytes,
             });
         }
@@ -231,6 +242,7 @@ impl MemoryPlan {
             long_list_bytes,
             list_buffer_bytes,
             page_sums_bytes,
+            tiles_bytes,
             cache_bytes: budget - fixed - pool_bytes,
             planned: Planned {
                 offsets_bytes,
@@ -327,6 +339,7 @@ mod tests {
             long_lists: long,
             list_buffers: buffers,
             page_sums: sums,
+            tiles: 0,
         };
         let err = plan(20 * n, 1, reserved).unwrap_err();
         let message = err.to_string();

@@ -38,6 +38,7 @@ pub use side_files::{
     FIRST_NEIGHBORS_MODE, FIRST_NEIGHBORS_SAMPLE_MODE, LIST_HEADS_MODE, SAMPLE_EVERY_PAGES,
     SIDE_FILE_MODES,
 };
+pub use tiles::tiles_reserve;
 pub use vastgraph_io::{BackendChoice, DeviceProfile};
 
 /// Bytes of offsets an out-of-core run holds in DRAM for `n` vertices: the CSR's edge offsets,

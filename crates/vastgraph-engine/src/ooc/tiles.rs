@@ -21,7 +21,7 @@ use vastgraph_io::{AlignedBuf, DataFile, ALIGN};
 use vastgraph_store::manifest::{files, Manifest, TileInfo};
 use vastgraph_store::tiles::{block_len, validate_edges, validate_index, Tile};
 
-use super::graph::read_le_file;
+use super::graph::{read_le_file, LeInteger};
 use super::scan::IterationRecord;
 use crate::tiles::{
     arcs_in_order, fold_stripe, gather_column, stripe_columns, sum_tile_checked, zero_rows,
@@ -133,6 +133,69 @@ pub(crate) struct OocTiles {
     buffers: Mutex<Vec<AlignedBuf>>,
 }
 
+/// One file of the tiles' index of the store in `dir`, its entries counted from the manifest
+/// and its pages checked.
+fn read_index_file<T: LeInteger>(
+    dir: &Path,
+    manifest: &Manifest,
+    name: &str,
+) -> anyhow::Result<Vec<T>> {
+    let info = manifest.tiles.context("the store has no tiles")?;
+    let count = match name {
+        files::TILE_COLUMNS => manifest.vertices.div_ceil(1 << info.side_log2) as usize + 1,
+        files::TILE_ROWS => info.tiles as usize,
+        _ => info.tiles as usize + 1,
+    };
+    let entry = manifest
+        .file(name)
+        .with_context(|| format!("{name} is not listed"))?;
+    let sums = vastgraph_store::PageSums::load(dir, entry)?;
+    read_le_file(&dir.join(name), count, sums)
+}
+
+/// The DRAM of a gather over tiles whose columns start at `columns` (tile numbers) and whose
+/// tiles start at `offsets` (arcs), on `threads` threads ([`OocTiles::gather_bytes`]).
+fn gather_bytes(columns: &[u64], offsets: &[u64], side_log2: u32, threads: usize) -> u64 {
+    let count = columns.len().saturating_sub(1);
+    let arcs = |c: usize| offsets[columns[c + 1] as usize] - offsets[columns[c] as usize];
+    let largest = (0..count).map(arcs).max().unwrap_or(0);
+    let tiles = (0..count)
+        .map(|c| columns[c + 1] - columns[c])
+        .max()
+        .unwrap_or(0);
+    let side = 1u64 << side_log2;
+    let handles = 48 * tiles;
+    threads as u64 * (16 * side + 8 * largest + handles) + 4 * largest + handles + count as u64
+}
+
+/// The DRAM a kernel that cannot run without the tiles of the store in `dir` needs for them:
+/// their index, two chunks of [`MIN_CHUNK_BYTES`] and, when it gathers, the gather's buffers on
+/// this many threads; reserved in its memory plan so that the minimum a refused budget names
+/// streams them. Reads the index's columns and offsets (their pages checked) to size the
+/// gather; the open validates them.
+pub fn tiles_reserve(dir: &Path, manifest: &Manifest, gather: bool) -> anyhow::Result<u64> {
+    let Some(info) = manifest.tiles else {
+        return Ok(0);
+    };
+    let least = OocTiles::index_bytes(manifest) + OocTiles::buffers_bytes(MIN_CHUNK_BYTES);
+    if !gather {
+        return Ok(least);
+    }
+    let columns: Vec<u64> = read_index_file(dir, manifest, files::TILE_COLUMNS)?;
+    let offsets: Vec<u64> = read_index_file(dir, manifest, files::TILE_OFFSETS)?;
+    let valid = columns.windows(2).all(|w| w[0] <= w[1])
+        && columns
+            .last()
+            .is_some_and(|&last| last as usize + 1 == offsets.len());
+    anyhow::ensure!(
+        valid && offsets.windows(2).all(|w| w[0] <= w[1]),
+        "{}: the tiles' index is inconsistent (damaged or altered)",
+        dir.display()
+    );
+    let threads = rayon::current_num_threads();
+    Ok(least + gather_bytes(&columns, &offsets, info.side_log2, threads))
+}
+
 impl OocTiles {
     /// The DRAM the index takes (the edges are streamed).
     pub(crate) fn index_bytes(manifest: &Manifest) -> u64 {
@@ -154,26 +217,9 @@ impl OocTiles {
         chunk_bytes: u64,
     ) -> anyhow::Result<OocTiles> {
         let info = manifest.tiles.context("the store has no tiles")?;
-        let columns_count = manifest.vertices.div_ceil(1 << info.side_log2) as usize;
-        let sums = |name: &str| -> anyhow::Result<_> {
-            let entry = manifest
-                .file(name)
-                .with_context(|| format!("{name} is not listed"))?;
-            Ok(vastgraph_store::PageSums::load(dir, entry)?)
-        };
-        let path = |name: &str| dir.join(name);
-        let tiles = info.tiles as usize;
-        let columns: Vec<u64> = read_le_file(
-            &path(files::TILE_COLUMNS),
-            columns_count + 1,
-            sums(files::TILE_COLUMNS)?,
-        )?;
-        let rows: Vec<u32> = read_le_file(&path(files::TILE_ROWS), tiles, sums(files::TILE_ROWS)?)?;
-        let offsets: Vec<u64> = read_le_file(
-            &path(files::TILE_OFFSETS),
-            tiles + 1,
-            sums(files::TILE_OFFSETS)?,
-        )?;
+        let columns: Vec<u64> = read_index_file(dir, manifest, files::TILE_COLUMNS)?;
+        let rows: Vec<u32> = read_index_file(dir, manifest, files::TILE_ROWS)?;
+        let offsets: Vec<u64> = read_index_file(dir, manifest, files::TILE_OFFSETS)?;
         validate_index(
             dir,
             &info,
@@ -346,21 +392,7 @@ impl OocTiles {
     /// of values an arc, and its tiles' handles), and the arcs and handles of a column carried
     /// across chunks.
     pub(crate) fn gather_bytes(&self, threads: usize) -> u64 {
-        let columns = self.columns.len() - 1;
-        let arcs = |c: usize| {
-            self.offsets[self.columns[c + 1] as usize] - self.offsets[self.columns[c] as usize]
-        };
-        let largest = (0..columns).map(arcs).max().unwrap_or(0);
-        let tiles = (0..columns)
-            .map(|c| self.columns[c + 1] - self.columns[c])
-            .max()
-            .unwrap_or(0);
-        let side = 1u64 << self.info.side_log2;
-        let handles = 48 * tiles;
-        threads as u64 * (16 * side + 8 * largest + handles)
-            + 4 * largest
-            + handles
-            + columns as u64
+        gather_bytes(&self.columns, &self.offsets, self.info.side_log2, threads)
     }
 
     /// The column holding tile `t`.
