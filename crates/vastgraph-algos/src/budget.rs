@@ -86,7 +86,7 @@ pub fn open_within_budget(
         in_memory = Some(need);
     }
     refuse_without_tiles(name, &manifest, options.tiles, in_memory)?;
-    let g = open_planned(dir, &manifest, name, p, budget, options)?;
+    let g = open_planned(dir, &manifest, name, p, budget, options, in_memory)?;
     Ok(BudgetFit::OutOfCore(Box::new(g)))
 }
 
@@ -103,7 +103,7 @@ pub fn open_out_of_core(
     let manifest = OocGraph::manifest_of(dir)?;
     check_graph(name, p, &manifest)?;
     refuse_without_tiles(name, &manifest, options.tiles, None)?;
-    open_planned(dir, &manifest, name, p, budget, options)
+    open_planned(dir, &manifest, name, p, budget, options, None)
 }
 
 /// Whether `name` reads in-arcs out of core from the store's tiles only: a kernel that gathers
@@ -157,7 +157,8 @@ fn in_memory_state(name: &str, manifest: &vastgraph_store::Manifest) -> Result<u
 
 /// Plans the run's memory within `budget` (refusing a budget below what it needs) and opens
 /// the store for it: in passes where `name` runs them, otherwise for lists read at random
-/// through the cache of blocks.
+/// through the cache of blocks. `in_memory`: what the run would take in memory, where a
+/// budget that holds it runs there; a refusal names it when it is the lesser minimum.
 fn open_planned(
     dir: &Path,
     manifest: &vastgraph_store::Manifest,
@@ -165,6 +166,7 @@ fn open_planned(
     p: &Params,
     budget: u64,
     options: OocOptions,
+    in_memory: Option<u64>,
 ) -> anyhow::Result<OocGraph> {
     let options = OocOptions {
         tiles: options.tiles && READS_TILES.contains(&name),
@@ -209,6 +211,10 @@ fn open_planned(
         reserved,
         shape,
     )
+    .map_err(|e| match in_memory {
+        Some(bytes) => e.or_in_memory(bytes),
+        None => e,
+    })
     .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     OocGraph::open(dir, plan, options)
 }

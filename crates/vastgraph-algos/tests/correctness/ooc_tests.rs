@@ -1300,6 +1300,54 @@ fn a_budget_below_the_vertex_state_is_refused_with_the_minimum() {
     );
 }
 
+/// The minimum a refused budget names is the least that opens, for every algorithm: on a
+/// store so small that a kernel without passes runs in memory for less than its out-of-core
+/// floor, that is the in-memory budget. The minimum opens, and runs; a byte less is refused.
+#[test]
+fn the_minimum_a_refusal_names_is_the_least_budget_that_opens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("path");
+    let path: Vec<_> = (0..18u32).map(|v| (v, v + 1, (v % 5 + 1) as f64)).collect();
+    build_from(&dir, &path, true, true, Codec::Raw);
+    let mut in_memory_minimums = 0;
+    for info in registry::ALGORITHMS {
+        let params = match info.param("sources") {
+            Some(_) => Params::default().with("sources", vec![1, 2]),
+            None if info.param("source").is_some() => Params::default().with("source", 1),
+            None => Params::default(),
+        };
+        let open =
+            |bytes| budget::open_within_budget(&dir, info.name, &params, bytes, adaptive_options());
+        let message = match open(1) {
+            Ok(_) => panic!("{}: 1 byte accepted", info.name),
+            Err(e) => e.to_string(),
+        };
+        let minimum = named_minimum(&message);
+        assert!(open(minimum - 1).is_err(), "{}: {}", info.name, minimum - 1);
+        match open(minimum) {
+            Ok(budget::BudgetFit::InMemory { need }) => {
+                assert_eq!(need, minimum, "{}", info.name);
+                in_memory_minimums += 1;
+            }
+            Ok(budget::BudgetFit::OutOfCore(g)) => {
+                let run = budget::run(info.name, &g, &params, true);
+                assert!(
+                    run.is_ok(),
+                    "{}: {:?}",
+                    info.name,
+                    run.err().map(|e| e.to_string())
+                );
+            }
+            Err(e) => panic!(
+                "{} within the minimum it named, {minimum}: {e:#}",
+                info.name
+            ),
+        }
+    }
+    // Some kernel without passes runs in memory below its out-of-core floor here.
+    assert!(in_memory_minimums > 0);
+}
+
 /// Removes the side file of first neighbours from a store, as if it had been written before
 /// the file existed.
 fn without_first_neighbors(dir: &Path) {

@@ -123,6 +123,22 @@ pub struct BudgetError {
     pub page_sums_bytes: u64,
     pub tiles_bytes: u64,
     pub min_pool_bytes: u64,
+    /// What the run takes in memory (the mapped graph and the state), for a kernel that falls
+    /// back to running there: where that is less than the out-of-core minimum, it is the
+    /// minimum named ([`BudgetError::or_in_memory`]).
+    pub in_memory_bytes: Option<u64>,
+}
+
+impl BudgetError {
+    /// The refusal of a run that also runs in memory within `in_memory` bytes: the minimum it
+    /// names is the lesser of the two, so that the budget it names runs.
+    pub fn or_in_memory(self, in_memory: u64) -> Self {
+        BudgetError {
+            minimum_bytes: self.minimum_bytes.min(in_memory),
+            in_memory_bytes: Some(in_memory),
+            ..self
+        }
+    }
 }
 
 impl std::fmt::Display for BudgetError {
@@ -149,12 +165,19 @@ impl std::fmt::Display for BudgetError {
             f,
             "a memory budget of {} is too small: the offsets need {} and the algorithm's \
              vertex state {}{reserves}{comma} plus at least {} of I/O buffers and {} of \
-             cache; {}",
+             cache; {}{}",
             human_bytes(self.budget_bytes),
             human_bytes(self.offsets_bytes),
             human_bytes(self.state_bytes),
             human_bytes(self.min_pool_bytes),
             human_bytes(MIN_CACHE),
+            match self.in_memory_bytes {
+                Some(bytes) => format!(
+                    "in memory, the mapped graph and the state take {}; ",
+                    human_bytes(bytes)
+                ),
+                None => String::new(),
+            },
             minimum_budget_phrase(self.minimum_bytes),
         )
     }
@@ -215,6 +238,7 @@ impl MemoryPlan {
                 page_sums_bytes,
                 tiles_bytes,
                 min_pool_bytes,
+                in_memory_bytes: None,
             });
         }
         // The pool takes half of what is beyond the floors, up to its useful most; the caches
