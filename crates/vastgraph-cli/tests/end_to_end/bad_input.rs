@@ -590,6 +590,28 @@ fn refused_parameters_are_usage_errors_and_leave_no_checkpoint_directory() {
         let e = assert_clean_failure(&o, &format!("{args:?}"));
         assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
     }
+    // A negative value is refused by the flag's own check, which names it (and a parameter's
+    // range), not taken for an unknown flag.
+    for (args, named) in [
+        (
+            &["run", "sssp", s(&store), "--delta", "-1"][..],
+            "delta must be",
+        ),
+        (
+            &["run", "pagerank", s(&store), "--damping", "-0.5"],
+            "[0, 1)",
+        ),
+        (&["run", "bfs", s(&store), "--source", "-1"], "--source"),
+        (&["run", "bfs", s(&store), "--trials", "-2"], "--trials"),
+        (&["--threads", "-1", "run", "bfs", s(&store)], "--threads"),
+    ] {
+        let o = vastgraph(args);
+        let e = assert_clean_failure(&o, &format!("{args:?}"));
+        assert!(
+            e.contains(named) && !e.contains("unexpected argument"),
+            "{args:?}: {e}"
+        );
+    }
     for args in [
         // cc saves no checkpoint; a resume finds none; a bad value is refused first.
         &["run", "cc", s(&store), "--checkpoint", s(&ck)][..],
