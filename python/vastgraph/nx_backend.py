@@ -1042,7 +1042,7 @@ def _label_propagation_ok(G):
     if G.is_directed():
         return _Invalid("a directed graph (NetworkX raises NetworkXNotImplemented)")
     if _has_self_loops(G):
-        return "self-loops (a store holds none; NetworkX counts a node among its own neighbours)"
+        return "self-loops (NetworkX colours nodes in the order of a degree that counts a loop twice, a store once)"
     return True
 
 
