@@ -13,7 +13,7 @@ pub enum AlgoError {
     },
     #[error("{algorithm} needs a symmetric (undirected) graph, but this store is directed; rebuild it with `vastgraph convert --symmetrize` (or `generate ... --symmetrize`)")]
     NeedsSymmetric { algorithm: &'static str },
-    #[error("{algorithm} needs the in-edges of this directed graph; rebuild the store with `vastgraph convert --transpose`")]
+    #[error("{algorithm} needs the in-edges of this directed graph; rebuild the store with `vastgraph convert --transpose`, or give it tiles (`vastgraph tile STORE`), which hold them too")]
     NeedsTranspose { algorithm: &'static str },
     /// Out of core a directed store's transpose is not read: in-edges come from its tiles,
     /// which the store lacks (`has_tiles` false) or the run did not open: asked not to, or for
@@ -74,9 +74,8 @@ fn tiles_remedy(has_tiles: bool, tiles_budget: Option<u64>, in_memory: Option<u6
     };
     let or = match in_memory {
         Some(bytes) => format!(
-            "or give at least --memory {} ({bytes} bytes), which runs in memory on the \
-             store's transpose",
-            vastgraph_engine::memory::budget_flag_value(bytes)
+            "or run in memory on the store's transpose: {}",
+            vastgraph_engine::memory::minimum_budget_phrase(bytes)
         ),
         None => "or run without --memory on a store built with `vastgraph convert --transpose`"
             .to_string(),

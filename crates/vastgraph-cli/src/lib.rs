@@ -36,7 +36,7 @@ use vastgraph_engine::error::chain_text;
 )]
 struct Cli {
     /// Worker threads (default: all cores).
-    #[arg(long, global = true, allow_negative_numbers = true)]
+    #[arg(long, global = true)]
     threads: Option<usize>,
     /// No progress bar or periodic progress lines.
     #[arg(long, short, global = true)]

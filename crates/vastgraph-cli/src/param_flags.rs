@@ -55,12 +55,10 @@ fn arg_of(p: &'static Param) -> Arg {
         .help_heading("Algorithm parameters");
     match p.kind {
         Kind::Flag => arg.action(ArgAction::SetTrue),
-        // A negative value reaches the parameter's own check, which names its range, rather
-        // than being taken for a flag.
-        Kind::Vertex => arg.value_name("VERTEX").allow_negative_numbers(true),
-        Kind::Vertices => arg.value_name("VERTEX,...").allow_negative_numbers(true),
-        Kind::Count => arg.value_name("N").allow_negative_numbers(true),
-        Kind::Number => arg.value_name("X").allow_negative_numbers(true),
+        Kind::Vertex => arg.value_name("VERTEX"),
+        Kind::Vertices => arg.value_name("VERTEX,..."),
+        Kind::Count => arg.value_name("N"),
+        Kind::Number => arg.value_name("X"),
         Kind::Choice(_) => arg.value_name("NAME"),
     }
 }

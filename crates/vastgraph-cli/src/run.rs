@@ -45,13 +45,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub stats: Option<PathBuf>,
     /// Print the K vertices with the largest values, with their labels (pagerank, kcore, bc...).
-    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    #[arg(long, value_name = "K")]
     pub top: Option<usize>,
     /// Replace existing --output and --stats files (refused otherwise).
     #[arg(long, alias = "overwrite")]
     pub force: bool,
     /// Run the kernel this many times on the loaded graph (timings of each in the stats).
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1)]
     pub trials: usize,
     /// Check the result with the algorithm's independent verifier.
     #[arg(long)]
@@ -74,12 +74,7 @@ pub struct RunArgs {
     pub io_mode: vastgraph_engine::ooc::IoMode,
     /// Out of core: MRT, how many times a loaded range is reprocessed while it holds newly
     /// activated vertices (bfs, sssp); 0 turns reentry off.
-    #[arg(
-        long,
-        default_value_t = 5,
-        requires = "memory",
-        allow_negative_numbers = true
-    )]
+    #[arg(long, default_value_t = 5, requires = "memory")]
     pub mrt: u32,
     /// Out of core: I/O backend: auto (io_uring, else a pread thread pool), uring, pread.
     #[arg(long, default_value = "auto", requires = "memory")]

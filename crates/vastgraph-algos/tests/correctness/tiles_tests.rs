@@ -414,9 +414,13 @@ fn label_propagation_on_a_directed_store_reads_in_arcs_from_tiles_without_a_tran
         refused.contains("add them with `vastgraph tile STORE`"),
         "{refused}"
     );
-    let named = refused.split(" bytes), which runs in memory").next();
-    let named: u64 = named
-        .and_then(|t| t.rsplit('(').next()?.parse().ok())
+    assert!(
+        refused.contains("or run in memory on the store's transpose: the minimum is --memory"),
+        "{refused}"
+    );
+    let named: u64 = refused
+        .rsplit_once('(')
+        .and_then(|(_, t)| t.split_whitespace().next()?.parse().ok())
         .expect(&refused);
     match within(&with, named).unwrap().values {
         Some(Values::U32(labels)) => assert_eq!(labels, lists),
@@ -425,7 +429,10 @@ fn label_propagation_on_a_directed_store_reads_in_arcs_from_tiles_without_a_tran
     let again = within(&with, named - 1).err().expect("refused");
     assert_eq!(again.to_string(), refused);
     let refused = labels(&without).unwrap_err().to_string();
-    assert!(refused.contains("--transpose"), "{refused}");
+    assert!(
+        refused.contains("--transpose") && refused.contains("vastgraph tile STORE"),
+        "{refused}"
+    );
     tile(&without, 10);
     let (tiled, layout) = labels(&without).unwrap();
     assert_eq!((tiled, layout.as_str()), (lists, "tiles"));
