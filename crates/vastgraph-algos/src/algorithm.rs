@@ -409,6 +409,10 @@ pub struct Needs {
     /// only one that reads them (listed as `"weights": true`).
     #[serde(serialize_with = "serialize_is_some")]
     pub weights: Option<&'static str>,
+    /// Refuses a directed graph when a choice parameter takes a value: (the parameter, the
+    /// value, the run's name in the refusal), as label propagation's semi-synchronous schedule.
+    #[serde(skip)]
+    pub symmetric_for: Option<(&'static Param, &'static str, &'static str)>,
 }
 
 fn serialize_is_some<S: serde::Serializer>(
@@ -471,22 +475,44 @@ impl Descriptor {
         }
     }
 
-    /// The error of running this algorithm on a graph that is directed where it needs a
-    /// symmetric one, or unweighted where it needs weights: what its kernel would refuse, known
-    /// from the store's manifest before a memory budget is planned for the run.
-    pub fn check_graph(&self, symmetric: bool, weighted: bool) -> Result<(), AlgoError> {
+    /// The error of running this algorithm with `given` on a graph of `vertices` vertices that
+    /// is directed where it needs a symmetric one, unweighted where it needs weights, or lacks
+    /// a vertex given as a parameter: what its kernel would refuse, known from the store's
+    /// manifest before a memory budget is planned for the run.
+    pub fn check_graph(
+        &self,
+        given: &Params,
+        vertices: u64,
+        symmetric: bool,
+        weighted: bool,
+    ) -> Result<(), AlgoError> {
         if self.needs.symmetric && !symmetric {
             return Err(AlgoError::NeedsSymmetric {
                 algorithm: self.name,
             });
         }
-        match self.needs.weights {
-            Some(hint) if !weighted => Err(AlgoError::NeedsWeights {
+        if let Some((p, value, run)) = self.needs.symmetric_for {
+            if !symmetric && given.choice(p) == value {
+                return Err(AlgoError::NeedsSymmetric { algorithm: run });
+            }
+        }
+        if let (Some(hint), false) = (self.needs.weights, weighted) {
+            return Err(AlgoError::NeedsWeights {
                 algorithm: self.name,
                 hint,
-            }),
-            _ => Ok(()),
+            });
         }
+        for p in self.params {
+            let ids = match p.kind {
+                Kind::Vertex => given.vertex(p).into_iter().collect(),
+                Kind::Vertices => given.vertices(p).unwrap_or_default(),
+                _ => Vec::new(),
+            };
+            if let Some(&vertex) = ids.iter().find(|&&v| v >= vertices) {
+                return Err(AlgoError::SourceOutOfRange { vertex, vertices });
+            }
+        }
+        Ok(())
     }
 
     pub fn param(&self, name: &str) -> Option<&'static Param> {

@@ -279,6 +279,7 @@ impl Algorithm for Bc {
             symmetric: false,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

@@ -1008,6 +1008,7 @@ impl Algorithm for Bfs {
             symmetric: false,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: true,

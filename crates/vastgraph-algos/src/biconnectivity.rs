@@ -419,6 +419,7 @@ impl Algorithm for Biconnectivity {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

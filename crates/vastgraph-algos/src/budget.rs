@@ -132,8 +132,8 @@ fn refuse_without_tiles(
     }))
 }
 
-/// The kernel's refusal of its parameters, then of a directed or unweighted store, in the
-/// order a run in memory makes them, before the budget is planned: a budget too small for a
+/// The kernel's refusal of its parameters, then of a directed or unweighted store or of a
+/// vertex it lacks, in the order a run in memory makes them, before the budget is planned: a budget too small for a
 /// run that could not take place anyway is not the error to report.
 fn check_graph(
     name: &str,
@@ -142,7 +142,7 @@ fn check_graph(
 ) -> Result<(), RunError> {
     let info = crate::registry::descriptor(name)?;
     info.check(p)?;
-    Ok(info.check_graph(!manifest.directed, manifest.weighted)?)
+    Ok(info.check_graph(p, manifest.vertices, !manifest.directed, manifest.weighted)?)
 }
 
 /// The state of `name`'s in-memory kernel on the store `manifest` describes.

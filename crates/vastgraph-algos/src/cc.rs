@@ -626,6 +626,7 @@ impl Algorithm for Cc {
             symmetric: false,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

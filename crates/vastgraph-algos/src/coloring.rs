@@ -294,6 +294,7 @@ impl Algorithm for Coloring {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

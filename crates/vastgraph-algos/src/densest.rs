@@ -309,6 +309,7 @@ impl Algorithm for Densest {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

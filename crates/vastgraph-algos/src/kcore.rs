@@ -497,6 +497,7 @@ impl Algorithm for Kcore {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: true,

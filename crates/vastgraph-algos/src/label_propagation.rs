@@ -279,6 +279,9 @@ fn colour_classes<A: Adjacency>(out: &A, n: usize) -> (Vec<u32>, Vec<usize>) {
     (members, starts)
 }
 
+/// The run that refuses a directed graph, as its refusal names it.
+const SEMI_SYNCHRONOUS_RUN: &str = "label-propagation --schedule semi-synchronous";
+
 /// The semi-synchronous schedule; see the module documentation.
 fn semi_synchronous<A: Adjacency>(
     g: &Graph<A>,
@@ -287,7 +290,7 @@ fn semi_synchronous<A: Adjacency>(
 ) -> Result<LabelPropagationResult, AlgoError> {
     if !g.is_symmetric() {
         return Err(AlgoError::NeedsSymmetric {
-            algorithm: "label-propagation --schedule semi-synchronous",
+            algorithm: SEMI_SYNCHRONOUS_RUN,
         });
     }
     let (out, n) = (g.out(), g.num_vertices());
@@ -532,6 +535,7 @@ impl Algorithm for LabelPropagation {
             symmetric: false,
             transpose: true,
             weights: None,
+            symmetric_for: Some((&SCHEDULE, "semi-synchronous", SEMI_SYNCHRONOUS_RUN)),
         },
         state: STATE,
         resumable: true,

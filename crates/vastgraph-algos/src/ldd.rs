@@ -393,6 +393,7 @@ impl Algorithm for Ldd {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

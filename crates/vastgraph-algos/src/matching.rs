@@ -332,6 +332,7 @@ impl Algorithm for Matching {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

@@ -175,6 +175,7 @@ impl Algorithm for Mis {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

@@ -645,6 +645,7 @@ impl Algorithm for PageRank {
             symmetric: false,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: true,

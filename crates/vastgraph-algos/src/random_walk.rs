@@ -357,6 +357,7 @@ impl Algorithm for RandomWalk {
             symmetric: false,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

@@ -282,7 +282,12 @@ impl<A: Adjacency, B: Adjacency> AlgorithmVisitor for RunThen<'_, A, B> {
     fn visit<K: Algorithm>(self) -> Self::Output {
         let descriptor = &K::DESCRIPTOR;
         descriptor.check(self.p)?;
-        descriptor.check_graph(self.g.is_symmetric(), self.g.is_weighted())?;
+        descriptor.check_graph(
+            self.p,
+            self.g.num_vertices() as u64,
+            self.g.is_symmetric(),
+            self.g.is_weighted(),
+        )?;
         let checkpoint = self.p.checkpoint.as_deref();
         if checkpoint.is_some() {
             check_resumable(descriptor)?;

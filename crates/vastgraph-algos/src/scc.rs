@@ -400,6 +400,7 @@ impl Algorithm for Scc {
             symmetric: false,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

@@ -595,6 +595,7 @@ impl Algorithm for SetCover {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

@@ -259,6 +259,7 @@ impl Algorithm for Spanner {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

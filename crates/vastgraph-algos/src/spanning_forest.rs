@@ -224,6 +224,7 @@ impl Algorithm for SpanningForest {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

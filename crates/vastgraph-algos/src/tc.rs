@@ -675,6 +675,7 @@ impl Algorithm for Tc {
             symmetric: true,
             transpose: false,
             weights: None,
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

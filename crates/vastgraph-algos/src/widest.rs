@@ -394,6 +394,7 @@ impl Algorithm for Widest {
             symmetric: false,
             transpose: false,
             weights: Some(NEEDS_WEIGHTS_HINT),
+            symmetric_for: None,
         },
         state: STATE,
         resumable: false,

@@ -201,6 +201,46 @@ fn a_store_lacking_what_the_algorithm_needs_is_refused_for_that_within_any_budge
     assert!(refused >= 10, "{refused} refusals");
 }
 
+/// Parameters a run refuses on a store (a source or one of the sources beyond its vertices,
+/// label propagation's semi-synchronous schedule on a directed store) are refused for that
+/// within any budget, with the words of the in-memory refusal.
+#[test]
+fn parameters_a_store_cannot_serve_are_refused_for_that_within_any_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("g");
+    build(&dir, &SHAPES[4], false, true);
+    let n = Store::open(&dir).unwrap().manifest().vertices;
+    let mut refused = 0;
+    for algorithm in ALGORITHMS {
+        let mut cases = Vec::new();
+        if algorithm.param("source").is_some() {
+            cases.push(Params::default().with("source", n));
+        }
+        if algorithm.param("sources").is_some() {
+            cases.push(Params::default().with("sources", vec![0, n + 5]));
+        }
+        if algorithm.param("schedule").is_some() {
+            cases.push(Params::default().with("schedule", "semi-synchronous"));
+        }
+        for params in cases {
+            let what = format!("{} with {params:?}", algorithm.name);
+            let store = Store::open(&dir).unwrap();
+            let in_memory = registry::run_on_store(&store, algorithm.name, &params, false)
+                .err()
+                .expect(&what)
+                .to_string();
+            for budget in [1, 16 * MIB] {
+                let within =
+                    budget::open_within_budget(&dir, algorithm.name, &params, budget, options());
+                let message = format!("{:#}", within.err().expect(&what));
+                assert_eq!(message, in_memory, "{what} within {budget} bytes");
+            }
+            refused += 1;
+        }
+    }
+    assert!(refused >= 10, "{refused} refusals");
+}
+
 /// A large adversarial graph, built batch by batch: (name, vertices, edges of batch i), and
 /// whether it also runs within a budget.
 struct Large {
