@@ -61,6 +61,8 @@ def parse_memory(memory: Memory, minimum: Optional[int] = None) -> int:
                 f"memory={memory!r} is not a size (examples: 512MiB, 2G, 1073741824; units K, M, G, T)"
             )
         number = match.group(1)
+        if _UNITS[unit] == 1 and not number.isdigit():
+            raise ValueError(f"memory={memory!r} is not a whole number of bytes (or give a unit: K, M, G or T)")
         # A whole number is read exactly: through float, 2^64 - 1 would round up to 2^64.
         value = int(number) * _UNITS[unit] if number.isdigit() else int(float(number) * _UNITS[unit])
     else:

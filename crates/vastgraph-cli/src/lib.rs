@@ -108,6 +108,18 @@ fn list_algorithms(json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The command line's definition. Every option's value may start with a minus: a negative
+/// number then reaches the option's own check, which names the option and its range, where
+/// clap would take it for an unknown flag.
+fn command() -> clap::Command {
+    fn negative_values(command: clap::Command) -> clap::Command {
+        command
+            .mut_args(|arg| arg.allow_negative_numbers(true))
+            .mut_subcommands(negative_values)
+    }
+    negative_values(<Cli as clap::CommandFactory>::command())
+}
+
 /// Runs the command line `args` (the program name first) and returns the process's exit code:
 /// 0, 1 for an error, 2 for a usage error (clap's, or a [`UsageError`]).
 /// Sets up the process as a command does: logging, the global thread pool, the interrupt and
@@ -117,7 +129,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let parsed = command()
+        .try_get_matches_from(args)
+        .and_then(|matches| <Cli as clap::FromArgMatches>::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             // --help and --version print and succeed; a usage error prints and fails (2).
@@ -152,8 +167,7 @@ where
         Command::Algorithms { json } => list_algorithms(json),
         Command::Quickstart(a) => quickstart::run(a),
         Command::Completions { shell } => {
-            use clap::CommandFactory;
-            let mut command = Cli::command();
+            let mut command = command();
             clap_complete::generate(shell, &mut command, "vastgraph", &mut std::io::stdout());
             Ok(())
         }

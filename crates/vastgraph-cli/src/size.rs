@@ -32,6 +32,12 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
             None => Err(too_large()),
         };
     }
+    // A fraction of a unit rounds down to whole bytes; a fraction of a byte is a typing error.
+    if mult == 1 {
+        return Err(format!(
+            "size '{text}' is not a whole number of bytes (or give a unit: K, M, G or T)"
+        ));
+    }
     let bytes = value * mult as f64;
     if !bytes.is_finite() || bytes < 1.0 {
         return Err(format!("size '{text}' must be at least one byte"));
@@ -77,6 +83,10 @@ mod tests {
         assert!(parse_size("18446744073709551616").is_err());
         assert!(parse_size("16777216TiB").is_err());
         assert_eq!(parse_size("0.5K").unwrap(), 512);
+        assert!(parse_size("1.9")
+            .unwrap_err()
+            .contains("not a whole number of bytes"));
+        assert!(parse_size("623260.5B").is_err());
         assert_eq!(human(3 << 29), "1.5 GiB");
     }
 }

@@ -604,6 +604,14 @@ fn refused_parameters_are_usage_errors_and_leave_no_checkpoint_directory() {
         (&["run", "bfs", s(&store), "--source", "-1"], "--source"),
         (&["run", "bfs", s(&store), "--trials", "-2"], "--trials"),
         (&["--threads", "-1", "run", "bfs", s(&store)], "--threads"),
+        (
+            &["run", "bfs", s(&store), "--memory", "-1"],
+            "'-1' is not a size",
+        ),
+        (
+            &["generate", "kron", "--scale", "-1", "-o", s(&ck)],
+            "--scale",
+        ),
     ] {
         let o = vastgraph(args);
         let e = assert_clean_failure(&o, &format!("{args:?}"));
