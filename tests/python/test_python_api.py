@@ -324,6 +324,10 @@ def test_memory_sizes_are_exact_up_to_the_largest():
 
     assert parse_memory(str(2**64 - 1)) == 2**64 - 1
     assert parse_memory("0.5G") == 1 << 29
+    # A fraction of a unit rounds down to whole bytes; a fraction of a byte is refused.
+    for fraction in ("16777216.5", "16777216.5B"):
+        with pytest.raises(ValueError, match="not a whole number of bytes"):
+            parse_memory(fraction)
     for too_large in (str(2**64), 2**64, "16777216TiB"):
         with pytest.raises(ValueError, match="2\\^64 bytes or more"):
             parse_memory(too_large)
