@@ -197,6 +197,9 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     if args.trials == 0 {
         return Err(UsageError("--trials must be at least 1".into()).into());
     }
+    if args.top == Some(0) {
+        return Err(UsageError("--top must be at least 1".into()).into());
+    }
     // Before any work: an hour's run must not end in "file exists", or with its values
     // overwritten by its statistics.
     for path in [&args.output, &args.stats].into_iter().flatten() {

@@ -546,6 +546,7 @@ fn refused_parameters_are_usage_errors_and_leave_no_checkpoint_directory() {
         &["run", "pagerank", s(&store), "--damping", "1.5"][..],
         &["run", "bfs", s(&store), "--damping", "0.5"],
         &["run", "bfs", s(&store), "--trials", "0"],
+        &["run", "pagerank", s(&store), "--top", "0"],
         &["run", "ldd", s(&store), "--beta", "1e-10"],
         // A parameter the run would ignore beside another, or without its method.
         &["run", "cc", s(&store), "--beta", "0.1"],
