@@ -77,8 +77,13 @@ fn stores() -> &'static (tempfile::TempDir, Vec<Pristine>) {
                 if !page_sums {
                     vastgraph_testkit::without_page_sums(&target);
                 }
-                // The out-of-core path is taken for every algorithm, not skipped as too small.
+                // The out-of-core path is taken for every algorithm the store serves, not
+                // skipped as too small (kcore and tc refuse the directed store before that).
                 for algorithm in ALGORITHMS {
+                    let needs = registry::descriptor(algorithm).expect("registered").needs;
+                    if needs.symmetric && !symmetrize {
+                        continue;
+                    }
                     let params = Params::default();
                     if let Err(e) = budget::open_out_of_core(
                         &target,
