@@ -167,6 +167,22 @@ fn every_algorithm_survives_degenerate_graphs_in_both_modes() {
     );
 }
 
+/// Asserts that `name` with `params` is refused on the store in `dir` in memory, and within a
+/// budget of 1 byte or 16 MiB with the same words.
+fn refused_alike_within_any_budget(dir: &Path, name: &str, params: &Params) {
+    let what = format!("{name} with {params:?} on {}", dir.display());
+    let store = Store::open(dir).unwrap();
+    let in_memory = registry::run_on_store(&store, name, params, false)
+        .err()
+        .expect(&what)
+        .to_string();
+    for budget in [1, 16 * MIB] {
+        let within = budget::open_within_budget(dir, name, params, budget, options());
+        let message = format!("{:#}", within.err().expect(&what));
+        assert_eq!(message, in_memory, "{what} within {budget} bytes");
+    }
+}
+
 /// A store that lacks what an algorithm needs (a directed one for an algorithm of undirected
 /// graphs, an unweighted one for one of weights) is refused for that within any budget, a
 /// budget too small to plan included: with the words of the in-memory refusal, not a minimum
@@ -184,15 +200,7 @@ fn a_store_lacking_what_the_algorithm_needs_is_refused_for_that_within_any_budge
             if !lacks {
                 continue;
             }
-            let what = format!("{} on {}", algorithm.name, dir.display());
-            let in_memory = run(&dir, algorithm.name, false).expect_err(&what);
-            for budget in [1, 16 * MIB] {
-                let params = Params::default();
-                let within =
-                    budget::open_within_budget(&dir, algorithm.name, &params, budget, options());
-                let message = format!("{:#}", within.err().expect(&what));
-                assert_eq!(message, in_memory, "{what} within {budget} bytes");
-            }
+            refused_alike_within_any_budget(&dir, algorithm.name, &Params::default());
             refused += 1;
         }
     }
@@ -223,18 +231,7 @@ fn parameters_a_store_cannot_serve_are_refused_for_that_within_any_budget() {
             cases.push(Params::default().with("schedule", "semi-synchronous"));
         }
         for params in cases {
-            let what = format!("{} with {params:?}", algorithm.name);
-            let store = Store::open(&dir).unwrap();
-            let in_memory = registry::run_on_store(&store, algorithm.name, &params, false)
-                .err()
-                .expect(&what)
-                .to_string();
-            for budget in [1, 16 * MIB] {
-                let within =
-                    budget::open_within_budget(&dir, algorithm.name, &params, budget, options());
-                let message = format!("{:#}", within.err().expect(&what));
-                assert_eq!(message, in_memory, "{what} within {budget} bytes");
-            }
+            refused_alike_within_any_budget(&dir, algorithm.name, &params);
             refused += 1;
         }
     }
