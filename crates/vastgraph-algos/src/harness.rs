@@ -168,7 +168,6 @@ pub fn run(request: Request<'_>) -> anyhow::Result<Report> {
     descriptor.check(request.params)?;
     vastgraph_engine::progress::start();
     let baseline_rss = memory::rss_bytes();
-    memory::set_budget(request.memory.unwrap_or(0));
     let opened = Instant::now();
     if let Some(budget) = request.memory {
         let fit = budget::open_within_budget(

@@ -6,7 +6,7 @@
 //! Without it the counters stay at zero.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
@@ -153,15 +153,6 @@ pub fn measure_heap_peak<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (out, heap_peak_bytes().saturating_sub(base))
 }
 
-/// The memory budget the process was given (`--memory`, Python's `memory=`), if any: outputs and
-/// other allocations sized by a user's parameters are checked against it before they are made.
-static BUDGET: AtomicU64 = AtomicU64::new(0);
-
-/// Records the run's memory budget (0: none), for [`ensure_fits`].
-pub fn set_budget(bytes: u64) {
-    BUDGET.store(bytes, Ordering::Relaxed);
-}
-
 /// Bytes this process may still allocate: the smaller of the memory the kernel reports
 /// available (MemAvailable) and the room left in a memory cgroup's limit; None where neither
 /// can be read.
@@ -220,17 +211,10 @@ fn cgroup_room() -> Option<u64> {
 }
 
 /// Checks, before it is allocated, that `bytes` for `what` (an output whose size the user's
-/// parameters decide) fit the memory budget and the memory available; the error gives both
-/// sizes, so that a request for terabytes fails at once instead of aborting the process.
+/// parameters decide) fit the memory available; the error gives both sizes, so that a request
+/// for terabytes fails at once instead of aborting the process. (Within a budget, such an
+/// output is part of the state the run's plan counts, and a budget too small is refused there.)
 pub fn ensure_fits(what: &str, bytes: u64) -> Result<(), String> {
-    let budget = BUDGET.load(Ordering::Relaxed);
-    if budget > 0 && bytes > budget {
-        return Err(format!(
-            "{what} would take {}, more than the memory budget of {}",
-            human_bytes(bytes),
-            human_bytes(budget)
-        ));
-    }
     match available_bytes() {
         Some(available) if bytes > available => Err(format!(
             "{what} would take {}, more than the {} of memory available",
