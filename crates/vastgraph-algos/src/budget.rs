@@ -13,8 +13,8 @@ use std::path::Path;
 
 use vastgraph_engine::ooc::OocLists;
 use vastgraph_engine::ooc::{
-    list_buffers_reserve, long_list_reserve, page_sums_reserve, tiles_reserve, MemoryPlan,
-    OocGraph, OocOptions, PoolShape, Reserved,
+    list_buffers_reserve, long_list_reserve, page_sums_reserve, tiles_reserve, BudgetError,
+    MemoryPlan, OocGraph, OocOptions, PoolShape, Reserved,
 };
 use vastgraph_engine::{visit_store, Adjacency, CsrGraph, Graph, GraphVisitor};
 use vastgraph_store::Store;
@@ -168,6 +168,30 @@ fn open_planned(
     options: OocOptions,
     in_memory: Option<u64>,
 ) -> anyhow::Result<OocGraph> {
+    let (plan, options) = match plan(dir, manifest, name, p, budget, options.clone())? {
+        Ok(planned) => planned,
+        Err(refused) => {
+            let refused = match in_memory {
+                Some(bytes) => refused.or_in_memory(bytes),
+                None => refused,
+            };
+            let one_thread = one_thread_minimum(dir, manifest, name, p, options, in_memory)?;
+            anyhow::bail!("{name}: {}", refused.or_one_thread(one_thread));
+        }
+    };
+    OocGraph::open(dir, plan, options)
+}
+
+/// The memory plan of a run of `name` within `budget` and the options the store is opened
+/// with, or the plan's refusal of the budget (the outer error: a reserve's file unreadable).
+fn plan(
+    dir: &Path,
+    manifest: &vastgraph_store::Manifest,
+    name: &str,
+    p: &Params,
+    budget: u64,
+    options: OocOptions,
+) -> anyhow::Result<Result<(MemoryPlan, OocOptions), BudgetError>> {
     let options = OocOptions {
         tiles: options.tiles && READS_TILES.contains(&name),
         gather_tiles: options.tiles && GATHERS_TILES.contains(&name),
@@ -210,13 +234,37 @@ fn open_planned(
         state,
         reserved,
         shape,
-    )
-    .map_err(|e| match in_memory {
-        Some(bytes) => e.or_in_memory(bytes),
-        None => e,
+    );
+    Ok(plan.map(|plan| (plan, options)))
+}
+
+/// The least budget of the same run on one thread, where the run has more: the threads' list
+/// buffers and the kernels' per-thread state make a refused minimum grow with the thread
+/// count, so the refusal says how far `--threads 1` lowers it. Planned in a pool of one
+/// thread, the same way as the run's own plan (and its in-memory need, where `in_memory`).
+fn one_thread_minimum(
+    dir: &Path,
+    manifest: &vastgraph_store::Manifest,
+    name: &str,
+    p: &Params,
+    options: OocOptions,
+    in_memory: Option<u64>,
+) -> anyhow::Result<Option<u64>> {
+    if rayon::current_num_threads() == 1 {
+        return Ok(None);
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+    pool.install(|| {
+        let Err(refused) = plan(dir, manifest, name, p, 1, options.clone())? else {
+            return Ok(None);
+        };
+        Ok(Some(match in_memory {
+            Some(_) => refused
+                .minimum_bytes
+                .min(vastgraph_store::resident_bytes(manifest) + in_memory_state(name, manifest)?),
+            None => refused.minimum_bytes,
+        }))
     })
-    .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    OocGraph::open(dir, plan, options)
 }
 
 /// Bytes of offsets an out-of-core run holds in DRAM: the edge offsets, and a compressed

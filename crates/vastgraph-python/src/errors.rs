@@ -94,7 +94,7 @@ pub fn value_error(message: impl std::fmt::Display) -> PyErr {
 /// `message`, whose remedies name the CLI's flags (`--memory 21MiB`, `--resume`, …), with the
 /// keywords the Python API takes for them (`memory="21MiB"`, `resume=True`, …).
 fn in_python_terms(message: &str) -> String {
-    const PHRASES: [(&str, &str); 7] = [
+    const PHRASES: [(&str, &str); 8] = [
         (
             "`vastgraph run --no-tiles`",
             "`vastgraph.open(path, tiles=False)`",
@@ -102,6 +102,7 @@ fn in_python_terms(message: &str) -> String {
         ("leave out --no-tiles", "open the store with tiles=True"),
         ("--resume", "resume=True"),
         ("--checkpoint", "checkpoint="),
+        ("--threads 1", "threads=1"),
         ("--threads", "threads="),
         ("--relabel", "relabel=True"),
         ("--header", "header=True"),

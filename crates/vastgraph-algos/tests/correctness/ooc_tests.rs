@@ -1348,6 +1348,47 @@ fn the_minimum_a_refusal_names_is_the_least_budget_that_opens() {
     assert!(in_memory_minimums > 0);
 }
 
+/// A minimum that grows with the thread count says what it is on one thread: for bc, whose
+/// in-memory state and threads' list buffers are per thread, the figure named on four threads
+/// is the minimum a run on one thread names, and opens there; on one thread nothing is added.
+#[test]
+fn a_refusal_names_the_lesser_minimum_of_one_thread() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("path");
+    let path: Vec<_> = (0..18u32).map(|v| (v, v + 1, (v % 5 + 1) as f64)).collect();
+    build_from(&dir, &path, true, true, Codec::Raw);
+    let params = Params::default().with("source", 1);
+    let refusal = |threads: usize, budget: u64| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            budget::open_within_budget(&dir, "bc", &params, budget, adaptive_options())
+                .err()
+                .map(|e| e.to_string())
+        })
+    };
+    let on_four = refusal(4, 1).expect("1 byte refused");
+    let one_thread = on_four
+        .split("with --threads 1 it is --memory ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .unwrap_or_else(|| panic!("no minimum of one thread: {on_four}"));
+    let on_one = refusal(1, 1).expect("1 byte refused");
+    assert!(!on_one.contains("--threads 1"), "{on_one}");
+    assert!(
+        on_one.contains(&format!("the minimum is --memory {one_thread} (")),
+        "{on_one} against {on_four}"
+    );
+    let minimum = named_minimum(&on_one);
+    assert!(
+        minimum < named_minimum(&on_four),
+        "{on_one} against {on_four}"
+    );
+    assert_eq!(refusal(1, minimum), None, "{minimum} bytes on one thread");
+}
+
 /// Removes the side file of first neighbours from a store, as if it had been written before
 /// the file existed.
 fn without_first_neighbors(dir: &Path) {

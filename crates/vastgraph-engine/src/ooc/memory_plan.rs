@@ -11,7 +11,7 @@
 
 use vastgraph_io::ALIGN;
 
-use crate::memory::{human_bytes, minimum_budget_phrase};
+use crate::memory::{budget_flag_value, human_bytes, minimum_budget_phrase};
 
 /// What the process needs whatever the graph (code, thread stacks, allocator arenas): not part of
 /// the budget, which covers what scales with the graph or is a buffer or cache. A memory cgroup
@@ -127,6 +127,9 @@ pub struct BudgetError {
     /// back to running there: where that is less than the out-of-core minimum, it is the
     /// minimum named ([`BudgetError::or_in_memory`]).
     pub in_memory_bytes: Option<u64>,
+    /// The least budget of the same run on one thread, where that is less than the minimum
+    /// ([`BudgetError::or_one_thread`]).
+    pub one_thread_bytes: Option<u64>,
 }
 
 impl BudgetError {
@@ -136,6 +139,15 @@ impl BudgetError {
         BudgetError {
             minimum_bytes: self.minimum_bytes.min(in_memory),
             in_memory_bytes: Some(in_memory),
+            ..self
+        }
+    }
+
+    /// The refusal of a run that on one thread would need `one_thread` bytes (None: it runs
+    /// on one already): named where that is less than the minimum.
+    pub fn or_one_thread(self, one_thread: Option<u64>) -> Self {
+        BudgetError {
+            one_thread_bytes: one_thread.filter(|&bytes| bytes < self.minimum_bytes),
             ..self
         }
     }
@@ -165,7 +177,7 @@ impl std::fmt::Display for BudgetError {
             f,
             "a memory budget of {} is too small: the offsets need {} and the algorithm's \
              vertex state {}{reserves}{comma} plus at least {} of I/O buffers and {} of \
-             cache; {}{}",
+             cache; {}{}{}",
             human_bytes(self.budget_bytes),
             human_bytes(self.offsets_bytes),
             human_bytes(self.state_bytes),
@@ -175,6 +187,14 @@ impl std::fmt::Display for BudgetError {
                 Some(bytes) => format!(
                     "in memory, the mapped graph and the state take {}; ",
                     human_bytes(bytes)
+                ),
+                None => String::new(),
+            },
+            match self.one_thread_bytes {
+                Some(bytes) => format!(
+                    "the minimum grows with the thread count: with --threads 1 it is --memory \
+                     {}, and with these threads ",
+                    budget_flag_value(bytes)
                 ),
                 None => String::new(),
             },
@@ -239,6 +259,7 @@ impl MemoryPlan {
                 tiles_bytes,
                 min_pool_bytes,
                 in_memory_bytes: None,
+                one_thread_bytes: None,
             });
         }
         // The pool takes half of what is beyond the floors, up to its useful most; the caches
