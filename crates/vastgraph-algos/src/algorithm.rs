@@ -111,6 +111,21 @@ impl Param {
             help,
         }
     }
+    /// An integer in `min..=max`.
+    pub const fn count_in(
+        name: &'static str,
+        default: u64,
+        (min, max): (u64, u64),
+        help: &'static str,
+    ) -> Param {
+        Param {
+            name,
+            kind: Kind::Count,
+            default: DefaultValue::Count(default),
+            range: (Bound::Included(min as f64), Bound::Included(max as f64)),
+            help,
+        }
+    }
     /// A number in `range`.
     pub const fn number(
         name: &'static str,
@@ -179,7 +194,11 @@ impl Param {
         if let Kind::Choice(options) = self.kind {
             return Some(options.join(" | "));
         }
-        let shown = number_text;
+        // A count's bounds are integers: "4294967295", not "4.294967295e9".
+        let shown = |x: f64| match self.kind {
+            Kind::Count => format!("{}", x as u64),
+            _ => number_text(x),
+        };
         match self.range {
             (Bound::Unbounded, Bound::Unbounded) => None,
             (Bound::Included(lo), Bound::Unbounded) if lo == 0.0 && self.kind == Kind::Count => {
@@ -229,7 +248,13 @@ impl Param {
             Kind::Flag => value.as_bool().is_none().then(|| wrong("true or false"))?,
             Kind::Count => match value.as_u64() {
                 Some(c) if self.in_range(c as f64) => None,
-                Some(_) => wrong(&self.range_text().unwrap_or_default()),
+                // "at least 1", but "in [0, 4294967295]".
+                Some(_) => wrong(&self.range_text().map_or(String::new(), |r| {
+                    match r.starts_with(['[', '(']) {
+                        true => format!("in {r}"),
+                        false => r,
+                    }
+                })),
                 None => wrong("a non-negative integer"),
             },
             Kind::Number => match value.as_f64() {

@@ -332,7 +332,14 @@ pub const EVERY: Param = Param::count(
     1,
     "without sources, start a walk at every N-th vertex",
 );
-pub const WALK_LENGTH: Param = Param::count("walk_length", 10, 0, "steps of each walk");
+/// A walk's row holds its length + 1 vertex ids: a longer walk than 2^32 - 1 steps would take
+/// more than 16 GiB alone, and the rows' size would overflow a byte count.
+pub const WALK_LENGTH: Param = Param::count_in(
+    "walk_length",
+    10,
+    (0, u32::MAX as u64),
+    "steps of each walk",
+);
 
 /// The state of the branch of passes for the walks `p` asks for: it keeps its output, so it
 /// depends on how many walks there are and how long they are.

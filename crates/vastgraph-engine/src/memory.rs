@@ -247,6 +247,10 @@ pub fn check_threads(threads: usize) -> Result<usize, String> {
 /// The phrase a refused budget ends with: the least budget that runs, as `--memory` takes it,
 /// and, where that is more than the machine's memory, that too (no budget helps there).
 pub fn minimum_budget_phrase(minimum: u64) -> String {
+    // A plan's sum saturates rather than wraps: its minimum is then no number of bytes.
+    if minimum == u64::MAX {
+        return "the minimum is more than 2^64 bytes, which no budget holds".into();
+    }
     let mut text = format!(
         "the minimum is --memory {} ({minimum} bytes)",
         budget_flag_value(minimum)
@@ -315,6 +319,7 @@ mod tests {
         let huge = minimum_budget_phrase(ram + 1);
         assert!(huge.contains("more than this machine's"), "{huge}");
         assert!(huge.contains(&human_bytes(ram)), "{huge}");
+        assert!(!minimum_budget_phrase(u64::MAX).contains("--memory"));
     }
 
     #[test]

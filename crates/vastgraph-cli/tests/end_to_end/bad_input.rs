@@ -621,6 +621,27 @@ fn refused_parameters_are_usage_errors_and_leave_no_checkpoint_directory() {
             "{args:?}: {e}"
         );
     }
+    // A walk too long for its row to be counted is refused for its length, within a budget as
+    // without one.
+    let longest = "4294967295";
+    let too_long = [
+        "run",
+        "random-walk",
+        s(&store),
+        "--walk-length",
+        "4294967296",
+    ];
+    let plain = vastgraph(&too_long);
+    let budgeted = vastgraph(&[&too_long[..], &["--memory", "2MiB"]].concat());
+    for o in [&plain, &budgeted] {
+        let e = assert_clean_failure(o, "--walk-length 4294967296");
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(e.contains("walk_length must be in [0, 4294967295]"), "{e}");
+    }
+    assert_eq!(plain.stderr, budgeted.stderr);
+    let o = vastgraph(&["run", "random-walk", s(&store), "--walk-length", longest]);
+    let e = assert_clean_failure(&o, "--walk-length 4294967295");
+    assert!(e.contains("walks of length 4294967295"), "{e}");
     for args in [
         // cc saves no checkpoint; a resume finds none; a bad value is refused first.
         &["run", "cc", s(&store), "--checkpoint", s(&ck)][..],
