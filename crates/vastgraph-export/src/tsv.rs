@@ -23,22 +23,31 @@ pub struct TsvSummary {
 /// Writes every arc of `g` to `path` as tab-separated text, vertices by their labels when the
 /// store has them (the names its input gave; `convert` reads them back), else by their ids.
 /// Integer weights print as integers, float weights as the shortest text that reads back as
-/// the same f32. A label holding a tab or a line break would read back as other columns or
-/// lines: refused, naming the vertex, before anything is written.
+/// the same f32. A label is written as `convert` reads it back ([`label_needs_quotes`]); one it cannot
+/// read back is refused, naming the vertex, before anything is written.
 pub fn write_tsv<A: Adjacency>(
     g: &ExportGraph<A>,
     path: &Path,
     progress: ProgressFn,
 ) -> anyhow::Result<TsvSummary> {
-    if let Some(labels) = g.labels {
-        if let Some(v) = labels.iter().position(|l| l.contains(['\t', '\n', '\r'])) {
-            anyhow::bail!(
-                "the label of vertex {v} ({:?}) holds a tab or a line break, which a TSV line \
-                 cannot carry; export with --format parquet",
-                labels[v]
-            );
+    // Which labels are quoted on a line (a bit a vertex), each checked before anything is
+    // written.
+    let quoted: Option<Vec<u64>> = match g.labels {
+        Some(labels) => {
+            let mut quoted = vec![0u64; labels.len().div_ceil(64)];
+            for (v, label) in labels.iter().enumerate() {
+                let quote = label_needs_quotes(label).map_err(|why| {
+                    anyhow::anyhow!(
+                        "the label of vertex {v} ({label:?}) {why}, which a TSV line cannot \
+                         carry; export with --format parquet"
+                    )
+                })?;
+                quoted[v / 64] |= u64::from(quote) << (v % 64);
+            }
+            Some(quoted)
         }
-    }
+        None => None,
+    };
     let n = g.out.num_vertices();
     let mut listed = vec![0u64; n.div_ceil(64)];
     let mut list = |v: u32| listed[v as usize / 64] |= 1 << (v % 64);
@@ -52,13 +61,23 @@ pub fn write_tsv<A: Adjacency>(
             list(u);
             list(v);
             line.clear();
-            match g.labels {
-                Some(labels) => {
-                    line.extend_from_slice(labels[u as usize].as_bytes());
-                    line.push(b'\t');
-                    line.extend_from_slice(labels[v as usize].as_bytes());
+            match (g.labels, &quoted) {
+                (Some(labels), Some(quoted)) => {
+                    for (i, x) in [u as usize, v as usize].into_iter().enumerate() {
+                        if i == 1 {
+                            line.push(b'\t');
+                        }
+                        let quote = quoted[x / 64] >> (x % 64) & 1 == 1;
+                        if quote {
+                            line.push(b'"');
+                        }
+                        line.extend_from_slice(labels[x].as_bytes());
+                        if quote {
+                            line.push(b'"');
+                        }
+                    }
                 }
-                None => {
+                _ => {
                     line.extend_from_slice(ints.format(u).as_bytes());
                     line.push(b'\t');
                     line.extend_from_slice(ints.format(v).as_bytes());
@@ -94,4 +113,48 @@ pub fn write_tsv<A: Adjacency>(
     Ok(TsvSummary {
         unlisted_vertices: n as u64 - listed,
     })
+}
+
+/// Whether a label is quoted on a line (`"carol smith"`) for `convert` to read it back as the
+/// same label: where it holds a separator (space, comma) or starts with a comment marker (`#`,
+/// `%`). Err names what no field can carry: an empty label, a tab or a line break, or a quote
+/// that a field would open with, or that a quoted field would end at.
+pub fn label_needs_quotes(label: &str) -> Result<bool, &'static str> {
+    if label.is_empty() {
+        return Err("is empty");
+    }
+    if label.contains(['\t', '\n', '\r']) {
+        return Err("holds a tab or a line break");
+    }
+    if label.starts_with('"') {
+        return Err("starts with a quote");
+    }
+    let quoted = label.contains([' ', ',']) || label.starts_with(['#', '%']);
+    match quoted && label.contains('"') {
+        false => Ok(quoted),
+        true => Err("holds a quote beside a space, comma or comment marker"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::label_needs_quotes;
+
+    #[test]
+    fn labels_are_quoted_where_convert_would_split_or_skip_them() {
+        for (label, quoted) in [
+            ("alice", false),
+            ("a\"b", false),
+            ("x#", false),
+            ("carol smith", true),
+            ("b,c", true),
+            ("#x", true),
+            ("%z", true),
+        ] {
+            assert_eq!(label_needs_quotes(label), Ok(quoted), "{label:?}");
+        }
+        for label in ["", "a\tb", "a\nb", "\"q\"", "a \"b\""] {
+            assert!(label_needs_quotes(label).is_err(), "{label:?}");
+        }
+    }
 }

@@ -206,6 +206,20 @@ fn a_tsv_export_reads_back_as_the_same_graph() {
         stderr(&o)
     );
     assert!(!stderr(&o).contains("convert it back"), "{}", stderr(&o));
+    // Labels holding a separator or starting with a comment marker are quoted, and read back
+    // as themselves: unquoted, "b 2" would be a weight and "#x" a comment.
+    std::fs::write(
+        path("q.txt"),
+        "a \"b 2\"\n\"#x\" y\n\"%z\" \"c,d\"\ne\"f x#\n",
+    )
+    .unwrap();
+    ok(&["convert", &path("q.txt"), "-o", &path("q")]);
+    ok(&["export", &path("q"), "-o", &path("q.tsv")]);
+    let text = std::fs::read_to_string(path("q.tsv")).unwrap();
+    assert_eq!(text, "a\t\"b 2\"\n\"#x\"\ty\n\"%z\"\t\"c,d\"\ne\"f\tx#\n");
+    ok(&["convert", &path("q.tsv"), "-o", &path("q2")]);
+    ok(&["export", &path("q2"), "-o", &path("q2.tsv")]);
+    assert_eq!(std::fs::read_to_string(path("q2.tsv")).unwrap(), text);
 }
 
 #[test]
