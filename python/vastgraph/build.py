@@ -277,8 +277,14 @@ def _as_weights(values: Any) -> np.ndarray:
     if array.dtype.kind not in "iuf" or array.dtype.kind == "b":
         raise ValueError(f"weights must be numbers, got dtype {array.dtype}")
     array = np.ascontiguousarray(array, dtype=np.float64)
-    if len(array) and np.isnan(array).any():
-        raise ValueError(f"weights[{int(np.argmax(np.isnan(array)))}] is NaN")
+    # As convert refuses "inf" in a file: an infinite weight reads as no path to sssp.
+    infinite = ~np.isfinite(array)
+    if len(array) and infinite.any():
+        index = int(np.argmax(infinite))
+        raise ValueError(
+            f"weights[{index}] = {float(array[index])!r} is not a finite number; "
+            "a store keeps finite int32 or float32 weights"
+        )
     # A store keeps int32 or float32 weights: a larger finite one would become an infinity.
     beyond = np.isfinite(array) & (np.abs(array) > np.finfo(np.float32).max)
     if len(array) and beyond.any():
