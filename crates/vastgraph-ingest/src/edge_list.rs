@@ -10,8 +10,8 @@ use crate::blocks::LineReader;
 use crate::labels::{LABEL_BREAKS, LABEL_BREAK_REFUSAL};
 use crate::text::{Edges, LineParser};
 use crate::tokens::{
-    is_blank_or_comment, is_separator, leading_vertex, parse_vertex, parse_weight, Fields, IdError,
-    NOT_A_STORABLE_WEIGHT,
+    is_blank_or_comment, is_separator, leading_vertex, parse_vertex, parse_weight, separators_end,
+    Fields, IdError, NOT_A_STORABLE_WEIGHT,
 };
 use crate::IngestError;
 
@@ -128,19 +128,15 @@ impl EdgeListParser {
 /// the general path then parses or reports.
 #[inline]
 fn fast_integer_line(text: &[u8], start: usize, weighted: bool, out: &mut Edges) -> Option<usize> {
-    let skip_separators = |mut pos: usize| {
-        while pos < text.len() && is_separator(text[pos]) {
-            pos += 1;
-        }
-        pos
-    };
+    // A run of two commas is an empty field, which the general path reports.
+    let skip_separators = |pos: usize| separators_end(text, pos);
     let (u, after_u) = leading_vertex(text, start)?;
-    let pos = skip_separators(after_u);
+    let pos = skip_separators(after_u)?;
     if pos == after_u {
         return None;
     }
     let (v, after_v) = leading_vertex(text, pos)?;
-    let mut pos = skip_separators(after_v);
+    let mut pos = skip_separators(after_v)?;
     let weight = if weighted {
         let weight_start = pos;
         if weight_start == after_v {
@@ -150,7 +146,7 @@ fn fast_integer_line(text: &[u8], start: usize, weighted: bool, out: &mut Edges)
             pos += 1;
         }
         let weight = parse_weight(&text[weight_start..pos])?;
-        pos = skip_separators(pos);
+        pos = skip_separators(pos)?;
         Some(weight)
     } else {
         None
@@ -326,6 +322,39 @@ mod tests {
         for line in ["", "  ", "# 1 2", "% x", "\r"] {
             assert!(parse(&PLAIN, line).unwrap().is_none(), "{line:?}");
         }
+    }
+
+    #[test]
+    fn an_empty_csv_field_is_refused_not_skipped() {
+        // Read as the fast path reads a line, and as the general path does.
+        let fast = |parser: &EdgeListParser, line: &str| {
+            let mut out = Edges::default();
+            parser.parse_fast(line.as_bytes(), 0, &mut out)
+        };
+        for (parser, line) in [
+            (&WEIGHTED, "5,,7,9"),
+            (&PLAIN, "0,,1"),
+            (&PLAIN, ",0,1"),
+            (&PLAIN, " , 0,1"),
+            (&PLAIN, "0, ,1"),
+            (&PLAIN, "0,1,,"),
+            (&WEIGHTED, "0,1,,2"),
+        ] {
+            assert_eq!(fast(parser, line), None, "{line:?}");
+            let err = parse(parser, line).unwrap_err();
+            assert!(err.contains("a field is empty"), "{line:?}: {err}");
+        }
+        // One comma closing a line is a trailing separator; commas inside quotes are text.
+        assert!(fast(&PLAIN, "0,1,").is_some());
+        assert_eq!(parse(&PLAIN, "0,1,").unwrap().unwrap().dst, [1]);
+        let labels = EdgeListParser {
+            ids: IdMode::Labels,
+            weighted: false,
+        };
+        assert!(parse(&labels, r#""a,,b",c"#).unwrap().is_some());
+        assert!(parse(&labels, r#""a",,c"#)
+            .unwrap_err()
+            .contains("a field is empty"));
     }
 
     #[test]

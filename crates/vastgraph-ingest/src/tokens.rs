@@ -49,7 +49,9 @@ impl Iterator for Tokens<'_> {
 /// The fields of an edge list's line: [`Tokens`], except that a field opening with `"` is
 /// quoted as in CSV. Its text runs to the next `"` and may hold spaces and commas; the field
 /// is that text without the quotes. A quote inside a quoted field (`""`), no closing quote,
-/// or text right after the closing one is an error: the line cannot be read as meant.
+/// or text right after the closing one is an error: the line cannot be read as meant. So is
+/// an empty field: two commas with only blanks between, or a comma opening the line (`5,,7`
+/// would otherwise read as 5 -> 7). One comma closing the line is a trailing separator.
 pub(crate) struct Fields<'a>(Tokens<'a>);
 
 impl<'a> Fields<'a> {
@@ -66,8 +68,15 @@ impl Iterator for Fields<'_> {
     fn next(&mut self) -> Option<Self::Item> {
         let Tokens { line, pos } = self.0;
         let mut start = pos;
+        // A field ended before `pos` (its comma counts) unless the line starts there.
+        let mut commas = usize::from(pos == 0);
         while start < line.len() && is_separator(line[start]) {
+            commas += usize::from(line[start] == b',');
             start += 1;
+        }
+        if commas >= 2 {
+            self.0.pos = line.len();
+            return Some(Err(EMPTY_FIELD));
         }
         if line.get(start) != Some(&b'"') {
             self.0.pos = start;
@@ -93,6 +102,22 @@ impl Iterator for Fields<'_> {
         }
         Some(Ok(text..close))
     }
+}
+
+/// The refusal of a line with an empty field ([`Fields`]).
+pub(crate) const EMPTY_FIELD: &str =
+    "a field is empty (two commas with nothing between, or a comma opening the line)";
+
+/// Whether a run of separators holds a comma more than a separator between two fields needs
+/// (an empty field in CSV): for the fast path, which leaves such a line to [`Fields`].
+#[inline]
+pub(crate) fn separators_end(line: &[u8], mut pos: usize) -> Option<usize> {
+    let mut commas = 0;
+    while pos < line.len() && is_separator(line[pos]) {
+        commas += usize::from(line[pos] == b',');
+        pos += 1;
+    }
+    (commas < 2).then_some(pos)
 }
 
 /// True when the line is blank or a comment (first non-separator byte is one of `markers`).
