@@ -47,6 +47,14 @@ pub struct ExportArgs {
 }
 
 pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
+    crate::run::refuse_inside_store(&args.store, &args.output)?;
+    let rows = [
+        ("--chunk-rows", args.chunk_rows.map(|r| r as u64)),
+        ("--rows-per-file", args.rows_per_file),
+    ];
+    if let Some((flag, _)) = rows.iter().find(|(_, rows)| *rows == Some(0)) {
+        return Err(crate::UsageError(format!("{flag} must be at least 1")).into());
+    }
     if args.format == ExportFormat::Tsv {
         let parquet_only = [
             ("--chunk-rows", args.chunk_rows.is_some()),

@@ -77,7 +77,9 @@ pub fn run(args: GenerateArgs, quiet: bool) -> anyhow::Result<()> {
                 edge_factor,
                 seed,
                 weighted: target.weighted,
-            })?;
+            })
+            // A parameter out of range is the command line's error, as clap's own are.
+            .map_err(|e| crate::UsageError(e.to_string()))?;
             let options = serde_json::json!({ "generator": "kron", "scale": scale, "edge_factor": edge_factor, "seed": seed, "weighted": target.weighted });
             emit(&generator, &target, "generate kron", options, quiet)
         }
@@ -109,7 +111,8 @@ pub fn run(args: GenerateArgs, quiet: bool) -> anyhow::Result<()> {
                 edges,
                 seed,
                 weighted: target.weighted,
-            })?;
+            })
+            .map_err(|e| crate::UsageError(e.to_string()))?;
             let options = serde_json::json!({ "generator": "uniform", "vertices": vertices, "edges": edges, "seed": seed, "weighted": target.weighted });
             emit(&generator, &target, "generate uniform", options, quiet)
         }

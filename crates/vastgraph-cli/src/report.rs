@@ -51,6 +51,7 @@ fn mode_colour(mode: &str) -> RGBColor {
 const PLOT_SIZE: (u32, u32) = (720, 400);
 
 pub fn run(args: ReportArgs) -> anyhow::Result<()> {
+    crate::run::refuse_inside_store(&args.store, &args.output)?;
     crate::run::refuse_existing(&args.output, args.force)?;
     // Nothing is written until the page is drawn: until then, an interrupt ends the command.
     let stop_at_once = crate::signals::StopAtOnce::now();

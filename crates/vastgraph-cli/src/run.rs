@@ -203,6 +203,7 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
     // Before any work: an hour's run must not end in "file exists", or with its values
     // overwritten by its statistics.
     for path in [&args.output, &args.stats].into_iter().flatten() {
+        refuse_inside_store(&args.store, path)?;
         refuse_existing(path, args.force)?;
     }
     if let Some(output) = &args.output {
@@ -341,6 +342,26 @@ fn same_file(a: &Path, b: &Path) -> bool {
         Some(full.canonicalize().unwrap_or(full))
     };
     a == b || matches!((resolved(a), resolved(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// Refuses an output inside the store being read (or the store itself): replacing one of its
+/// files, with --force, would break the store, and any other file there is a foreign entry
+/// in it. Links and `..` are resolved; a store that does not open is its own error, later.
+pub(crate) fn refuse_inside_store(store: &Path, output: &Path) -> anyhow::Result<()> {
+    let Ok(store_dir) = store.canonicalize() else {
+        return Ok(());
+    };
+    let parent = output.parent().filter(|d| !d.as_os_str().is_empty());
+    let inside = |p: &Path| p.canonicalize().is_ok_and(|p| p.starts_with(&store_dir));
+    if inside(parent.unwrap_or(Path::new("."))) || inside(output) {
+        return Err(UsageError(format!(
+            "{} is inside the store {}: write it beside the store",
+            output.display(),
+            store.display()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// An existing output file is replaced only when forced.

@@ -194,24 +194,33 @@ fn absurd_arguments_are_refused_with_the_limit() {
     assert!(started.elapsed() < Duration::from_secs(20));
     let e = assert_clean_failure(&o, "--threads 100000");
     assert!(e.contains("100000") && e.contains("limit"), "{e}");
-    for length in ["1099511627776", "18446744073709551615"] {
-        for memory in [None, Some("64MiB")] {
-            let mut args = vec!["run", "random-walk", s(&target), "--walk-length", length];
-            if let Some(m) = memory {
-                args.extend(["--memory", m]);
-            }
-            let o = vastgraph(&args);
-            let e = assert_clean_failure(&o, &format!("--walk-length {length}"));
-            // In memory, the size of the walks; within a budget, the plan's minimum, which
-            // counts them (the walks are random-walk's state in passes).
-            match memory {
-                None => assert!(e.contains(&format!("walks of length {length}")), "{e}"),
-                Some(_) => {
-                    assert!(
-                        e.contains("random-walk") && e.contains("the minimum is"),
-                        "{e}"
-                    )
-                }
+    // The longest walk --walk-length takes, from one vertex 4096 times: 64 TiB of walks.
+    let sources = vec!["0"; 4096].join(",");
+    let length = "4294967295";
+    for memory in [None, Some("64MiB")] {
+        let mut args = vec![
+            "run",
+            "random-walk",
+            s(&target),
+            "--walk-length",
+            length,
+            "--sources",
+            &sources,
+        ];
+        if let Some(m) = memory {
+            args.extend(["--memory", m]);
+        }
+        let o = vastgraph(&args);
+        let e = assert_clean_failure(&o, &format!("--walk-length {length}"));
+        // In memory, the size of the walks; within a budget, the plan's minimum, which
+        // counts them (the walks are random-walk's state in passes).
+        match memory {
+            None => assert!(e.contains(&format!("walks of length {length}")), "{e}"),
+            Some(_) => {
+                assert!(
+                    e.contains("random-walk") && e.contains("the minimum is"),
+                    "{e}"
+                )
             }
         }
     }
@@ -623,7 +632,6 @@ fn refused_parameters_are_usage_errors_and_leave_no_checkpoint_directory() {
     }
     // A walk too long for its row to be counted is refused for its length, within a budget as
     // without one.
-    let longest = "4294967295";
     let too_long = [
         "run",
         "random-walk",
@@ -639,9 +647,6 @@ fn refused_parameters_are_usage_errors_and_leave_no_checkpoint_directory() {
         assert!(e.contains("walk_length must be in [0, 4294967295]"), "{e}");
     }
     assert_eq!(plain.stderr, budgeted.stderr);
-    let o = vastgraph(&["run", "random-walk", s(&store), "--walk-length", longest]);
-    let e = assert_clean_failure(&o, "--walk-length 4294967295");
-    assert!(e.contains("walks of length 4294967295"), "{e}");
     for args in [
         // cc saves no checkpoint; a resume finds none; a bad value is refused first.
         &["run", "cc", s(&store), "--checkpoint", s(&ck)][..],
@@ -672,4 +677,80 @@ fn refused_parameters_are_usage_errors_and_leave_no_checkpoint_directory() {
     let o = vastgraph(&["run", "pagerank", s(&store), "--checkpoint", s(&ck)]);
     let e = assert_clean_failure(&o, "a file");
     assert!(e.contains("is not a directory"), "{e}");
+}
+
+/// An output inside the store being read would replace one of its files (with --force) or
+/// become a stranger in it: refused as a usage error, the store untouched.
+#[test]
+fn an_output_inside_the_store_it_reads_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    ok(&["convert", &fixture("tiny.tsv"), "-o", s(&store)]);
+    let manifest = std::fs::read(store.join("manifest.json")).unwrap();
+    let files = std::fs::read_dir(&store).unwrap().count();
+    let inside = |name: &str| store.join(name).display().to_string();
+    let dotted = format!("{}/../store/out.tsv", store.display());
+    for args in [
+        vec![
+            "export",
+            s(&store),
+            "-o",
+            &inside("manifest.json"),
+            "--force",
+        ],
+        vec![
+            "export",
+            s(&store),
+            "--format",
+            "parquet",
+            "-o",
+            s(&store),
+            "--force",
+        ],
+        vec!["run", "bfs", s(&store), "-o", &inside("out.tsv")],
+        vec!["run", "bfs", s(&store), "--stats", &dotted],
+        vec!["report", s(&store), "-o", &inside("report.html")],
+    ] {
+        let o = vastgraph(&args);
+        let e = assert_clean_failure(&o, &format!("{args:?}"));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains("is inside the store"), "{args:?}: {e}");
+    }
+    assert_eq!(
+        std::fs::read(store.join("manifest.json")).unwrap(),
+        manifest
+    );
+    assert_eq!(std::fs::read_dir(&store).unwrap().count(), files);
+    ok(&["run", "bfs", s(&store)]);
+    // Values out of range are the command line's errors too.
+    let g = dir.path().join("g");
+    let p = dir.path().join("p");
+    for args in [
+        vec!["generate", "kron", "--scale", "0", "-o", s(&g)],
+        vec![
+            "generate",
+            "uniform",
+            "--vertices",
+            "0",
+            "--edges",
+            "5",
+            "-o",
+            s(&g),
+        ],
+        vec![
+            "export",
+            s(&store),
+            "--format",
+            "parquet",
+            "-o",
+            s(&p),
+            "--chunk-rows",
+            "0",
+        ],
+    ] {
+        let o = vastgraph(&args);
+        let e = assert_clean_failure(&o, &format!("{args:?}"));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert!(!g.exists() && !p.exists(), "{args:?}");
+    }
 }
