@@ -131,6 +131,7 @@ def export_parquet(
     nothing behind. ``compression`` is ``"zstd"``, ``"snappy"`` or ``"none"``. An existing
     non-empty ``directory`` raises ``FileExistsError`` unless ``overwrite``."""
     _check_layout(chunk_rows, rows_per_file, compression)
+    _check_outside_store(g, directory)
     # A graph converted from NetworkX names its vertices by Python objects, not the store's
     # labels: its vertex table is written here, from those names.
     own_vertices = g._nodes is not None
@@ -156,6 +157,15 @@ def export_parquet(
 
 
 COMPRESSIONS = ("zstd", "snappy", "none")
+
+
+def _check_outside_store(g: Graph, directory: PathLike) -> None:
+    """Tables inside the store they come from (or in its place) would be strangers in it, or
+    replace it: refused, as ``vastgraph export`` refuses them."""
+    store = Path(g.path).resolve()
+    target = Path(directory).resolve()
+    if target == store or store in target.parents:
+        raise ValueError(f"{os.fspath(directory)} is inside the store {g.path}: write it beside the store")
 
 
 def _check_layout(chunk_rows: Any, rows_per_file: Any, compression: Any) -> None:
@@ -220,6 +230,7 @@ def write_parquet(
     if clash:
         raise ValueError(f"result name(s) {sorted(clash)} clash with the id/label columns")
     _check_layout(chunk_rows, rows_per_file, compression)
+    _check_outside_store(g, directory)
     root = Path(directory)
     _check_replaceable(root, bool(overwrite))
     root.parent.mkdir(parents=True, exist_ok=True)

@@ -98,6 +98,18 @@ def test_export_refuses_to_mix_with_an_existing_export(tmp_path):
     assert edges.num_rows == 1 and len(files) == 1
 
 
+def test_tables_inside_the_store_are_refused(tmp_path):
+    g = vg.from_edges([0, 1], [1, 2], path=tmp_path / "g")
+    files = sorted(p.name for p in (tmp_path / "g").iterdir())
+    for target in (tmp_path / "g", tmp_path / "g" / "out", tmp_path / "g" / ".." / "g" / "x"):
+        with pytest.raises(ValueError, match="is inside the store"):
+            g.export_parquet(target, overwrite=True)
+        with pytest.raises(ValueError, match="is inside the store"):
+            vg.write_parquet(np.zeros(3), target, g, overwrite=True)
+    assert sorted(p.name for p in (tmp_path / "g").iterdir()) == files
+    assert vg.run(g, "bfs", source=0).values.tolist() == [0, 1, 2]
+
+
 def test_empty_graph_exports_schema_only_files(tmp_path):
     g = vg.from_edges([], [], path=tmp_path / "g", num_vertices=3)
     g.export_parquet(tmp_path / "out")
