@@ -276,6 +276,7 @@ def _as_weights(values: Any) -> np.ndarray:
     array = _to_numpy("weights", values)
     if array.dtype.kind not in "iuf" or array.dtype.kind == "b":
         raise ValueError(f"weights must be numbers, got dtype {array.dtype}")
+    given = array
     array = np.ascontiguousarray(array, dtype=np.float64)
     # As convert refuses "inf" in a file: an infinite weight reads as no path to sssp.
     infinite = ~np.isfinite(array)
@@ -301,7 +302,32 @@ def _as_weights(values: Any) -> np.ndarray:
             f"weights[{index}] = {float(array[index])!r} is 0 as a float32 (the smallest is 1.4e-45); "
             "a store keeps its weights as int32 or float32"
         )
+    _warn_of_rounded_integers(given, array)
     return array
+
+
+def _warn_of_rounded_integers(given: np.ndarray, array: np.ndarray) -> None:
+    """Warns, as ``vastgraph convert`` does, of an integer weight that the store's float32
+    weights round: a store keeps int32 weights when every weight is an integer in int32's
+    range, float32 otherwise."""
+    integral = array == np.floor(array)
+    if not len(array) or (integral & (array >= -(2**31)) & (array <= 2**31 - 1)).all():
+        return
+    rounded = integral & (array.astype(np.float32).astype(np.float64) != array)
+    # 64-bit integers past 2^53 were already rounded by float64.
+    if given.dtype.kind in "iu":
+        beyond = np.flatnonzero(np.abs(array) >= 2.0**53)
+        exact = np.array([int(given[i]) == int(array[i]) for i in beyond], dtype=bool)
+        rounded[beyond[~exact]] = True
+    if rounded.any():
+        index = int(np.argmax(rounded))
+        value = int(given[index]) if given.dtype.kind in "iu" else int(array[index])
+        warnings.warn(
+            f"weights[{index}] = {value} is stored as {int(np.float32(array[index]))}: the store keeps "
+            "these weights as float32 (not all are integers in int32's range)",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def from_edges(

@@ -129,6 +129,29 @@ def test_from_edges_rejects_bad_ids_with_a_clear_message(tmp_path, src, dst, wei
     assert not (tmp_path / "g").exists()
 
 
+@pytest.mark.parametrize(
+    "weights,index,stored",
+    [
+        ([16777217, 2.5], 0, 16777216),
+        (np.array([3, 2**62 + 1], dtype=np.int64), 1, 2**62),
+        (np.array([3, 2**64 - 1], dtype=np.uint64), 1, 2**64),
+    ],
+)
+def test_from_edges_warns_of_integer_weights_float32_rounds(tmp_path, weights, index, stored):
+    with pytest.warns(UserWarning, match=rf"weights\[{index}\] = {int(weights[index])} is stored as {stored}"):
+        g = vg.from_edges([0, 1], [1, 2], weights, path=tmp_path / "g")
+    assert int(g.weights[index]) == stored
+
+
+def test_from_edges_is_silent_where_weights_are_exact(tmp_path):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        vg.from_edges([0, 1], [1, 2], [3, 2**31 - 1], path=tmp_path / "int32")
+        vg.from_edges([0, 1], [1, 2], [16777216, 2.5], path=tmp_path / "exact")
+
+
 def test_from_edges_takes_vertex_names_as_labels(vastgraph, tmp_path):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"a": ["carol", "alice", "bob"], "b": ["alice", "bob", "dave"]})

@@ -240,6 +240,20 @@ def test_cli_convert_of_a_table_with_a_null_names_the_row(tmp_path):
     assert not (tmp_path / "g").exists()
 
 
+@pytest.mark.parametrize("kind,weight", [(pa.int64(), 2**62 + 1), (pa.uint64(), 2**64 - 1)])
+def test_cli_convert_warns_of_64_bit_integer_weights_float32_rounds(tmp_path, kind, weight):
+    import subprocess
+
+    table = pa.table({"src": [0, 1, 2], "dst": [1, 2, 0], "weight": pa.array([3, 4, weight], kind)})
+    pq.write_table(table, tmp_path / "e.parquet")
+    done = subprocess.run([str(vastgraph_binary()), "convert", str(tmp_path / "e.parquet"), "-o", str(tmp_path / "g")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    stored = int(np.float32(weight))
+    assert f"e.parquet: row 3: column 'weight' holds {weight}, which the store's float32 weights hold as {stored}" in done.stderr, done.stderr
+    assert vg.open(tmp_path / "g").weights[2] == np.float32(weight)
+
+
 def test_from_pandas_takes_networkx_column_names_and_names(tmp_path):
     pd = pytest.importorskip("pandas")
     frame = pd.DataFrame({"source": ["x", "y", "z"], "target": ["y", "z", "x"], "weight": [0.5, 1.5, 2.5]})

@@ -264,6 +264,7 @@ pub(crate) fn ingest_table(
     let mut src = Vec::new();
     let mut dst = Vec::new();
     let mut weights = Vec::new();
+    let mut rounded_warned = false;
     let mut read_batch = |batch: RecordBatch, share: f64| -> Result<(), IngestError> {
         let column = |name: &str| batch.column_by_name(name).expect("projected").clone();
         let at = Position {
@@ -288,7 +289,17 @@ pub(crate) fn ingest_table(
         )?;
         let weights = match &layout.weight {
             Some(name) => {
-                numbers(&at, name, &column(name), &mut weights)?;
+                let rounded = numbers(&at, name, &column(name), &mut weights)?;
+                if let (Some((index, value)), false) = (rounded, rounded_warned) {
+                    rounded_warned = true;
+                    log::warn!(
+                        "{}: row {}: column '{name}' holds {value}, which the store's float32 \
+                         weights hold as {}",
+                        path.display(),
+                        at.first_row + index as u64,
+                        weights[index] as f32 as i128
+                    );
+                }
                 Some(weights.as_slice())
             }
             None => None,
@@ -609,14 +620,37 @@ fn integers(
     Ok(())
 }
 
-/// Finite weights from a numeric column.
+/// Finite weights from a numeric column, and the first integer of an integer column that the
+/// conversion to f64 already rounds (past 2^53), with its index: the store builder warns of
+/// integers float32 rounds from the f64 it is given, which no longer shows these.
 fn numbers(
     at: &Position,
     column: &str,
     array: &ArrayRef,
     out: &mut Vec<f64>,
-) -> Result<(), IngestError> {
+) -> Result<Option<(usize, i128)>, IngestError> {
     at.first_null(column, array.as_ref())?;
+    // Narrower integers, and floats, are exact in f64.
+    let first_rounded = |values: &mut dyn Iterator<Item = i128>| {
+        values.enumerate().find(|&(_, v)| v as f64 as i128 != v)
+    };
+    let rounded = match array.data_type() {
+        DataType::Int64 => first_rounded(
+            &mut array
+                .as_primitive::<Int64Type>()
+                .values()
+                .iter()
+                .map(|&v| i128::from(v)),
+        ),
+        DataType::UInt64 => first_rounded(
+            &mut array
+                .as_primitive::<UInt64Type>()
+                .values()
+                .iter()
+                .map(|&v| i128::from(v)),
+        ),
+        _ => None,
+    };
     let values = cast(at, column, array, &DataType::Float64)?;
     out.clear();
     out.extend_from_slice(values.as_primitive::<Float64Type>().values());
@@ -627,7 +661,7 @@ fn numbers(
             format!("holds {}, {NOT_A_STORABLE_WEIGHT}", out[index]),
         ));
     }
-    Ok(())
+    Ok(rounded)
 }
 
 fn cast(
