@@ -882,8 +882,12 @@ fn check_manifest(dir: &Path, manifest: &Manifest) -> Result<(), StoreError> {
         (files::FIRST_NEIGHBORS, manifest.vertices.checked_mul(4)),
     ]) {
         if seen.contains(name) && Some(entry_bytes(name)) != expected {
+            let required = match expected {
+                Some(bytes) => format!("require {bytes}"),
+                None => "require more bytes than a 64-bit count".to_string(),
+            };
             return Err(fail(format!(
-                "{name} is recorded as {} bytes, but n={} and m={} require {expected:?}",
+                "{name} is recorded as {} bytes, but n={} and m={} {required}",
                 entry_bytes(name),
                 manifest.vertices,
                 manifest.arcs

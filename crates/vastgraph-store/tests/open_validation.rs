@@ -227,6 +227,11 @@ fn a_corrupted_manifest_is_reported() {
     edit_manifest(&wrong_n, |m| m["vertices"] = 31.into());
     expect_manifest_error(&wrong_n, "offsets.u64");
 
+    // An arc count whose arrays no 64-bit byte count holds.
+    let huge_m = copy_of(&pristine, "huge-m");
+    edit_manifest(&huge_m, |m| m["arcs"] = (1u64 << 63).into());
+    expect_manifest_error(&huge_m, "require more bytes than a 64-bit count");
+
     let missing_field = copy_of(&pristine, "missing-field");
     edit_manifest(&missing_field, |m| {
         m.as_object_mut().unwrap().remove("arcs");
