@@ -158,37 +158,49 @@ fn print_top(args: &RunArgs, values: Option<&Values>, vertex_values: bool) -> an
 }
 
 /// The ids of vertices named on the command line by `param`: a label of a labelled store names
-/// its vertex; an integer that is not a label is a dense id (range-checked by the algorithm).
+/// its vertex; an integer that is not a label is a dense id (range-checked by the algorithm),
+/// unless some label of the store is an integer too: the integer then most likely means a
+/// label the store lacks, and is refused rather than taken for another vertex.
 fn vertex_ids(store: &Path, param: &Param, given: &[&str]) -> anyhow::Result<Vec<u64>> {
     if given.is_empty() {
         return Ok(Vec::new());
     }
     let manifest = vastgraph_store::open_manifest(store)?;
-    let labelled = vastgraph_store::ids_of_labels(store, &manifest, given)?;
+    let lookup = vastgraph_store::ids_of_labels(store, &manifest, given)?;
+    let flag = param.flag_name();
     given
         .iter()
         .enumerate()
         .map(|(i, &token)| {
-            if let Some(id) = labelled.as_ref().and_then(|ids| ids[i]) {
-                return Ok(id as u64);
-            }
-            let flag = param.flag_name();
-            token.parse::<u64>().map_err(|_| {
-                UsageError(match labelled {
-                    Some(_) => format!(
-                        "--{flag}: no vertex of {} is labelled {token:?} (and it is not an \
-                         integer id)",
-                        store.display()
-                    ),
-                    None => format!(
+            let Some(lookup) = &lookup else {
+                return token.parse::<u64>().map_err(|_| {
+                    UsageError(format!(
                         "--{flag}: {token:?} is not a vertex id: {} has no labels, so its \
                          vertices are named by their ids 0..{}",
                         store.display(),
                         manifest.vertices.saturating_sub(1)
-                    ),
-                })
-                .into()
-            })
+                    ))
+                    .into()
+                });
+            };
+            if let Some(id) = lookup.ids[i] {
+                return Ok(u64::from(id));
+            }
+            let missing = format!(
+                "--{flag}: no vertex of {} is labelled {token:?}",
+                store.display()
+            );
+            match (token.parse::<u64>(), &lookup.integer_label) {
+                (Ok(id), None) => Ok(id),
+                (Ok(_), Some(label)) => Err(UsageError(format!(
+                    "{missing}; its labels are integers too (such as {label:?}), so an integer \
+                     names a label here, not a dense id"
+                ))
+                .into()),
+                (Err(_), _) => {
+                    Err(UsageError(format!("{missing} (and it is not an integer id)")).into())
+                }
+            }
         })
         .collect()
 }

@@ -54,7 +54,7 @@ pub use offsets_file::{drop_from_page_cache, resident_bytes, OffsetsOf, OffsetsR
 pub use page_sums::{page_sum, PageSums, PAGE_BYTES};
 pub use reader::{
     check_not_replaced, ids_of_labels, labels_of_ids, open_manifest, store_identity,
-    validate_offsets, Advice, Store,
+    validate_offsets, Advice, LabelLookup, Store,
 };
 pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
 pub use shrunken_mapping::{explain_bus_errors, AfterBusError};

@@ -664,13 +664,22 @@ fn for_each_label(
     Ok(())
 }
 
-/// The dense ids of `wanted` labels in the store in `dir` (None for a label it does not have),
-/// from one read of its labels, holding only the wanted ones; None when it has no labels.
+/// What one read of a store's labels says of the labels a caller named.
+pub struct LabelLookup {
+    /// The dense id of each wanted label (None for a label the store does not have).
+    pub ids: Vec<Option<u32>>,
+    /// A label of the store that is a decimal integer, if any: an integer given where a label
+    /// goes may then mean that label rather than a dense id.
+    pub integer_label: Option<String>,
+}
+
+/// The dense ids of `wanted` labels in the store in `dir` ([`LabelLookup`]), from one read of
+/// its labels, holding only the wanted ones; None when it has no labels.
 pub fn ids_of_labels(
     dir: &Path,
     manifest: &Manifest,
     wanted: &[&str],
-) -> Result<Option<Vec<Option<u32>>>, StoreError> {
+) -> Result<Option<LabelLookup>, StoreError> {
     if !manifest.has_labels {
         return Ok(None);
     }
@@ -679,12 +688,17 @@ pub fn ids_of_labels(
         positions.entry(label).or_default().push(i);
     }
     let mut ids = vec![None; wanted.len()];
+    let mut integer_label = None;
     for_each_label(dir, manifest, |id, label| {
         for &i in positions.get(label.as_str()).into_iter().flatten() {
             ids[i] = Some(id as u32);
         }
+        if integer_label.is_none() && !label.is_empty() && label.bytes().all(|b| b.is_ascii_digit())
+        {
+            integer_label = Some(label);
+        }
     })?;
-    Ok(Some(ids))
+    Ok(Some(LabelLookup { ids, integer_label }))
 }
 
 /// The labels of vertices `ids` of the store in `dir`, from one read of its labels, holding

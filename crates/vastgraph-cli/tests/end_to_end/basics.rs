@@ -602,6 +602,39 @@ fn a_source_is_named_by_its_label_in_memory_and_within_a_budget() {
     }
 }
 
+/// On a store whose labels are integers (sparse ids converted with --relabel), an integer is
+/// a label: one the store lacks is refused, not taken for the vertex of that dense id. Where
+/// no label is an integer, an integer is a dense id.
+#[test]
+fn an_integer_source_names_a_label_where_labels_are_integers() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("sparse.tsv");
+    std::fs::write(&input, "7\t1000000\n1000000\t3\n").unwrap();
+    let store = dir.path().join("sparse");
+    let s = store.to_str().unwrap();
+    ok(&["convert", input.to_str().unwrap(), "-o", s, "--relabel"]);
+    let out = dir.path().join("bfs.tsv");
+    let o = out.to_str().unwrap();
+    ok(&["run", "bfs", s, "--source", "1000000", "-o", o]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains("1000000\t0\n") && text.contains("3\t1\n"),
+        "{text}"
+    );
+    for source in ["1", "2"] {
+        let refused = vastgraph(&["run", "bfs", s, "--source", source]);
+        let e = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(2), "{e}");
+        assert!(
+            e.contains(&format!("is labelled \"{source}\"")) && e.contains("labels are integers"),
+            "{e}"
+        );
+    }
+    let people = people(dir.path());
+    let p = people.to_str().unwrap();
+    ok(&["run", "bfs", p, "--source", "1", "-o", o, "--force"]);
+}
+
 #[test]
 fn top_names_the_vertices_with_the_largest_values_by_label() {
     let dir = tempfile::tempdir().unwrap();
