@@ -570,6 +570,16 @@ def test_algorithm_arguments_are_checked(weighted_symmetric_store, tmp_path):
         vg.sssp(directed, 0)
 
 
+def test_a_budget_that_holds_the_mapped_graph_runs_in_memory_and_records_its_allowance(weighted_symmetric_store):
+    g = vg.open(weighted_symmetric_store)
+    # tc has no passes: within a budget that holds the graph and its state it runs in memory.
+    budgeted = vg.run(g, "tc", memory="64MiB", verify=True)
+    assert budgeted.stats["out_of_core"] is None
+    assert budgeted.stats["memory_budget_bytes"] == 64 << 20
+    assert budgeted.stats["process_baseline_allowance_bytes"] > 0
+    assert budgeted.stats["extra"]["triangles"] == vg.run(g, "tc").stats["extra"]["triangles"]
+
+
 def test_threads_keyword_runs_in_a_pool_of_that_size(weighted_symmetric_store):
     g = vg.open(weighted_symmetric_store)
     one = vg.run(g, "pagerank", threads=1)
@@ -586,6 +596,8 @@ def test_memory_budget_runs_out_of_core_with_the_in_memory_result(weighted_symme
     budgeted = vg.run(g, algorithm, memory="16MiB", verify=True)
     assert in_memory.stats["out_of_core"] is None
     assert budgeted.stats["memory_budget_bytes"] == 16 << 20
+    assert in_memory.stats["process_baseline_allowance_bytes"] is None
+    assert budgeted.stats["process_baseline_allowance_bytes"] > 0
     io = budgeted.stats["out_of_core"]
     # The neighbour lists were read from disk, not from the mapped store. bfs's first pull and
     # cc's sampling read the side file of first neighbours (4 bytes a vertex) instead of most

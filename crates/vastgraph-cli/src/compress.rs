@@ -68,13 +68,13 @@ pub fn run(args: CompressArgs, quiet: bool) -> anyhow::Result<()> {
     let manifest = manifest.with_context(|| format!("compressing {}", args.store.display()))?;
     let (before, after) = (adjacency_bytes(&source), adjacency_bytes(&manifest));
     eprintln!(
-        "compressed {} into {} ({}): adjacency {} -> {} ({:.2} bytes per arc, {:.1}% of raw) in {:.2} s",
+        "compressed {} into {} ({}): adjacency {} -> {} ({}, {:.1}% of raw) in {:.2} s",
         args.store.display(),
         args.target.output.display(),
         manifest.codec.name(),
         crate::size::human(before),
         crate::size::human(after),
-        after as f64 / manifest.arcs.max(1) as f64,
+        crate::size::bytes_an_arc(after, manifest.arcs),
         100.0 * after as f64 / before.max(1) as f64,
         started.elapsed().as_secs_f64(),
     );

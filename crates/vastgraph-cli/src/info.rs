@@ -89,7 +89,8 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         "format_version": m.version,
         "dropped": m.dropped,
         "out_degree": degree_stats(store.offsets()),
-        "bytes_per_arc": if m.arcs == 0 { 0.0 } else { adjacency_bytes as f64 / m.arcs as f64 },
+        // null without arcs: no figure to divide by.
+        "bytes_per_arc": (m.arcs > 0).then(|| adjacency_bytes as f64 / m.arcs as f64),
         "total_bytes": total_bytes,
         "files": files.iter().map(|(n, b)| serde_json::json!({"name": n, "bytes": b})).collect::<Vec<_>>(),
         "provenance": m.provenance,
@@ -110,7 +111,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             "tiles": t.tiles,
             "arcs_per_tile": m.arcs as f64 / t.tiles.max(1) as f64,
             "bytes": bytes,
-            "bytes_per_arc": bytes as f64 / m.arcs.max(1) as f64,
+            "bytes_per_arc": (m.arcs > 0).then(|| bytes as f64 / m.arcs as f64),
         });
     }
     if args.json {
@@ -170,9 +171,15 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
         dropped_line(&m.dropped).unwrap_or_else(|| "every arc kept as given".to_string())
     );
     println!(
-        "size         {} ({:.2} bytes per arc for the adjacency)",
+        "size         {} ({})",
         crate::size::human(total_bytes),
-        info["bytes_per_arc"].as_f64().unwrap()
+        match m.arcs {
+            0 => "no arcs".to_string(),
+            arcs => format!(
+                "{} for the adjacency",
+                crate::size::bytes_an_arc(adjacency_bytes, arcs)
+            ),
+        }
     );
     let width = files.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     for (name, bytes) in &files {
@@ -180,13 +187,13 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
     }
     if let Some(t) = info.get("tiles") {
         println!(
-            "tiles        {} of 2^{} × 2^{} vertices, {:.0} arcs a tile, {} ({:.2} bytes an arc)",
+            "tiles        {} of 2^{} × 2^{} vertices, {:.0} arcs a tile, {} ({})",
             t["tiles"],
             t["side_log2"],
             t["side_log2"],
             t["arcs_per_tile"].as_f64().unwrap_or(0.0),
             crate::size::human(t["bytes"].as_u64().unwrap_or(0)),
-            t["bytes_per_arc"].as_f64().unwrap_or(0.0)
+            crate::size::bytes_an_arc(t["bytes"].as_u64().unwrap_or(0), m.arcs)
         );
     }
     if m.has_labels {

@@ -309,7 +309,7 @@ mod tests {
 
     #[test]
     fn rates_read_as_people_write_them() {
-        assert_eq!(human_rate(24_345_851.7161, "edges"), "24.3M edges/s");
+        assert_eq!(human_rate(24_345_851.716_1, "edges"), "24.3M edges/s");
         assert_eq!(human_rate(1.5e9, "arcs"), "1.5G arcs/s");
         assert_eq!(human_rate(950.2, "edges"), "950 edges/s");
         assert_eq!(human_rate(12_500.0, "lines"), "12.5k lines/s");

@@ -61,6 +61,14 @@ pub fn default_budget() -> u64 {
 
 pub use vastgraph_engine::memory::human_bytes as human;
 
+/// "1.23 bytes an arc", or "no arcs" for a store without any: no figure to divide by.
+pub fn bytes_an_arc(bytes: u64, arcs: u64) -> String {
+    match arcs {
+        0 => "no arcs".to_string(),
+        _ => format!("{:.2} bytes an arc", bytes as f64 / arcs as f64),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

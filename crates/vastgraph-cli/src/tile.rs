@@ -67,11 +67,11 @@ pub fn add_tiles(
     let tiles = manifest.tiles.map_or(0, |t| t.tiles);
     eprintln!(
         "tiled {}: {tiles} tiles of 2^{side_log2} × 2^{side_log2}, {:.0} arcs a tile, {} \
-         ({:.2} bytes an arc) in {:.2} s",
+         ({}) in {:.2} s",
         store.display(),
         manifest.arcs as f64 / tiles.max(1) as f64,
         crate::size::human(bytes),
-        bytes as f64 / manifest.arcs.max(1) as f64,
+        crate::size::bytes_an_arc(bytes, manifest.arcs),
         started.elapsed().as_secs_f64()
     );
     Ok(())

@@ -190,14 +190,14 @@ fn named_columns_relabel_and_a_directory_of_parts_in_name_order() {
         },
         ..Default::default()
     };
-    let sink = read(&[parts.clone()], &opts).unwrap();
+    let sink = read(std::slice::from_ref(&parts), &opts).unwrap();
     assert_eq!(sink.pairs(), [(0, 1), (1, 2), (2, 0)]);
     assert_eq!(
         sink.labels.as_deref(),
         Some(&["5".to_string(), "7".into(), "900".into()][..])
     );
     // Without names, the table has no column the usual names match.
-    let err = read(&[parts.clone()], &IngestOptions::default()).unwrap_err();
+    let err = read(std::slice::from_ref(&parts), &IngestOptions::default()).unwrap_err();
     assert!(
         err.contains("has no source column")
             && err.contains("from, to, weight")

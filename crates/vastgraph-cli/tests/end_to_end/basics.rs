@@ -855,3 +855,25 @@ fn integral_weights_rounded_to_float32_are_named() {
         assert_eq!(said, warned, "{text:?}: {}", stderr(&o));
     }
 }
+
+/// A store without arcs (every edge a self-loop, dropped) has no size per arc to report.
+#[test]
+fn a_store_without_arcs_reports_no_size_per_arc() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    std::fs::write(path("loops.txt"), "0 0\n1 1\n").unwrap();
+    ok(&["convert", &path("loops.txt"), "-o", &path("s")]);
+    for args in [
+        vec!["compress", &path("s"), "-o", &path("z")],
+        vec!["tile", &path("s")],
+    ] {
+        let e = stderr(&ok(&args));
+        assert!(e.contains("(no arcs"), "{args:?}: {e}");
+    }
+    let text = String::from_utf8(ok(&["info", &path("s")]).stdout).unwrap();
+    assert!(text.contains("(no arcs)"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(&["info", &path("s"), "--json"]).stdout).unwrap();
+    assert!(json["bytes_per_arc"].is_null(), "{json}");
+    assert!(json["tiles"]["bytes_per_arc"].is_null(), "{json}");
+}

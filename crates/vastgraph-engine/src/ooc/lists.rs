@@ -269,7 +269,7 @@ impl BlockCache {
         let served = self.bytes_served.swap(0, Relaxed);
         let bytes_read = self.bytes_read.swap(0, Relaxed);
         let wait = self.wait_nanos.swap(0, Relaxed) as f64 / 1e9;
-        (reads > 0 || served > 0).then(|| IterationRecord {
+        (reads > 0 || served > 0).then_some(IterationRecord {
             mode: "random",
             active_vertices: 0,
             selective: None,
