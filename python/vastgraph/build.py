@@ -313,8 +313,9 @@ def _warn_of_rounded_integers(given: np.ndarray, array: np.ndarray) -> None:
     integral = array == np.floor(array)
     if not len(array) or (integral & (array >= -(2**31)) & (array <= 2**31 - 1)).all():
         return
-    rounded = integral & (array.astype(np.float32).astype(np.float64) != array)
-    # 64-bit integers past 2^53 were already rounded by float64.
+    # Past 2^53 a float is no integer a user wrote digit by digit (3.4e38), as convert says;
+    # 64-bit integers past it were already rounded by float64, and are checked below.
+    rounded = integral & (np.abs(array) < 2.0**53) & (array.astype(np.float32).astype(np.float64) != array)
     if given.dtype.kind in "iu":
         beyond = np.flatnonzero(np.abs(array) >= 2.0**53)
         exact = np.array([int(given[i]) == int(array[i]) for i in beyond], dtype=bool)

@@ -704,6 +704,9 @@ impl StoreBuilder {
     }
 }
 
+/// 2^53: below it every integer is an f64 of its own.
+const EXACT_F64_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
 #[derive(Default)]
 struct PushCounts {
     self_loops: u64,
@@ -732,8 +735,13 @@ fn push_arcs<R: SortRecord>(
         if R::WEIGHTED {
             fits &= weight.fract() == 0.0 && weight >= i32::MIN as f64 && weight <= i32::MAX as f64;
             // Integers are what a user expects kept exactly; other reals round in float32 as
-            // the store format says.
-            if inexact.is_none() && weight.fract() == 0.0 && f64::from(weight as f32) != weight {
+            // the store format says. Past 2^53 an f64 is no integer a user wrote digit by
+            // digit (3.4e38), and a 64-bit integer column is checked where it is read.
+            if inexact.is_none()
+                && weight.fract() == 0.0
+                && weight.abs() < EXACT_F64_INTEGERS
+                && f64::from(weight as f32) != weight
+            {
                 inexact = Some(weight);
             }
         }
