@@ -224,6 +224,10 @@ fn is_usage_error(e: &anyhow::Error) -> bool {
     };
     e.chain().any(|cause| {
         cause.is::<UsageError>()
+            || matches!(
+                cause.downcast_ref::<vastgraph_ingest::IngestError>(),
+                Some(vastgraph_ingest::IngestError::OptionNotForInput(_))
+            )
             || cause.downcast_ref::<AlgoError>().is_some_and(refuses_a_parameter)
             // A kernel's refusal, wrapped transparently by the registry.
             || matches!(cause.downcast_ref::<RunError>(), Some(RunError::Algo(e)) if refuses_a_parameter(e))

@@ -35,6 +35,10 @@ pub enum IngestError {
     /// Inputs that cannot be combined into one store (e.g. weighted and unweighted).
     #[error("{0}")]
     Incompatible(String),
+    /// An option the inputs cannot take (a table's column names for a text file, --relabel for
+    /// Matrix Market): the command line's error.
+    #[error("{0}")]
+    OptionNotForInput(String),
     /// The sink (normally the store builder) refused a batch.
     #[error("while storing edges from {}: {source:#}", path.display())]
     Sink {

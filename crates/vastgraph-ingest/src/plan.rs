@@ -151,7 +151,7 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
         .collect::<Result<Vec<_>, _>>()?;
     if opts.columns != TableColumns::default() {
         if let Some((path, format)) = inputs.iter().zip(&formats).find(|(_, f)| !f.is_table()) {
-            return Err(IngestError::Incompatible(format!(
+            return Err(IngestError::OptionNotForInput(format!(
                 "--src, --dst and --weight name the columns of Parquet and Arrow tables, but {} is {format}",
                 path.display()
             )));
@@ -186,12 +186,15 @@ pub fn plan(inputs: &[PathBuf], opts: &IngestOptions) -> Result<IngestPlan, Inge
     let labels = opts.relabel || (takes_labels(planned[0].format) && probes[0].non_integer_ids);
     if labels {
         if let Some(other) = planned.iter().find(|i| !takes_labels(i.format)) {
-            let why = if opts.relabel {
-                "--relabel"
+            let (why, error): (_, fn(String) -> IngestError) = if opts.relabel {
+                ("--relabel", IngestError::OptionNotForInput)
             } else {
-                "label ids (the first input has non-integer ids)"
+                (
+                    "label ids (the first input has non-integer ids)",
+                    IngestError::Incompatible,
+                )
             };
-            return Err(IngestError::Incompatible(format!(
+            return Err(error(format!(
                 "{why} applies to edge lists and tables only, but {} is {}",
                 other.path.display(),
                 other.format

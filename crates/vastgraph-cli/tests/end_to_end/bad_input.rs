@@ -754,3 +754,39 @@ fn an_output_inside_the_store_it_reads_is_refused() {
         assert!(!g.exists() && !p.exists(), "{args:?}");
     }
 }
+
+/// An option the input cannot take is the command line's error (exit 2), naming the input.
+#[test]
+fn options_an_input_cannot_take_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("x.txt");
+    std::fs::write(&text, "0 1\n").unwrap();
+    let mtx = dir.path().join("x.mtx");
+    std::fs::write(
+        &mtx,
+        "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n",
+    )
+    .unwrap();
+    let store = dir.path().join("s");
+    for (input, flag, said) in [
+        (
+            &text,
+            "--src",
+            "name the columns of Parquet and Arrow tables",
+        ),
+        (
+            &mtx,
+            "--relabel",
+            "--relabel applies to edge lists and tables only",
+        ),
+    ] {
+        let mut args = vec!["convert", s(input), "-o", s(&store), flag];
+        if flag == "--src" {
+            args.push("a");
+        }
+        let o = vastgraph(&args);
+        let e = assert_clean_failure(&o, flag);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {e}");
+        assert!(e.contains(said) && e.contains(s(input)), "{flag}: {e}");
+    }
+}
