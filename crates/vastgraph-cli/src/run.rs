@@ -360,12 +360,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// files, with --force, would break the store, and any other file there is a foreign entry
 /// in it. Links and `..` are resolved; a store that does not open is its own error, later.
 pub(crate) fn refuse_inside_store(store: &Path, output: &Path) -> anyhow::Result<()> {
-    let Ok(store_dir) = store.canonicalize() else {
-        return Ok(());
+    // The output itself resolving into the store: the store, or a link to one of its files.
+    let resolves_inside = || {
+        matches!((store.canonicalize(), output.canonicalize()),
+            (Ok(store), Ok(output)) if output.starts_with(&store))
     };
-    let parent = output.parent().filter(|d| !d.as_os_str().is_empty());
-    let inside = |p: &Path| p.canonicalize().is_ok_and(|p| p.starts_with(&store_dir));
-    if inside(parent.unwrap_or(Path::new("."))) || inside(output) {
+    if vastgraph_store::written_inside(store, output) || resolves_inside() {
         return Err(UsageError(format!(
             "{} is inside the store {}: write it beside the store",
             output.display(),

@@ -30,9 +30,9 @@ pub fn write_tsv<A: Adjacency>(
     path: &Path,
     progress: ProgressFn,
 ) -> anyhow::Result<TsvSummary> {
-    // Which labels are quoted on a line (a bit a vertex), each checked before anything is
-    // written.
-    let quoted: Option<Vec<u64>> = match g.labels {
+    // The labels, and which are quoted on a line (a bit a vertex), each checked before
+    // anything is written.
+    let labels = match g.labels {
         Some(labels) => {
             let mut quoted = vec![0u64; labels.len().div_ceil(64)];
             for (v, label) in labels.iter().enumerate() {
@@ -44,9 +44,19 @@ pub fn write_tsv<A: Adjacency>(
                 })?;
                 quoted[v / 64] |= u64::from(quote) << (v % 64);
             }
-            Some(quoted)
+            Some((labels, quoted))
         }
         None => None,
+    };
+    let push_label = |line: &mut Vec<u8>, (labels, quoted): &(&[String], Vec<u64>), x: u32| {
+        let (x, quote) = (x as usize, quoted[x as usize / 64] >> (x % 64) & 1 == 1);
+        if quote {
+            line.push(b'"');
+        }
+        line.extend_from_slice(labels[x].as_bytes());
+        if quote {
+            line.push(b'"');
+        }
     };
     let n = g.out.num_vertices();
     let mut listed = vec![0u64; n.div_ceil(64)];
@@ -61,23 +71,13 @@ pub fn write_tsv<A: Adjacency>(
             list(u);
             list(v);
             line.clear();
-            match (g.labels, &quoted) {
-                (Some(labels), Some(quoted)) => {
-                    for (i, x) in [u as usize, v as usize].into_iter().enumerate() {
-                        if i == 1 {
-                            line.push(b'\t');
-                        }
-                        let quote = quoted[x / 64] >> (x % 64) & 1 == 1;
-                        if quote {
-                            line.push(b'"');
-                        }
-                        line.extend_from_slice(labels[x].as_bytes());
-                        if quote {
-                            line.push(b'"');
-                        }
-                    }
+            match &labels {
+                Some(labels) => {
+                    push_label(&mut line, labels, u);
+                    line.push(b'\t');
+                    push_label(&mut line, labels, v);
                 }
-                _ => {
+                None => {
                     line.extend_from_slice(ints.format(u).as_bytes());
                     line.push(b'\t');
                     line.extend_from_slice(ints.format(v).as_bytes());

@@ -129,7 +129,7 @@ impl EdgeListParser {
 #[inline]
 fn fast_integer_line(text: &[u8], start: usize, weighted: bool, out: &mut Edges) -> Option<usize> {
     // A run of two commas is an empty field, which the general path reports.
-    let skip_separators = |pos: usize| separators_end(text, pos);
+    let skip_separators = |pos: usize| separators_end(text, pos, 1);
     let (u, after_u) = leading_vertex(text, start)?;
     let pos = skip_separators(after_u)?;
     if pos == after_u {

@@ -67,17 +67,11 @@ impl Iterator for Fields<'_> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         let Tokens { line, pos } = self.0;
-        let mut start = pos;
         // A field ended before `pos` (its comma counts) unless the line starts there.
-        let mut commas = usize::from(pos == 0);
-        while start < line.len() && is_separator(line[start]) {
-            commas += usize::from(line[start] == b',');
-            start += 1;
-        }
-        if commas >= 2 {
+        let Some(start) = separators_end(line, pos, usize::from(pos > 0)) else {
             self.0.pos = line.len();
             return Some(Err(EMPTY_FIELD));
-        }
+        };
         if line.get(start) != Some(&b'"') {
             self.0.pos = start;
             return self.0.next().map(Ok);
@@ -108,16 +102,16 @@ impl Iterator for Fields<'_> {
 pub(crate) const EMPTY_FIELD: &str =
     "a field is empty (two commas with nothing between, or a comma opening the line)";
 
-/// Whether a run of separators holds a comma more than a separator between two fields needs
-/// (an empty field in CSV): for the fast path, which leaves such a line to [`Fields`].
+/// The end of the run of separators at `pos`, or None where it holds more than `commas`
+/// commas (1 after a field, 0 at the line's start): an empty field in CSV.
 #[inline]
-pub(crate) fn separators_end(line: &[u8], mut pos: usize) -> Option<usize> {
-    let mut commas = 0;
+pub(crate) fn separators_end(line: &[u8], mut pos: usize, commas: usize) -> Option<usize> {
+    let mut seen = 0;
     while pos < line.len() && is_separator(line[pos]) {
-        commas += usize::from(line[pos] == b',');
+        seen += usize::from(line[pos] == b',');
         pos += 1;
     }
-    (commas < 2).then_some(pos)
+    (seen <= commas).then_some(pos)
 }
 
 /// True when the line is blank or a comment (first non-separator byte is one of `markers`).

@@ -34,6 +34,7 @@ mod reorder;
 mod run_file;
 mod shrunken_mapping;
 mod staging;
+pub use staging::written_inside;
 mod structure;
 pub mod synthetic;
 pub mod target_lock;

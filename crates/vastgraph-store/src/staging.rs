@@ -101,17 +101,29 @@ pub(crate) fn split_target(target: &Path) -> Result<(PathBuf, String), StoreErro
 /// Refuses a `target` inside the store `source`: the copy would become a foreign entry of the
 /// store it came from, and the source could then be neither replaced nor tiled.
 pub(crate) fn refuse_inside(source: &Path, target: &Path) -> Result<(), StoreError> {
-    let (parent, _) = split_target(target)?;
-    if let (Ok(source), Ok(parent)) = (source.canonicalize(), parent.canonicalize()) {
-        if parent.starts_with(&source) {
-            return Err(StoreError::invalid_input(format!(
-                "{} is inside the store {}: write the copy beside it",
-                target.display(),
-                source.display()
-            )));
-        }
+    split_target(target)?;
+    if written_inside(source, target) {
+        return Err(StoreError::invalid_input(format!(
+            "{} is inside the store {}: write the copy beside it",
+            target.display(),
+            source.display()
+        )));
     }
     Ok(())
+}
+
+/// Whether the directory `target` is written in (its parent; links and `..` resolved) lies
+/// inside the store `store`. False where either cannot be resolved: a missing store or parent
+/// is its own error.
+pub fn written_inside(store: &Path, target: &Path) -> bool {
+    let parent = target.parent().filter(|p| !p.as_os_str().is_empty());
+    match (
+        store.canonicalize(),
+        parent.unwrap_or(Path::new(".")).canonicalize(),
+    ) {
+        (Ok(store), Ok(parent)) => parent.starts_with(store),
+        _ => false,
+    }
 }
 
 /// Whether an existing `target` may be replaced: only a previous store holding nothing but its
