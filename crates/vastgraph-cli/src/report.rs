@@ -227,8 +227,11 @@ fn store_section(page: &mut String, store: &Store) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A plotted series: its name, its colour and its (degree, vertices) counts.
+type DegreeSeries<'a> = (&'a str, RGBColor, Vec<(u64, u64)>);
+
 /// The log-log scatter of (degree, vertices) for each series, degree 0 left out.
-fn degree_plot(series: &[(&str, RGBColor, Vec<(u64, u64)>)]) -> anyhow::Result<String> {
+fn degree_plot(series: &[DegreeSeries<'_>]) -> anyhow::Result<String> {
     let points = || {
         series
             .iter()

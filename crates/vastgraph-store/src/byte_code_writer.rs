@@ -44,18 +44,24 @@ pub(crate) const IN_CODES: ByteCodeFileNames = ByteCodeFileNames {
 /// arcs), with room to spare for the allocator.
 const ROUND_BYTES_PER_ARC: u64 = 32;
 
-/// Encodes the lists given by `offsets` and `neighbors` (raw CSR, already validated) into
-/// `dir`. `source` names the neighbour file in errors. Returns the two files' entries.
+/// One direction's lists as a raw CSR, already validated.
+pub(crate) struct RawLists<'a> {
+    pub offsets: &'a [u64],
+    pub neighbors: &'a [u32],
+}
+
+/// Encodes `lists` into `dir`. `source` names the neighbour file in errors. Returns the two
+/// files' entries.
 pub(crate) fn write_byte_code(
     codec: ListCodec,
     dir: &Path,
     names: &ByteCodeFileNames,
-    offsets: &[u64],
-    neighbors: &[u32],
+    lists: RawLists<'_>,
     memory_bytes: u64,
     source: &Path,
     progress: &Progress,
 ) -> Result<Vec<FileEntry>, StoreError> {
+    let RawLists { offsets, neighbors } = lists;
     let vertices = offsets.len() - 1;
     progress.phase(names.phase, Some(offsets[vertices]));
     let threads = rayon::current_num_threads().max(1);

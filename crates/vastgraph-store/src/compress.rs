@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::builder::write_manifest;
-use crate::byte_code_writer::{write_byte_code, ByteCodeFileNames, IN_CODES, OUT_CODES};
+use crate::byte_code_writer::{write_byte_code, ByteCodeFileNames, RawLists, IN_CODES, OUT_CODES};
 use crate::cancel::check_cancel;
 use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{files, Codec, FileEntry, Manifest, OffsetsCode};
@@ -108,8 +108,7 @@ pub fn compress_store(
                 list_codec,
                 staging.path(),
                 names,
-                offsets,
-                neighbors,
+                RawLists { offsets, neighbors },
                 opts.memory_bytes,
                 &from,
                 &opts.progress,
@@ -299,8 +298,10 @@ pub(crate) fn compress_staged(
                 list_codec,
                 dir,
                 names,
-                offsets.values(),
-                neighbors.values(),
+                RawLists {
+                    offsets: offsets.values(),
+                    neighbors: neighbors.values(),
+                },
                 memory_bytes,
                 &neighbors_path,
                 progress,

@@ -363,7 +363,8 @@ fn damaged_elias_fano_byte_offsets_are_an_error_naming_the_file() {
     let bc = compressed_copy(tmp.path(), Codec::COMPRESSED_DEFAULT);
     let path = bc.join(files::BYTE_OFFSETS_EF);
     let pristine = fs::read(&path).unwrap();
-    let damages: [(&str, fn(&mut Vec<u8>)); 3] = [
+    type Damage = (&'static str, fn(&mut Vec<u8>));
+    let damages: [Damage; 3] = [
         // The header's count.
         ("header", |b| b[0] ^= 1),
         // A bit of the high array's last word past its end.

@@ -34,8 +34,10 @@ fn tile(dir: &Path, side_log2: u32, memory_bytes: u64) {
     build_tiles(dir, &opts).unwrap();
 }
 
+type ArcSet = BTreeSet<(u64, u64)>;
+
 /// The store's arcs from its lists, and from its tiles (checking the tiles' order on the way).
-fn arcs_both_ways(dir: &Path) -> (BTreeSet<(u64, u64)>, BTreeSet<(u64, u64)>) {
+fn arcs_both_ways(dir: &Path) -> (ArcSet, ArcSet) {
     let store = Store::open(dir).unwrap();
     let offsets = store.offsets();
     let mut lists = BTreeSet::new();

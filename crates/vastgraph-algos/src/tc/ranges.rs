@@ -68,8 +68,12 @@ impl Range {
     }
 }
 
+/// A chunk of a range as `load` gathers it: each vertex's count of higher neighbours, those
+/// neighbours, and its (lower neighbour, vertex) pairs.
+type LoadedChunk = (Vec<usize>, Vec<Vertex>, Vec<(Vertex, Vertex)>);
+
 fn load<A: Adjacency>(adj: &A, vertices: std::ops::Range<Vertex>) -> Range {
-    let parts: Vec<(Vec<usize>, Vec<Vertex>, Vec<(Vertex, Vertex)>)> = vertices
+    let parts: Vec<LoadedChunk> = vertices
         .clone()
         .into_par_iter()
         .chunks(256)

@@ -9,10 +9,13 @@ use crate::support::{rmat_edges, with_hashed_weights, with_threads, without_slic
 use vastgraph_algos::{bfs, cc, coloring, kcore, pagerank, random_walk, sssp, widest};
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Traversal, Vertex};
 
+/// A graph's name, its vertex count and its edges.
+type NamedGraph = (String, usize, Vec<(Vertex, Vertex)>);
+
 /// Graphs whose shapes take every branch: a skewed graph (BFS pulls, cc's hubs and giant
 /// tree), a long path with a tail (BFS still pushing after 16 levels goes label-correcting),
 /// scattered components and isolated vertices, a hub too long for the label-correcting queue.
-fn graphs() -> Vec<(String, usize, Vec<(Vertex, Vertex)>)> {
+fn graphs() -> Vec<NamedGraph> {
     let mut out = vec![("rmat 12".to_string(), 1 << 12, rmat_edges(12, 40_000, 7))];
     let n = 3000;
     let mut long: Vec<(Vertex, Vertex)> = (0..n as Vertex - 1000).map(|v| (v, v + 1)).collect();

@@ -46,6 +46,9 @@ pub(crate) const REMEDY: &str =
 /// completed.
 type Folded<R> = (Option<u32>, u64, Vec<(usize, R)>);
 
+/// The column a chunk ended inside, and its tiles' arcs so far, by tile.
+type OpenColumn = (usize, Vec<(usize, Vec<u32>)>);
+
 /// The pages of `tile_edges.u32` that a chunk was read into, not yet checked: whole pages from
 /// the page-aligned file offset `start` (the file's last one possibly shorter), covering the
 /// chunk's arcs. Each must pass [`ChunkPages::check`] before its arcs are used.
@@ -317,8 +320,7 @@ impl OocTiles {
         let side = 1usize << k;
         let columns = self.columns.len() - 1;
         let mut visited = vec![false; columns];
-        // The column a chunk ended inside: its tiles' arcs so far, by tile.
-        let mut open: Option<(usize, Vec<(usize, Vec<u32>)>)> = None;
+        let mut open: Option<OpenColumn> = None;
         let mut carried: Option<u32> = None;
         let streamed = self.stream(|first, chunk, pages| {
             let end = first + chunk.len() as u64;
@@ -357,8 +359,8 @@ impl OocTiles {
                     };
                     gather_column(&column, k, values, c << k, out, buffers, &visit);
                 });
-            for c in c_first..=c_last {
-                visited[c] |= complete(c);
+            for (seen, c) in visited[c_first..=c_last].iter_mut().zip(c_first..) {
+                *seen |= complete(c);
             }
             if open.as_ref().is_some_and(|(c, _)| visited[*c]) {
                 open = None;
