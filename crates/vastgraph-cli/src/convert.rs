@@ -114,7 +114,7 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
         },
     )?;
     if build.tiles {
-        crate::tile::add_tiles(&args.target.output, None, budget, quiet)?;
+        crate::tile::add_tiles_to_new(&args.target.output, budget, quiet)?;
     }
     let secs = started.elapsed().as_secs_f64();
     eprintln!(

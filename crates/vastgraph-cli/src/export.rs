@@ -11,6 +11,8 @@ use vastgraph_engine::{visit_store, Adjacency, Graph, GraphVisitor};
 use vastgraph_export::{write_parquet, write_tsv, ExportGraph, ParquetCompression, ParquetOptions};
 use vastgraph_store::Store;
 
+use crate::run::existing;
+
 use crate::progress::Progress;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -127,7 +129,7 @@ fn write<A: Adjacency>(
     let mut progress = |arcs: u64| bar.set(arcs);
     match args.format {
         ExportFormat::Tsv => {
-            let summary = write_tsv(export, &args.output, &mut progress)?;
+            let summary = write_tsv(export, &args.output, existing(args.force), &mut progress)?;
             if let Some(note) = tsv_round_trip_note(export, summary) {
                 log::warn!("{}: {note}", args.output.display());
             }

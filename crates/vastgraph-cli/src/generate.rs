@@ -154,7 +154,7 @@ fn emit(
         }
         let format = edge_list_format(path)?;
         crate::run::refuse_existing(path, target.force)?;
-        write_edge_list(generator, path, format, quiet)?;
+        write_edge_list(generator, path, format, target.force, quiet)?;
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
             "wrote {} edges to {} in {:.2} s ({})",
@@ -194,7 +194,7 @@ fn emit(
         },
     )?;
     if target.build.tiles {
-        crate::tile::add_tiles(output, None, target.build.memory_bytes(), quiet)?;
+        crate::tile::add_tiles_to_new(output, target.build.memory_bytes(), quiet)?;
     }
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
@@ -267,11 +267,12 @@ fn write_edge_list(
     generator: &dyn EdgeGenerator,
     path: &Path,
     format: BinFormat,
+    force: bool,
     quiet: bool,
 ) -> anyhow::Result<()> {
     // Written under a temporary name and renamed once synced: a failed or killed run
     // leaves no half-written edge list at `path`.
-    vastgraph_export::write_then_rename(path, |tmp| {
+    vastgraph_export::write_then_rename(path, crate::run::existing(force), |tmp| {
         let mut writer = BinEdgeWriter::create(tmp, format)?;
         push_all(generator, &mut writer, quiet)?;
         writer.finish()?;

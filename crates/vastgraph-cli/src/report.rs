@@ -84,7 +84,9 @@ pub fn run(args: ReportArgs) -> anyhow::Result<()> {
     }
     page.push_str("</body></html>\n");
     drop(stop_at_once);
-    crate::run::write_atomically(&args.output, |w| Ok(w.write_all(page.as_bytes())?))?;
+    crate::run::write_atomically(&args.output, args.force, |w| {
+        Ok(w.write_all(page.as_bytes())?)
+    })?;
     eprintln!(
         "report of {} ({} run{}) written to {}",
         name,

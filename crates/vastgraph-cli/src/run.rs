@@ -11,6 +11,7 @@ use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptio
 use vastgraph_algos::harness::{self, Request, RunRecord, DEFAULT_TOP};
 use vastgraph_algos::registry::{self, Params, Values, ALGORITHMS};
 use vastgraph_engine::ooc::OocOptions;
+use vastgraph_store::Existing;
 
 use crate::npy::{write_npy, NpyElement};
 use crate::param_flags::ParamFlags;
@@ -263,12 +264,12 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
             .values
             .as_ref()
             .with_context(|| format!("{} produces no per-vertex output", args.algorithm))?;
-        write_output(path, values, vertex_values, &|| {
+        write_output(path, args.force, values, vertex_values, &|| {
             Ok(vastgraph_store::Store::open_without_tiles(&args.store)?.labels()?)
         })?;
     }
     print_top(&args, report.values.as_ref(), vertex_values)?;
-    write_stats(args.stats.as_deref(), &report.record)?;
+    write_stats(args.stats.as_deref(), args.force, &report.record)?;
     eprintln!("{}", summary_line(&report.record, args.trials));
     finish(checkpoint)
 }
@@ -322,13 +323,24 @@ fn finish(checkpoint: Option<Arc<Checkpoint>>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What writing an output does with a file already there: replaced only when forced.
+pub(crate) fn existing(force: bool) -> Existing {
+    if force {
+        Existing::Replace
+    } else {
+        Existing::Refuse
+    }
+}
+
 /// Writes through a temporary sibling and renames, so a failed run leaves no half-written
-/// file, holding the lock on writing `path` (as an export does).
+/// file, holding the lock on writing `path` (as an export does). Without `force`, a file put
+/// at `path` by another process during the run is an error, not replaced.
 pub fn write_atomically(
     path: &Path,
+    force: bool,
     body: impl FnOnce(&mut BufWriter<std::fs::File>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
-    vastgraph_export::write_then_rename(path, |tmp| {
+    vastgraph_export::write_then_rename(path, existing(force), |tmp| {
         let file = std::fs::File::create(tmp)
             .with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
@@ -376,7 +388,8 @@ pub(crate) fn refuse_inside_store(store: &Path, output: &Path) -> anyhow::Result
     Ok(())
 }
 
-/// An existing output file is replaced only when forced.
+/// An existing output file (or a dangling link) is replaced only when forced, and the file's
+/// directory must take a new file: both found before the work, not after it.
 pub(crate) fn refuse_existing(path: &Path, force: bool) -> anyhow::Result<()> {
     let meta = std::fs::metadata(path);
     anyhow::ensure!(
@@ -384,8 +397,10 @@ pub(crate) fn refuse_existing(path: &Path, force: bool) -> anyhow::Result<()> {
         "{}: is a directory; name a file to write",
         path.display()
     );
+    let dangling = meta.is_err() && std::fs::symlink_metadata(path).is_ok();
+    let device = meta.as_ref().is_ok_and(|m| !m.is_file());
     anyhow::ensure!(
-        !meta.is_ok_and(|m| m.is_file()) || force,
+        !(meta.is_ok_and(|m| m.is_file()) || dangling) || force,
         "{}: already exists (--force replaces it)",
         path.display()
     );
@@ -399,13 +414,25 @@ pub(crate) fn refuse_existing(path: &Path, force: bool) -> anyhow::Result<()> {
             parent.display()
         );
     }
+    // A device or a pipe is written in place; anything else through a file beside it.
+    if !device {
+        let probe = vastgraph_store::stage_path(path, "tmp");
+        if let Err(e) = std::fs::File::create(&probe) {
+            anyhow::bail!(
+                "{}: cannot write in {}: {e}",
+                path.display(),
+                parent.unwrap_or(Path::new(".")).display()
+            );
+        }
+        let _ = std::fs::remove_file(&probe);
+    }
     Ok(())
 }
 
 /// Writes the run statistics as pretty JSON to `path`, when one was asked for.
-fn write_stats(path: Option<&Path>, stats: &RunRecord) -> anyhow::Result<()> {
+fn write_stats(path: Option<&Path>, force: bool, stats: &RunRecord) -> anyhow::Result<()> {
     if let Some(path) = path {
-        write_atomically(path, |w| {
+        write_atomically(path, force, |w| {
             serde_json::to_writer_pretty(&mut *w, stats)?;
             writeln!(w)?;
             Ok(())
@@ -419,12 +446,13 @@ fn write_stats(path: Option<&Path>, stats: &RunRecord) -> anyhow::Result<()> {
 /// none is -1 or u32::MAX, written as -1).
 fn write_output(
     path: &Path,
+    force: bool,
     values: &Values,
     vertex_values: bool,
     labels: &dyn Fn() -> anyhow::Result<Option<Vec<String>>>,
 ) -> anyhow::Result<()> {
     match output_format(path)? {
-        OutputFormat::Npy => write_atomically(path, |w| {
+        OutputFormat::Npy => write_atomically(path, force, |w| {
             match values {
                 Values::I64(v) => write_npy(w, v, 1)?,
                 Values::U64(v) => write_npy(w, v, 1)?,
@@ -446,7 +474,7 @@ fn write_output(
                 Ok(id) if id != u32::MAX => name(u64::from(id)),
                 _ => "-1".to_string(),
             };
-            write_atomically(path, |w| {
+            write_atomically(path, force, |w| {
                 match values {
                     Values::I64(v) if vertex_values => {
                         for (i, &x) in v.iter().enumerate() {

@@ -29,6 +29,17 @@ pub fn run(args: TileArgs, quiet: bool) -> anyhow::Result<()> {
     add_tiles(&args.store, args.side_log2, memory, quiet)
 }
 
+/// The tiles of a store just built (`convert`/`generate --tiles`). The store is in place
+/// before they are written: a failure says so, and how to add them.
+pub fn add_tiles_to_new(store: &Path, memory: u64, quiet: bool) -> anyhow::Result<()> {
+    add_tiles(store, None, memory, quiet).with_context(|| {
+        format!(
+            "{0} was written without tiles (`vastgraph tile {0}` adds them)",
+            store.display()
+        )
+    })
+}
+
 /// Tiles the store at `store` (2^`side_log2` a side, default [`default_side_log2`]) within
 /// `memory` bytes, and says what it built; for `tile` and for `convert`/`generate --tiles`.
 pub fn add_tiles(

@@ -3,19 +3,21 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-use vastgraph_store::{stage_path, TargetLock};
+use vastgraph_store::{rename_into_place, stage_path, Existing, TargetLock};
 
 /// A hidden sibling of `path`, unique to this write: `.NAME.tmp-<pid>-<nanoseconds>-<n>`.
 pub(crate) fn temporary_sibling(path: &Path) -> PathBuf {
     stage_path(path, "tmp")
 }
 
-/// Runs `write` on a temporary path and renames the result to `target`, holding the lock on
-/// writing `target` throughout (a second writer fails at once); on failure removes whatever
-/// `write` left (a file or a directory).
+/// Runs `write` on a temporary path and renames the result to `target` in one step (see
+/// [`rename_into_place`]), holding the lock on writing `target` throughout (a second writer
+/// fails at once); on failure removes whatever `write` left (a file or a directory). With
+/// [`Existing::Refuse`], an output that another process put at `target` meanwhile is an
+/// error, not replaced.
 pub fn write_then_rename(
     target: &Path,
+    existing: Existing,
     write: impl FnOnce(&Path) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     // A device or pipe (`-o /dev/stdout`) is written in place: renaming over it would replace
@@ -30,15 +32,39 @@ pub fn write_then_rename(
         if vastgraph_store::cancel_requested() {
             return Err(vastgraph_store::StoreError::Cancelled.into());
         }
-        std::fs::rename(&tmp, target)
-            .with_context(|| format!("renaming {} to {}", tmp.display(), target.display()))
+        let old = rename_into_place(&tmp, target, existing).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                anyhow::anyhow!(
+                    "{}: already exists, written by another process meanwhile (--force replaces it)",
+                    target.display()
+                )
+            } else {
+                anyhow::Error::new(e).context(format!(
+                    "renaming {} to {}",
+                    tmp.display(),
+                    target.display()
+                ))
+            }
+        })?;
+        if let Some(old) = old {
+            remove(&old);
+        }
+        // The new name made durable, as the file's bytes were.
+        let parent = target.parent().filter(|p| !p.as_os_str().is_empty());
+        vastgraph_store::fsync_dir(parent.unwrap_or(Path::new(".")))?;
+        Ok(())
     });
     if result.is_err() {
-        let _ = if tmp.is_dir() {
-            std::fs::remove_dir_all(&tmp)
-        } else {
-            std::fs::remove_file(&tmp)
-        };
+        remove(&tmp);
     }
     result
+}
+
+/// Removes a file or a directory, if there.
+fn remove(path: &Path) {
+    let _ = if path.is_dir() {
+        std::fs::remove_dir_all(path)
+    } else {
+        std::fs::remove_file(path)
+    };
 }

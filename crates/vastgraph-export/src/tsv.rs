@@ -10,6 +10,7 @@ use vastgraph_store::WeightType;
 use crate::arcs::for_each_arc;
 use crate::atomic::write_then_rename;
 use crate::{ExportGraph, ProgressFn};
+use vastgraph_store::Existing;
 
 /// What a TSV file of arcs does not say about the store it came from, for the caller to tell
 /// the user: `convert` gives the same graph back only with the flags these call for.
@@ -24,10 +25,12 @@ pub struct TsvSummary {
 /// store has them (the names its input gave; `convert` reads them back), else by their ids.
 /// Integer weights print as integers, float weights as the shortest text that reads back as
 /// the same f32. A label is written as `convert` reads it back ([`label_needs_quotes`]); one it cannot
-/// read back is refused, naming the vertex, before anything is written.
+/// read back is refused, naming the vertex, before anything is written. `existing` says what
+/// becomes of a file already at `path`.
 pub fn write_tsv<A: Adjacency>(
     g: &ExportGraph<A>,
     path: &Path,
+    existing: Existing,
     progress: ProgressFn,
 ) -> anyhow::Result<TsvSummary> {
     // The labels, and which are quoted on a line (a bit a vertex), each checked before
@@ -61,7 +64,7 @@ pub fn write_tsv<A: Adjacency>(
     let n = g.out.num_vertices();
     let mut listed = vec![0u64; n.div_ceil(64)];
     let mut list = |v: u32| listed[v as usize / 64] |= 1 << (v % 64);
-    write_then_rename(path, |tmp| {
+    write_then_rename(path, existing, |tmp| {
         let file = std::fs::File::create(tmp)
             .with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut out = BufWriter::with_capacity(1 << 22, file);

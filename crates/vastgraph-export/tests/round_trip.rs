@@ -6,7 +6,7 @@ use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
 use vastgraph_engine::InMemoryGraph;
 use vastgraph_export::{write_parquet, write_tsv, ExportGraph, ParquetOptions};
-use vastgraph_store::WeightType;
+use vastgraph_store::{Existing, WeightType};
 
 fn no_progress() -> impl FnMut(u64) {
     |_| {}
@@ -247,7 +247,7 @@ fn tsv_prints_weights_in_their_stored_type() {
         symmetric: false,
         self_loops_kept: false,
     };
-    write_tsv(&export, &path, &mut no_progress()).unwrap();
+    write_tsv(&export, &path, Existing::Refuse, &mut no_progress()).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert_eq!(text, "0\t1\t1.5\n0\t2\t-2\n0\t3\t0.25\n1\t0\t7\n3\t2\t3\n");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);

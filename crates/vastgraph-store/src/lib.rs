@@ -46,6 +46,7 @@ pub use builder::{
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
 pub use compress::{compress_store, pick_codec, CompressOptions};
 pub use error::StoreError;
+pub use fsutil::{fsync_dir, rename_into_place, Existing};
 pub use hashed_file::format_xxh3;
 pub use manifest::{
     Codec, Dropped, FileEntry, InputRecord, Manifest, OffsetsCode, PageSumsEntry, Provenance,
@@ -82,6 +83,11 @@ pub const TABLE_SYMMETRIC_KEY: &str = "vastgraph.symmetric";
 /// kept its self-loops (`--keep-self-loops`), so that `convert` keeps the table's self-loops
 /// rather than dropping them as it does by default.
 pub const TABLE_SELF_LOOPS_KEY: &str = "vastgraph.self_loops";
+
+/// The key of an exported table's metadata entry that names the export it belongs to (the
+/// same value in every edge and vertex file of one export), so that `convert` refuses an
+/// export directory whose tables come from two exports.
+pub const TABLE_EXPORT_KEY: &str = "vastgraph.export";
 
 /// Edge weights as stored, borrowed from the mapped file.
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::fsutil::{fsync_dir, unique_suffix};
+use crate::fsutil::{fsync_dir, rename_into_place, unique_suffix, Existing};
 use crate::manifest::MANIFEST_FILE;
 use crate::reader::read_manifest;
 use crate::StoreError;
@@ -208,33 +208,31 @@ fn foreign_entry(dir: &Path) -> Result<Option<String>, StoreError> {
 }
 
 /// Move a fully written staging directory to `target`. With `overwrite`, an existing store
-/// is first moved aside, then deleted once the new one is in place.
+/// is swapped with it in one step (so that the path names a whole store throughout), then
+/// deleted.
 pub(crate) fn commit(staging: TempDir, target: &Path, overwrite: bool) -> Result<(), StoreError> {
-    let (parent, name) = split_target(target)?;
+    let (parent, _) = split_target(target)?;
     fsync_dir(staging.path())?;
     check_replaceable(target, overwrite)?;
-    let old = if fs::symlink_metadata(target).is_ok() {
-        let aside = parent.join(format!(".{name}.old-{}", unique_suffix()));
-        fs::rename(target, &aside).map_err(|e| StoreError::write(target, e))?;
-        Some(aside)
+    let existing = if overwrite {
+        Existing::Replace
     } else {
-        None
+        Existing::Refuse
     };
-    if let Err(e) = fs::rename(staging.path(), target) {
-        if let Some(aside) = &old {
-            // Put the previous store back rather than leave the target missing.
-            let _ = fs::rename(aside, target);
+    let old = match rename_into_place(staging.path(), target, existing) {
+        Ok(old) => old,
+        // A store put there by another process since the check: its own refusal.
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            check_replaceable(target, false)?;
+            return Err(StoreError::write(target, e));
         }
-        return Err(StoreError::write(target, e));
-    }
+        Err(e) => return Err(StoreError::write(target, e)),
+    };
     staging.keep();
     fsync_dir(&parent)?;
-    if let Some(aside) = old {
-        if let Err(e) = fs::remove_dir_all(&aside) {
-            log::warn!(
-                "could not remove the replaced store {}: {e}",
-                aside.display()
-            );
+    if let Some(old) = old {
+        if let Err(e) = fs::remove_dir_all(&old) {
+            log::warn!("could not remove the replaced store {}: {e}", old.display());
         }
     }
     Ok(())
