@@ -137,7 +137,7 @@ def export_parquet(
     own_vertices = g._nodes is not None
     callback, close = make_progress(progress, "arcs")
     try:
-        _native.export_parquet(
+        _, _, export_id = _native.export_parquet(
             g._native,
             os.fspath(directory),
             int(chunk_rows),
@@ -151,9 +151,10 @@ def export_parquet(
     finally:
         close()
     if own_vertices:
+        # The edges' export id in its metadata: `convert` refuses tables of two exports.
         vertices_dir = Path(directory) / "vertices"
         _fresh_dir(vertices_dir, overwrite=True)
-        _write_vertex_table(g, vertices_dir, {}, chunk_rows, rows_per_file, compression)
+        _write_vertex_table(g, vertices_dir, {}, chunk_rows, rows_per_file, compression, export_id)
 
 
 COMPRESSIONS = ("zstd", "snappy", "none")
@@ -184,8 +185,10 @@ def _write_vertex_table(
     chunk_rows: int,
     rows_per_file: int,
     compression: str,
+    export_id: Optional[str] = None,
 ) -> None:
-    """id [, label], then ``columns`` (per-vertex arrays), in chunks of vertices."""
+    """id [, label], then ``columns`` (per-vertex arrays), in chunks of vertices; with
+    ``export_id``, the files' metadata names the export they belong to."""
     import pyarrow as pa
 
     names: Optional[List[Any]] = g.node_names()
@@ -194,7 +197,7 @@ def _write_vertex_table(
         fields.append(pa.field("label", pa.string(), nullable=False))
     for name, values in columns.items():
         fields.append(pa.field(name, pa.from_numpy_dtype(values.dtype)))
-    schema = pa.schema(fields)
+    schema = pa.schema(fields, metadata=None if export_id is None else {"vastgraph.export": export_id})
     writer = _PartWriter(directory, schema, rows_per_file, compression)
     try:
         n = g.num_vertices

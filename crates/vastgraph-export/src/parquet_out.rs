@@ -81,6 +81,9 @@ pub struct ParquetSummary {
     pub edge_files: usize,
     pub vertex_files: usize,
     pub arcs: u64,
+    /// The value of every file's `vastgraph.export` entry ([`vastgraph_store::TABLE_EXPORT_KEY`]):
+    /// a vertex table written beside the edges by another writer carries it too.
+    pub export_id: String,
 }
 
 /// Writes `g` under `dir`. The tables are written into a temporary sibling directory and
@@ -97,13 +100,21 @@ pub fn write_parquet<A: Adjacency>(
     let _lock = vastgraph_store::TargetLock::acquire(dir)?;
     check_target(dir, options.overwrite)?;
     let staging = temporary_sibling(dir);
-    let mut summary = ParquetSummary::default();
+    let mut summary = ParquetSummary {
+        export_id: new_export_id(),
+        ..Default::default()
+    };
+    let export = KeyValue::new(
+        vastgraph_store::TABLE_EXPORT_KEY.to_string(),
+        summary.export_id.clone(),
+    );
     let written = (|| {
         std::fs::create_dir(&staging)
             .with_context(|| format!("cannot create {}", staging.display()))?;
-        summary.edge_files = write_edges(g, &staging.join(EDGES), options, progress)?;
+        summary.edge_files =
+            write_edges(g, &staging.join(EDGES), options, export.clone(), progress)?;
         if options.vertices {
-            summary.vertex_files = write_vertices(g, &staging.join(VERTICES), options)?;
+            summary.vertex_files = write_vertices(g, &staging.join(VERTICES), options, export)?;
         }
         summary.arcs = g.out.num_arcs();
         move_into_place(&staging, dir, options)
@@ -116,6 +127,14 @@ pub fn write_parquet<A: Adjacency>(
 
 const EDGES: &str = "edges";
 const VERTICES: &str = "vertices";
+
+/// `<pid>-<nanoseconds>`: distinct for every export.
+fn new_export_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}", std::process::id())
+}
 
 /// An existing output directory must be empty unless `overwrite`.
 fn check_target(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
@@ -179,11 +198,21 @@ fn check_target(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
 }
 
 /// Renames the staged tables into `dir`: the whole staging directory when `dir` does not exist,
-/// else each table directory, replacing the old one when overwriting.
+/// else each table directory, each swapped with the old one in one step when overwriting. An
+/// old vertex table the export does not replace is removed: it belongs to another export.
+/// Between the two swaps `dir` holds one new table and one old; `convert` refuses that mix by
+/// the tables' export ids.
 fn move_into_place(staging: &Path, dir: &Path, options: &ParquetOptions) -> anyhow::Result<()> {
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
     if !dir.exists() {
-        return std::fs::rename(staging, dir)
-            .with_context(|| format!("renaming {} to {}", staging.display(), dir.display()));
+        std::fs::rename(staging, dir)
+            .with_context(|| format!("renaming {} to {}", staging.display(), dir.display()))?;
+        vastgraph_store::fsync_dir(parent.unwrap_or(Path::new(".")))?;
+        return Ok(());
+    }
+    if !options.vertices && dir.join(VERTICES).exists() {
+        std::fs::remove_dir_all(dir.join(VERTICES))
+            .with_context(|| format!("removing the old {}", dir.join(VERTICES).display()))?;
     }
     let tables: &[&str] = if options.vertices {
         &[EDGES, VERTICES]
@@ -192,13 +221,18 @@ fn move_into_place(staging: &Path, dir: &Path, options: &ParquetOptions) -> anyh
     };
     for table in tables {
         let target = dir.join(table);
-        if target.exists() {
-            std::fs::remove_dir_all(&target)
+        let old = vastgraph_store::rename_into_place(
+            &staging.join(table),
+            &target,
+            vastgraph_store::Existing::Replace,
+        )
+        .with_context(|| format!("moving {} into place", target.display()))?;
+        if let Some(old) = old {
+            std::fs::remove_dir_all(&old)
                 .with_context(|| format!("removing the old {}", target.display()))?;
         }
-        std::fs::rename(staging.join(table), &target)
-            .with_context(|| format!("moving {} into place", target.display()))?;
     }
+    vastgraph_store::fsync_dir(dir)?;
     std::fs::remove_dir(staging).with_context(|| format!("removing {}", staging.display()))
 }
 
@@ -206,6 +240,7 @@ fn write_edges<A: Adjacency>(
     g: &ExportGraph<A>,
     dir: &Path,
     options: &ParquetOptions,
+    export: KeyValue,
     progress: ProgressFn,
 ) -> anyhow::Result<usize> {
     let weight = match g.weight_type {
@@ -218,7 +253,7 @@ fn write_edges<A: Adjacency>(
         vastgraph_store::TABLE_VERTICES_KEY.to_string(),
         g.out.num_vertices().to_string(),
     );
-    let mut metadata = vec![vertices];
+    let mut metadata = vec![export, vertices];
     for (key, set) in [
         (vastgraph_store::TABLE_SYMMETRIC_KEY, g.symmetric),
         (vastgraph_store::TABLE_SELF_LOOPS_KEY, g.self_loops_kept),
@@ -285,6 +320,7 @@ fn write_vertices<A: Adjacency>(
     g: &ExportGraph<A>,
     dir: &Path,
     options: &ParquetOptions,
+    export: KeyValue,
 ) -> anyhow::Result<usize> {
     let label = if g.labels.is_some() {
         "REQUIRED BYTE_ARRAY label (UTF8);"
@@ -292,7 +328,7 @@ fn write_vertices<A: Adjacency>(
         ""
     };
     let schema = format!("message vertices {{ REQUIRED INT64 id; {label} }}");
-    let mut parts = PartWriter::new(dir, &schema, options, Vec::new())?;
+    let mut parts = PartWriter::new(dir, &schema, options, vec![export])?;
     let n = g.out.num_vertices();
     for lo in (0..n).step_by(options.chunk_rows) {
         let hi = (lo + options.chunk_rows).min(n);

@@ -316,6 +316,7 @@ fn expand_table_directories(
             } else {
                 Vec::new()
             };
+            same_export(path, tables.iter().chain(&vertex_tables))?;
             // Labels in any of the files make it a labelled table, and every file must hold
             // them.
             let mut labelled = Vec::with_capacity(vertex_tables.len());
@@ -345,6 +346,35 @@ fn expand_table_directories(
         expanded.extend(tables);
     }
     Ok((expanded, exports))
+}
+
+/// An export's tables must all come from one export: an export interrupted while it replaced
+/// an older one's tables (one swapped, the other not yet) would otherwise pair new arcs with
+/// old labels. Tables of an export that recorded no id pass.
+fn same_export<'a>(
+    dir: &Path,
+    files: impl Iterator<Item = &'a PathBuf>,
+) -> Result<(), IngestError> {
+    let mut first: Option<(Option<String>, &Path)> = None;
+    for file in files {
+        let id = table::export_id(file, detect_format(file)?)?;
+        match &first {
+            None => first = Some((id, file)),
+            Some((seen, seen_file)) if *seen != id => {
+                return Err(IngestError::invalid(
+                    dir,
+                    format!(
+                        "its tables come from two exports ({} and {}): an export was \
+                         interrupted while it replaced another; export the store again",
+                        seen_file.strip_prefix(dir).unwrap_or(seen_file).display(),
+                        file.strip_prefix(dir).unwrap_or(file).display()
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// The table files directly in `dir`, in name order with numbers by value (`part-99999` before

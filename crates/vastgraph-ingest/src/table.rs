@@ -28,7 +28,7 @@ use arrow_schema::{ArrowError, DataType, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ProjectionMask;
 use vastgraph_store::{
-    MAX_VERTICES, TABLE_SELF_LOOPS_KEY, TABLE_SYMMETRIC_KEY, TABLE_VERTICES_KEY,
+    MAX_VERTICES, TABLE_EXPORT_KEY, TABLE_SELF_LOOPS_KEY, TABLE_SYMMETRIC_KEY, TABLE_VERTICES_KEY,
 };
 
 use crate::format::detect_format;
@@ -372,6 +372,16 @@ fn for_each_batch(
 /// Whether a vertex table (a vastgraph export's `vertices/`: `id`[, `label`]) names its
 /// vertices: it has a `label` column, which must hold strings beside an integer `id` column
 /// (anything else is an error naming the file, not labels silently dropped).
+/// The export a table file written by `vastgraph export` belongs to (its metadata's
+/// [`TABLE_EXPORT_KEY`]), where it says.
+pub(crate) fn export_id(path: &Path, format: InputFormat) -> Result<Option<String>, IngestError> {
+    let (_, metadata) = schema_and_metadata(path, format)?;
+    Ok(metadata
+        .into_iter()
+        .find(|(key, _)| key == TABLE_EXPORT_KEY)
+        .and_then(|(_, value)| value))
+}
+
 pub(crate) fn has_vertex_labels(path: &Path, format: InputFormat) -> Result<bool, IngestError> {
     let (schema, _) = schema_and_metadata(path, format)?;
     let Ok(label) = schema.field_with_name("label") else {

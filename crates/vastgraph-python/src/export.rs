@@ -13,7 +13,8 @@ use crate::errors::{chain_error, store_error};
 use crate::store::NativeStore;
 
 /// Writes `DIR/edges/*.parquet` and, when `vertices`, `DIR/vertices/*.parquet` (id[, label]).
-/// Returns the number of (edge files, vertex files).
+/// Returns the number of (edge files, vertex files) and the export's id, which a vertex table
+/// written beside the edges must carry (`vastgraph.export` in its metadata).
 #[pyfunction]
 #[pyo3(signature = (store, directory, chunk_rows, rows_per_file, compression, overwrite, vertices, threads=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
@@ -28,7 +29,7 @@ pub fn export_parquet(
     vertices: bool,
     threads: Option<usize>,
     progress: Option<Bound<'_, PyAny>>,
-) -> PyResult<(usize, usize)> {
+) -> PyResult<(usize, usize, String)> {
     let compression: ParquetCompression = compression.parse().map_err(PyValueError::new_err)?;
     let options = ParquetOptions {
         chunk_rows,
@@ -67,8 +68,8 @@ struct Export<'a> {
 }
 
 impl GraphVisitor for Export<'_> {
-    type Output = PyResult<(usize, usize)>;
-    fn visit<A: Adjacency>(self, graph: &Graph<A>) -> PyResult<(usize, usize)> {
+    type Output = PyResult<(usize, usize, String)>;
+    fn visit<A: Adjacency>(self, graph: &Graph<A>) -> PyResult<(usize, usize, String)> {
         let export = ExportGraph {
             out: graph.out(),
             weight_type: self.store.manifest().weight_type,
@@ -80,6 +81,6 @@ impl GraphVisitor for Export<'_> {
             self.state.set(arcs)
         })
         .map_err(chain_error)?;
-        Ok((summary.edge_files, summary.vertex_files))
+        Ok((summary.edge_files, summary.vertex_files, summary.export_id))
     }
 }

@@ -318,6 +318,61 @@ fn export_parquet_writes_tables_and_refuses_to_mix_with_old_ones() {
         .is_char_device());
 }
 
+/// An export directory whose edge and vertex tables come from two exports (what an export
+/// killed between replacing one table and the other leaves) is refused by `convert`, which
+/// would otherwise name the new arcs' vertices by the old labels.
+#[test]
+fn tables_of_two_exports_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (first, second) = (
+        input("a.tsv", "a\tb\nb\tc\n"),
+        input("b.tsv", "x\ty\ny\tz\n"),
+    );
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    for (input, name) in [(&first, "a"), (&second, "b")] {
+        ok(&["convert", input, "-o", &path(name)]);
+        ok(&[
+            "export",
+            &path(name),
+            "--format",
+            "parquet",
+            "-o",
+            &path(&format!("{name}.pq")),
+        ]);
+    }
+    ok(&["convert", &path("a.pq"), "-o", &path("a.back")]);
+    std::fs::remove_dir_all(dir.path().join("a.pq/vertices")).unwrap();
+    std::fs::rename(
+        dir.path().join("b.pq/vertices"),
+        dir.path().join("a.pq/vertices"),
+    )
+    .unwrap();
+    let o = vastgraph(&["convert", &path("a.pq"), "-o", &path("mixed")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("its tables come from two exports"),
+        "{}",
+        stderr(&o)
+    );
+    assert_nothing_written(dir.path(), &dir.path().join("mixed"));
+    // Overwriting an export replaces both tables: it converts again.
+    ok(&[
+        "export",
+        &path("b"),
+        "--format",
+        "parquet",
+        "-o",
+        &path("a.pq"),
+        "--force",
+    ]);
+    ok(&["convert", &path("a.pq"), "-o", &path("b.back")]);
+}
+
 /// A Parquet export converts back to the store it came from: the same arcs, weights, labels,
 /// symmetry and self-loops, file for file (the manifest records the conversion, so it
 /// differs).
