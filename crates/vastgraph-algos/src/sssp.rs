@@ -410,6 +410,11 @@ struct RelaxSigned<'a> {
     moved: &'a [AtomicBool],
     /// No simple path is shorter than the sum of the negative weights.
     path_bound: f64,
+    /// In a symmetric graph a negative edge is a negative cycle (there and back): reached
+    /// from the frontier, it is one reachable from the source. Without this, the run would
+    /// go round it until a distance fell below `path_bound`, a round a pass over the graph.
+    negative_arc_is_cycle: bool,
+    /// Set once a negative cycle is certain.
     below_bound: &'a AtomicBool,
 }
 
@@ -420,6 +425,13 @@ impl RelaxSigned<'_> {
             self.below_bound.store(true, Relaxed);
         }
     }
+
+    #[inline(always)]
+    fn check_arc(&self, w: f64) {
+        if self.negative_arc_is_cycle && w < 0.0 {
+            self.below_bound.store(true, Relaxed);
+        }
+    }
 }
 
 impl EdgeMapFn for RelaxSigned<'_> {
@@ -427,6 +439,7 @@ impl EdgeMapFn for RelaxSigned<'_> {
 
     #[inline(always)]
     fn update(&self, s: Vertex, d: Vertex, w: f64) -> bool {
+        self.check_arc(w);
         let candidate = self.dist[s as usize].load() + w;
         let slot = &self.dist[d as usize];
         if candidate < slot.load() {
@@ -440,6 +453,7 @@ impl EdgeMapFn for RelaxSigned<'_> {
 
     #[inline(always)]
     fn update_atomic(&self, s: Vertex, d: Vertex, w: f64) -> bool {
+        self.check_arc(w);
         let candidate = self.dist[s as usize].load() + w;
         let slot = &self.dist[d as usize];
         if candidate < slot.load() && slot.write_min(candidate) {
@@ -499,6 +513,7 @@ pub fn bellman_ford<A: Adjacency>(
         dist: &dist,
         moved: &moved,
         path_bound: negative_sum,
+        negative_arc_is_cycle: g.is_symmetric(),
         below_bound: &below_bound,
     };
     let counters = EdgeMapCounters::default();

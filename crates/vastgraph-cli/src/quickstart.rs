@@ -79,6 +79,11 @@ pub fn run(args: QuickstartArgs) -> anyhow::Result<()> {
     );
     let mut failures = 0;
     for algo in ALGORITHMS {
+        // An interrupt stops the tour between two algorithms (each takes a fraction of a
+        // second), so that the temporary directory is removed.
+        if vastgraph_store::cancel_requested() {
+            anyhow::bail!("stopped before {}", algo.name);
+        }
         // tc's total is in its stats (`triangles`); its per-vertex counts would sum to three
         // times it.
         let params = Params::default();
