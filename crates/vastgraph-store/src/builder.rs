@@ -391,6 +391,9 @@ impl StoreBuilder {
         // Fail before any work when the target is taken; checked again at the rename.
         check_replaceable(target, opts.overwrite)?;
         let runs_parent = opts.tmp_dir.clone().unwrap_or_else(|| parent.clone());
+        if runs_parent != parent {
+            lock.remove_dead_stages_in(target, &runs_parent);
+        }
         if !runs_parent.is_dir() {
             let (kind, why) = match runs_parent.exists() {
                 true => (

@@ -86,9 +86,30 @@ impl TargetLock {
                 _ => continue,
             }
             let lock = TargetLock { path, _file: file };
-            remove_stale_stages(target);
+            remove_stale_stages(target, &parent_of(target), |_| true);
             return Ok(lock);
         }
+    }
+
+    /// Removes the stages of `target` (the lock's own) in another directory, the sorted runs'
+    /// (`--tmp-dir`), that a killed writer left: those whose process (the first number of the
+    /// suffix) is gone. Writers of another target of the same name, elsewhere, may share that
+    /// directory: a live one's stages stay.
+    pub fn remove_dead_stages_in(&self, target: &Path, dir: &Path) {
+        remove_stale_stages(target, dir, |pid| {
+            // SAFETY: signal 0 sends nothing; it asks whether the process exists.
+            let alive = unsafe { libc::kill(pid, 0) } == 0
+                || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+            !alive
+        });
+    }
+}
+
+/// The directory holding `target` ("." for a bare name).
+fn parent_of(target: &Path) -> PathBuf {
+    match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
     }
 }
 
@@ -100,29 +121,44 @@ impl Drop for TargetLock {
     }
 }
 
-/// Removes `target`'s stages of every kind; called with its lock held, when none is live.
-fn remove_stale_stages(target: &Path) {
+/// Removes `target`'s stages of every kind in `dir` whose writer's process id `gone` says is
+/// gone; called with its lock held.
+fn remove_stale_stages(target: &Path, dir: &Path, gone: impl Fn(libc::pid_t) -> bool) {
     let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) else {
         return;
     };
-    let parent = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let Ok(entries) = fs::read_dir(&parent) else {
+    let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     let prefix = format!(".{name}.");
+    // A stage that is itself a target has stages and a lock of its own, named from it
+    // (`..NAME.input-order-<suffix>.tmp-<suffix>`): they go with it.
+    let stage_of_stage = format!("..{name}.");
     for entry in entries.flatten() {
         let file_name = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = file_name.strip_prefix(&prefix) else {
-            continue;
+        let (rest, nested) = match file_name.strip_prefix(&stage_of_stage) {
+            Some(rest) => (rest, true),
+            None => match file_name.strip_prefix(&prefix) {
+                Some(rest) => (rest, false),
+                None => continue,
+            },
         };
         let stale = STAGE_KINDS.iter().any(|kind| {
             rest.strip_prefix(kind)
                 .and_then(|r| r.strip_prefix('-'))
+                .map(|r| match (nested, r.split_once('.')) {
+                    (true, Some((suffix, _))) => suffix,
+                    (true, None) => "",
+                    (false, _) => r,
+                })
                 .is_some_and(|suffix| {
-                    !suffix.is_empty() && suffix.chars().all(|c| c.is_ascii_digit() || c == '-')
+                    !suffix.is_empty()
+                        && suffix.chars().all(|c| c.is_ascii_digit() || c == '-')
+                        && suffix
+                            .split('-')
+                            .next()
+                            .and_then(|pid| pid.parse().ok())
+                            .is_some_and(&gone)
                 })
         });
         if !stale {
@@ -171,6 +207,13 @@ mod tests {
         let stale_dir = stage_path(&target, "tmp");
         fs::create_dir(&stale_dir).unwrap();
         fs::write(stale_dir.join("offsets.u64"), b"x").unwrap();
+        // A stage that was a target in turn (the store in input order, before `--order`),
+        // with its own stage and lock.
+        let nested = stage_path(&target, "input-order");
+        let nested_stage = stage_path(&nested, "tmp");
+        let nested_lock = lock_path(&nested);
+        fs::create_dir(&nested_stage).unwrap();
+        fs::write(&nested_lock, b"").unwrap();
         // The name a process-id-only scheme gave, as a killed older writer left it.
         fs::write(dir.path().join(".g.tmp-1"), b"x").unwrap();
         let kept = [".g.old-1-2-3", ".gx.tmp-1", ".g.tmp-notes", "g.tmp-1"];
@@ -179,10 +222,32 @@ mod tests {
         }
         let _lock = TargetLock::acquire(&target).unwrap();
         assert!(!stale_dir.exists());
+        assert!(!nested_stage.exists() && !nested_lock.exists());
         assert!(!dir.path().join(".g.tmp-1").exists());
         for k in kept {
             assert!(dir.path().join(k).exists(), "{k} was removed");
         }
+    }
+
+    #[test]
+    fn stages_in_the_runs_directory_go_only_when_their_writer_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = dir.path().join("spill");
+        fs::create_dir(&runs).unwrap();
+        let target = dir.path().join("g");
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let (stale, live) = (
+            runs.join(format!(".g.forward-run-{dead}-5-0")),
+            runs.join(format!(".g.reverse-runs-{}-5-1", std::process::id())),
+        );
+        fs::write(&stale, b"x").unwrap();
+        fs::create_dir(&live).unwrap();
+        let lock = TargetLock::acquire(&target).unwrap();
+        lock.remove_dead_stages_in(&target, &runs);
+        assert!(!stale.exists(), "a dead writer's runs stay");
+        assert!(live.exists(), "a live writer's runs were removed");
     }
 
     #[test]
