@@ -53,6 +53,7 @@ pub fn adjacency_bytes(manifest: &Manifest) -> u64 {
 
 pub fn run(args: CompressArgs, quiet: bool) -> anyhow::Result<()> {
     let started = Instant::now();
+    crate::store_copy_beside(&args.store, &args.target.output)?;
     let source = vastgraph_store::open_manifest(&args.store)?;
     let phases = crate::progress::Phases::new(quiet);
     let opts = CompressOptions {

@@ -23,7 +23,7 @@ mod size;
 mod tile;
 mod top;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand};
 use vastgraph_engine::error::chain_text;
@@ -188,6 +188,20 @@ where
             }
         }
     }
+}
+
+/// A copy of a store (`compress`, `reorder`) written inside it is a usage error, as any other
+/// output inside a store is; the store itself (`-o STORE --force`) is not inside it.
+pub(crate) fn store_copy_beside(store: &Path, output: &Path) -> anyhow::Result<()> {
+    if vastgraph_store::written_inside(store, output) {
+        return Err(UsageError(format!(
+            "{} is inside the store {}: write the copy beside it",
+            output.display(),
+            store.display()
+        ))
+        .into());
+    }
+    Ok(())
 }
 
 /// A value given on the command line that the command refuses before reading anything for it

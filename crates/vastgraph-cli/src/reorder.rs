@@ -22,6 +22,7 @@ pub struct ReorderArgs {
 
 pub fn run(args: ReorderArgs, quiet: bool) -> anyhow::Result<()> {
     let started = Instant::now();
+    crate::store_copy_beside(&args.store, &args.target.output)?;
     let phases = crate::progress::Phases::new(quiet);
     let opts = ReorderOptions {
         memory_bytes: args.memory.unwrap_or_else(crate::size::default_budget),
