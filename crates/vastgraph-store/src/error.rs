@@ -89,7 +89,7 @@ pub enum StoreError {
     TargetExists { path: PathBuf },
 
     #[error(
-        "{}: the store was replaced (--force) while it was being opened; run again to use the new one",
+        "{}: the store was replaced (--force, or `vastgraph tile`) while it was being read; run again to use the new one",
         path.display()
     )]
     Replaced { path: PathBuf },

@@ -210,6 +210,9 @@ pub struct Store {
     list_heads: Option<MappedArray<u32>>,
     /// The tiles, when the store has them and they were opened.
     tiles: Option<MappedTiles>,
+    /// The directory's (device, inode) when it was opened ([`store_identity`]): what reads
+    /// its files by name later (`verify`) can tell a store replaced since from a damaged one.
+    identity: Option<(u64, u64)>,
 }
 
 /// The four files of a store's tiles (`crate::tiles`).
@@ -234,8 +237,28 @@ impl Store {
         Self::open_with(dir, false)
     }
 
+    /// Opens the store; one replaced while it was opened (`--force`, `vastgraph tile`) is
+    /// opened again, once: the files read may have belonged to both, and whatever that gave
+    /// (a checksum that does not match, a file missing) says nothing of the new store.
     fn open_with(dir: &Path, with_tiles: bool) -> Result<Store, StoreError> {
+        match Self::open_once(dir, with_tiles) {
+            Err(StoreError::Replaced { .. }) => Self::open_once(dir, with_tiles),
+            opened => opened,
+        }
+    }
+
+    fn open_once(dir: &Path, with_tiles: bool) -> Result<Store, StoreError> {
         let identity = store_identity(dir);
+        let opened = Self::open_files(dir, with_tiles);
+        // Whatever the files gave, a store replaced meanwhile is reported as such.
+        check_not_replaced(dir, identity)?;
+        let mut store = opened?;
+        store.identity = identity;
+        store.validate()?;
+        Ok(store)
+    }
+
+    fn open_files(dir: &Path, with_tiles: bool) -> Result<Store, StoreError> {
         let manifest = read_manifest(dir)?;
         check_manifest(dir, &manifest)?;
         check_pages(dir, manifest.files.iter().filter(|f| !is_tile_file(f)))?;
@@ -259,7 +282,7 @@ impl Store {
             }
             _ => None,
         };
-        let store = Store {
+        Ok(Store {
             dir: dir.to_path_buf(),
             manifest,
             out_edges,
@@ -267,10 +290,8 @@ impl Store {
             first_neighbors,
             list_heads,
             tiles,
-        };
-        check_not_replaced(dir, identity)?;
-        store.validate()?;
-        Ok(store)
+            identity: None,
+        })
     }
 
     pub fn dir(&self) -> &Path {
@@ -386,13 +407,20 @@ impl Store {
     /// Everything that opening a store does not check: every file's checksum, then that the
     /// arcs of a symmetric store come back and a transpose agrees with the lists
     /// ([`Store::verify_structure`]). `vastgraph info --verify`.
+    /// A store replaced since it was opened (its files are read by name again) is reported
+    /// as replaced, not as damaged.
     pub fn verify(&self) -> Result<(), StoreError> {
-        self.verify_checksums()?;
-        self.verify_structure()?;
-        match self.tiles() {
-            Some(tiles) => crate::tiles::verify_against_lists(self, &tiles),
-            None => Ok(()),
+        let verified = self.verify_checksums().and_then(|()| {
+            self.verify_structure()?;
+            match self.tiles() {
+                Some(tiles) => crate::tiles::verify_against_lists(self, &tiles),
+                None => Ok(()),
+            }
+        });
+        if verified.is_err() {
+            check_not_replaced(&self.dir, self.identity)?;
         }
+        verified
     }
 
     /// The size of every file of the store, manifest included.

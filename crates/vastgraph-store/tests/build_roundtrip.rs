@@ -364,6 +364,15 @@ fn existing_target_needs_overwrite() {
     )
     .unwrap();
     assert_eq!(Store::open(&target).unwrap().num_arcs(), 2, "replaced");
+    // A store opened before it was replaced reads the new files by name when verified: it
+    // says the store was replaced, not that its files are damaged.
+    let opened = Store::open(&target).unwrap();
+    let three = [edge(0, 1, 0.0), edge(1, 2, 0.0), edge(2, 3, 0.0)];
+    build(&target, &three, overwrite.clone(), 0, 1).unwrap();
+    let err = opened.verify().unwrap_err();
+    assert!(matches!(err, StoreError::Replaced { .. }), "{err}");
+    Store::open(&target).unwrap().verify().unwrap();
+    build(&target, &three[..2], overwrite.clone(), 0, 1).unwrap();
     assert_eq!(
         leftovers(dir.path(), ".s."),
         Vec::<String>::new(),

@@ -139,7 +139,24 @@ impl OocGraph {
     /// Opens the store in `dir` under `plan` (whose `files` = 2 reads the weights too): reads and
     /// validates the offsets, opens the neighbour file for direct reads, allocates the buffer
     /// pool, and loads or measures the device profile.
-    pub fn open(dir: &Path, mut plan: MemoryPlan, options: OocOptions) -> anyhow::Result<OocGraph> {
+    /// A store replaced while it was opened (`--force`, `vastgraph tile`) is opened again,
+    /// once: the files read may have belonged to both, and whatever that gave (a checksum
+    /// that does not match, a file missing) says nothing of the new store.
+    pub fn open(dir: &Path, plan: MemoryPlan, options: OocOptions) -> anyhow::Result<OocGraph> {
+        let identity = vastgraph_store::store_identity(dir);
+        match Self::open_once(dir, plan.clone(), options.clone()) {
+            Err(_) if vastgraph_store::store_identity(dir) != identity => {
+                Self::open_once(dir, plan, options)
+            }
+            opened => opened,
+        }
+    }
+
+    fn open_once(
+        dir: &Path,
+        mut plan: MemoryPlan,
+        options: OocOptions,
+    ) -> anyhow::Result<OocGraph> {
         let identity = vastgraph_store::store_identity(dir);
         let manifest = Self::manifest_of(dir)?;
         let n = manifest.vertices as usize;
