@@ -50,8 +50,7 @@ pub fn write_then_rename(
             remove(&old);
         }
         // The new name made durable, as the file's bytes were.
-        let parent = target.parent().filter(|p| !p.as_os_str().is_empty());
-        vastgraph_store::fsync_dir(parent.unwrap_or(Path::new(".")))?;
+        vastgraph_store::fsync_dir(vastgraph_store::parent_dir(target))?;
         Ok(())
     });
     if result.is_err() {

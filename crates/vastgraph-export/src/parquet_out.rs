@@ -101,7 +101,7 @@ pub fn write_parquet<A: Adjacency>(
     check_target(dir, options.overwrite)?;
     let staging = temporary_sibling(dir);
     let mut summary = ParquetSummary {
-        export_id: new_export_id(),
+        export_id: vastgraph_store::unique_suffix(),
         ..Default::default()
     };
     let export = KeyValue::new(
@@ -127,14 +127,6 @@ pub fn write_parquet<A: Adjacency>(
 
 const EDGES: &str = "edges";
 const VERTICES: &str = "vertices";
-
-/// `<pid>-<nanoseconds>`: distinct for every export.
-fn new_export_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("{}-{nanos}", std::process::id())
-}
 
 /// An existing output directory must be empty unless `overwrite`.
 fn check_target(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
@@ -203,11 +195,10 @@ fn check_target(dir: &Path, overwrite: bool) -> anyhow::Result<()> {
 /// Between the two swaps `dir` holds one new table and one old; `convert` refuses that mix by
 /// the tables' export ids.
 fn move_into_place(staging: &Path, dir: &Path, options: &ParquetOptions) -> anyhow::Result<()> {
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
     if !dir.exists() {
         std::fs::rename(staging, dir)
             .with_context(|| format!("renaming {} to {}", staging.display(), dir.display()))?;
-        vastgraph_store::fsync_dir(parent.unwrap_or(Path::new(".")))?;
+        vastgraph_store::fsync_dir(vastgraph_store::parent_dir(dir))?;
         return Ok(());
     }
     if !options.vertices && dir.join(VERTICES).exists() {

@@ -88,9 +88,16 @@ fn nix_statvfs(path: &Path) -> std::io::Result<libc::statvfs> {
     Ok(unsafe { stat.assume_init() })
 }
 
+/// The directory holding `path` ("." for a bare name).
+pub fn parent_dir(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// `<pid>-<nanoseconds>-<counter>`: distinct across processes and across builds within one
 /// process, even two started in the same nanosecond.
-pub(crate) fn unique_suffix() -> String {
+pub fn unique_suffix() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::fsutil::{fsync_dir, rename_into_place, unique_suffix, Existing};
+use crate::fsutil::{fsync_dir, parent_dir, rename_into_place, unique_suffix, Existing};
 use crate::manifest::MANIFEST_FILE;
 use crate::reader::read_manifest;
 use crate::StoreError;
@@ -116,11 +116,7 @@ pub(crate) fn refuse_inside(source: &Path, target: &Path) -> Result<(), StoreErr
 /// inside the store `store`. False where either cannot be resolved: a missing store or parent
 /// is its own error.
 pub fn written_inside(store: &Path, target: &Path) -> bool {
-    let parent = target.parent().filter(|p| !p.as_os_str().is_empty());
-    match (
-        store.canonicalize(),
-        parent.unwrap_or(Path::new(".")).canonicalize(),
-    ) {
+    match (store.canonicalize(), parent_dir(target).canonicalize()) {
         (Ok(store), Ok(parent)) => parent.starts_with(store),
         _ => false,
     }

@@ -11,7 +11,7 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use crate::fsutil::unique_suffix;
+use crate::fsutil::{parent_dir, unique_suffix};
 use crate::StoreError;
 
 /// The kinds of temporary sibling a writer of a target makes; stale ones are removed. (The
@@ -86,7 +86,7 @@ impl TargetLock {
                 _ => continue,
             }
             let lock = TargetLock { path, _file: file };
-            remove_stale_stages(target, &parent_of(target), |_| true);
+            remove_stale_stages(target, parent_dir(target), |_| true);
             return Ok(lock);
         }
     }
@@ -102,14 +102,6 @@ impl TargetLock {
                 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
             !alive
         });
-    }
-}
-
-/// The directory holding `target` ("." for a bare name).
-fn parent_of(target: &Path) -> PathBuf {
-    match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
     }
 }
 
