@@ -6,6 +6,7 @@ mod bad_input;
 mod basics;
 mod checkpoints;
 mod compressed;
+mod fuzz_corpora;
 mod interrupts;
 mod out_of_core;
 mod reorder;
