@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 use thiserror::Error;
-use vastgraph_engine::{memory, visit_store, Adjacency, Graph, GraphVisitor, Vertex};
+use vastgraph_engine::{memory, visit_store, Adjacency, CsrGraph, Graph, GraphVisitor, Vertex};
 use vastgraph_store::Store;
 
 pub use crate::algorithm::{Algorithm, AlgorithmVisitor, Descriptor, Params, VertexValues};
@@ -219,6 +219,20 @@ impl GraphVisitor for RunOnGraph<'_> {
     fn visit<A: Adjacency>(self, graph: &Graph<A>) -> Self::Output {
         run(self.name, graph, self.params, self.verify)
     }
+}
+
+/// [`run`] on a raw CSR graph (a store's mapped view, or an [`InMemoryGraph`]'s): not generic,
+/// so that it is the instantiation [`run_on_store`] compiles here, rather than every kernel
+/// compiled again in the crate that calls it (a test binary among them).
+///
+/// [`InMemoryGraph`]: vastgraph_engine::InMemoryGraph
+pub fn run_on_csr(
+    name: &str,
+    g: &CsrGraph<'_>,
+    p: &Params,
+    verify: bool,
+) -> Result<Output, RunError> {
+    run(name, g, p, verify)
 }
 
 /// Runs algorithm `name` on `g`; with `verify`, also checks the result with its verifier.

@@ -56,7 +56,7 @@ fn values_of(out: &registry::Output) -> String {
 }
 
 fn run(name: &str, g: &CsrGraph<'_>, p: &Params) -> Result<registry::Output, RunError> {
-    registry::run(name, g, p, false)
+    registry::run_on_csr(name, g, p, false)
 }
 
 #[test]

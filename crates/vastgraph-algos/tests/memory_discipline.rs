@@ -14,7 +14,7 @@ mod support;
 use support::*;
 use vastgraph_algos::registry::{self, Descriptor, Params, ALGORITHMS};
 use vastgraph_engine::memory::{counting_enabled, CountingAllocator};
-use vastgraph_engine::{Adjacency, Graph, InMemoryGraph};
+use vastgraph_engine::{CsrGraph, InMemoryGraph};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -38,7 +38,7 @@ fn variants() -> Vec<(&'static str, Params)> {
 }
 
 /// (what ran, its heap peak, its declaration) for every algorithm and variant that runs on `g`.
-fn peaks<A: Adjacency>(g: &Graph<A>, threads: u64) -> Vec<(String, usize, u64)> {
+fn peaks(g: &CsrGraph<'_>, threads: u64) -> Vec<(String, usize, u64)> {
     let common = Params::default().with("source", 0).with("max_iters", 20);
     let runs = ALGORITHMS
         .iter()
@@ -59,8 +59,8 @@ fn peaks<A: Adjacency>(g: &Graph<A>, threads: u64) -> Vec<(String, usize, u64)> 
             params.set(name, extra.get(name).unwrap().clone());
         }
         // Warm up: the thread pool and anything else allocated once per process.
-        registry::run(a.name, g, &params, false).unwrap();
-        let out = registry::run(a.name, g, &params, false).unwrap();
+        registry::run_on_csr(a.name, g, &params, false).unwrap();
+        let out = registry::run_on_csr(a.name, g, &params, false).unwrap();
         let given: Vec<String> = extra
             .given()
             .map(|name| format!("{name}={}", extra.get(name).unwrap()))
