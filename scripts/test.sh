@@ -30,7 +30,9 @@ echo "== installing the vastgraph Python package (profile ci, reuses target/ci)"
 MATURIN_PEP517_ARGS="--profile ci" python3 -m pip install --quiet --disable-pip-version-check .
 
 echo "== Python tests"
-VASTGRAPH_BIN="$PWD/target/ci/vastgraph" python3 -m pytest tests/python -q -rs
+# In two processes (pytest-xdist): most of their time is NetworkX's references, which run on
+# one core each.
+VASTGRAPH_BIN="$PWD/target/ci/vastgraph" python3 -m pytest tests/python -q -rs -n 2
 
 if [ -n "${VASTGRAPH_FUZZ_SECONDS:-}" ]; then
     echo "== fuzz targets, ${VASTGRAPH_FUZZ_SECONDS} s each on their corpora (skipped without a nightly toolchain)"
