@@ -248,7 +248,9 @@ struct Large {
     within_budget: bool,
 }
 
-/// Vertices of the path and leaves of the star, and the clique's size: 2^20 and 1,000 here;
+/// Vertices of the path and leaves of the star, and the clique's size: 2^18 (a recursion a
+/// level deep overflows any thread's stack long before, a pass a level takes 2^36 steps) and
+/// 1,000 here;
 /// `VASTGRAPH_ADVERSARIAL=full` runs the 10M-vertex path and star and the 5,000-clique. (Within
 /// a budget, bfs and sssp cross the path's levels in their label-correcting queue, a list at a
 /// time: a planned pass a level would cost O(n/64) and a pass's overhead each.)
@@ -257,7 +259,7 @@ fn large_shapes() -> Vec<Large> {
     let (n, k) = if full {
         (10_000_000, 5_000)
     } else {
-        (1 << 20, 1_000)
+        (1 << 18, 1_000)
     };
     const BATCH: u64 = 1 << 20;
     vec![
