@@ -6,9 +6,11 @@
 #
 # Needs a nightly toolchain (libFuzzer's sanitizer flags) and cargo-fuzz (installed from
 # crates.io when missing). Without nightly it says so and exits 0, so that the test command
-# runs everywhere.
+# runs everywhere with VASTGRAPH_FUZZ_SECONDS set. (Without it, the test command replays the
+# targets' checks on their corpora as Rust tests: crates/vastgraph-cli/tests/end_to_end/
+# fuzz_corpora.rs.)
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     a short run (the test command's): unoptimised targets
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     a short run (VASTGRAPH_FUZZ_SECONDS's): unoptimised targets
 #   scripts/fuzz.sh --runs N [TARGET...]     a campaign: optimised targets, each until N inputs
 #
 # A short run builds the targets unoptimised (`cargo fuzz build --dev`): on 2 cores the eight
