@@ -172,7 +172,7 @@ fn damage_and_run(stores: &[Pristine], input: &[u8]) {
     let store = &stores[input[0] as usize % stores.len()];
     let (file, pristine) = &store.files[input[1] as usize % store.files.len()];
     let mut bytes = pristine.clone();
-    if input[2] % 2 == 0 {
+    if input[2] & 1 == 0 {
         // Cut short.
         bytes.truncate(u16::from_le_bytes([input[2], *input.get(3).unwrap_or(&0)]) as usize);
     }
