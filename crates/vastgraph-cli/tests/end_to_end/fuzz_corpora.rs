@@ -15,6 +15,9 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
+use vastgraph_store::format_xxh3;
+use xxhash_rust::xxh3::xxh3_64;
+
 #[path = "../../../../fuzz/bodies/codec_decode.rs"]
 mod codec_decode;
 #[path = "../../../../fuzz/bodies/store_open.rs"]
@@ -100,8 +103,9 @@ impl Mutator {
 /// (as many of each input, and at least one); fails naming each input that panicked or hung.
 fn replay(target: &'static str, mutations: usize, check: impl Fn(&[u8]) + Send + 'static) {
     let inputs = corpus(target);
-    let expected = inputs.len() * (1 + mutations.div_ceil(inputs.len()));
-    match run_cases(target, inputs, mutations, TIMEOUT, check) {
+    let each = mutations.div_ceil(inputs.len());
+    let expected = inputs.len() * (1 + each);
+    match run_cases(target, inputs, each, TIMEOUT, check) {
         Ok(ran) => assert_eq!(ran, expected, "{target}: inputs run"),
         Err(failures) => panic!(
             "{target}: {} inputs failed: {}",
@@ -111,7 +115,8 @@ fn replay(target: &'static str, mutations: usize, check: impl Fn(&[u8]) + Send +
     }
 }
 
-/// The cases of [`replay`], in a worker thread watched for hangs: how many ran, or what failed.
+/// The cases of [`replay`], each input and `mutations` mutations of it, in a worker thread
+/// watched for hangs: how many ran, or what failed.
 fn run_cases(
     target: &'static str,
     inputs: Vec<(String, Vec<u8>)>,
@@ -119,7 +124,6 @@ fn run_cases(
     timeout: Duration,
     check: impl Fn(&[u8]) + Send + 'static,
 ) -> Result<usize, Vec<String>> {
-    let mutations = mutations.div_ceil(inputs.len().max(1));
     let (done, progress) = mpsc::channel::<(String, Vec<u8>, Option<String>)>();
     let worker = thread::spawn(move || {
         let mut mutator = Mutator(0x9e37_79b9_7f4a_7c15 ^ target.len() as u64);
@@ -176,18 +180,11 @@ fn run_cases(
 /// Writes a failing input where `cargo fuzz run` finds it; returns where.
 fn keep(target: &str, bytes: &[u8]) -> String {
     let dir = fuzz_dir().join("artifacts").join(target);
-    let path = dir.join(format!("replay-{:016x}", fnv1a(bytes)));
+    let path = dir.join(format!("replay-{}", format_xxh3(xxh3_64(bytes))));
     match std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, bytes)) {
         Ok(()) => format!("written to {}", path.display()),
         Err(e) => format!("not written to {}: {e}", path.display()),
     }
-}
-
-/// FNV-1a: a name for a failing input.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-    })
 }
 
 #[test]
@@ -248,7 +245,7 @@ fn a_panic_or_a_hang_in_a_check_is_reported() {
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert!(failures[0].starts_with("b: starts with xy"), "{failures:?}");
     assert_eq!(
-        run_cases("replay_self_test", inputs.clone(), 10, TIMEOUT, |_| {}),
+        run_cases("replay_self_test", inputs.clone(), 5, TIMEOUT, |_| {}),
         Ok(2 + 10)
     );
     let hangs_on_b = |bytes: &[u8]| {
