@@ -404,6 +404,8 @@ fn io_summary(
         "reentries": sum(&|r| r.reentries as f64) as u64,
         "cached_bytes": sum(&|r| r.cached_bytes as f64) as u64,
         "list_cache_bytes": cache_bytes,
+        // The least budget that streams the store's tiles, when this one left them unread.
+        "tiles_budget": g.tiles_budget(),
         // One pass per read of lists: an iteration of the kernel may take several (a side
         // file, then the lists), so these are not the kernel's `iterations`.
         "passes": records.len(),

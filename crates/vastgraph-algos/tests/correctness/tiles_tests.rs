@@ -493,19 +493,28 @@ fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() 
                 assert!(again.contains(&format!("({named} bytes)")), "{again}");
                 named
             }
-            // In steps of 1 MiB; below it, the lists are read, with the same labels.
+            // A budget too small for them reads the lists, with the same labels, and its
+            // record names the least that streams them; a byte less reads the lists.
             true => {
-                let mut memory = 24 * MIB;
-                loop {
-                    let (ooc, layout, _) = labels(Some(memory), true, 2).unwrap();
-                    if layout == "tiles" {
-                        break memory;
-                    }
-                    assert_eq!(ooc, lists, "{memory}");
-                    // Past about 80 MiB the whole graph fits, and runs in memory.
-                    assert!(memory < 72 * MIB, "no budget gathers");
-                    memory += MIB;
-                }
+                let run = |memory| {
+                    let report =
+                        try_run(&dir, "label-propagation", &params, Some(memory), true, 2).unwrap();
+                    let layout = report.record.extra["layout"].as_str().unwrap().to_string();
+                    let io = report.record.out_of_core.expect("runs out of core");
+                    let read_lists = match report.values {
+                        Some(Values::U32(labels)) => labels == lists,
+                        _ => panic!("label-propagation gives u32 labels"),
+                    };
+                    (layout, io["tiles_budget"].as_u64(), read_lists)
+                };
+                let (layout, named, same) = run(24 * MIB);
+                assert_eq!((layout.as_str(), same), ("lists", true));
+                let named = named.expect("the record names the least budget for the tiles");
+                // Past about 80 MiB the whole graph fits, and runs in memory.
+                assert!(named < 72 * MIB, "{named}");
+                assert_eq!(run(named).0, "tiles");
+                assert_eq!(run(named - 1), ("lists".to_string(), Some(named), true));
+                named
             }
         };
         for threads in [1, 2] {
