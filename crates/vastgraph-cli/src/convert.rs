@@ -82,40 +82,50 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let budget = build.memory_bytes();
     let mut input_edges = 0;
     let phases = crate::progress::Phases::new(quiet);
-    let manifest = vastgraph_store::build_in_order(
-        &args.target.output,
+    let output = &args.target.output;
+    let manifest = crate::tile::build_store(
+        output,
         args.target.force,
-        build.order,
+        build.tiles,
         budget,
-        "convert",
-        |path, force| -> anyhow::Result<_> {
-            let target = &crate::StoreTarget {
-                output: path.to_path_buf(),
+        quiet,
+        |output, force| {
+            vastgraph_store::build_in_order(
+                output,
                 force,
-            };
-            let build_opts = vastgraph_store::BuildOptions {
-                progress: vastgraph_store::progress::Progress::new(phases.clone()),
-                expected_size: plan.expected_size(),
-                ..build.options(target, plan.weighted, "convert", options)
-            };
-            let mut builder = StoreBuilder::create(&target.output, build_opts)
-                .with_context(|| format!("cannot create store {}", target.output.display()))?;
-            for record in plan.input_records() {
-                builder.add_input(record);
-            }
-            let mut progress = Progress::new("reading", plan.total_bytes(), "bytes", quiet);
-            let summary =
-                vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| progress.set(done))?;
-            progress.finish();
-            input_edges = summary.edges;
-            let manifest = builder.finish();
-            phases.finish();
-            manifest.with_context(|| format!("building {}", target.output.display()))
+                build.order,
+                budget,
+                "convert",
+                |path, force| -> anyhow::Result<_> {
+                    let target = &crate::StoreTarget {
+                        output: path.to_path_buf(),
+                        force,
+                    };
+                    let build_opts = vastgraph_store::BuildOptions {
+                        progress: vastgraph_store::progress::Progress::new(phases.clone()),
+                        expected_size: plan.expected_size(),
+                        ..build.options(target, plan.weighted, "convert", options)
+                    };
+                    let mut builder = StoreBuilder::create(&target.output, build_opts)
+                        .with_context(|| {
+                            format!("cannot create store {}", target.output.display())
+                        })?;
+                    for record in plan.input_records() {
+                        builder.add_input(record);
+                    }
+                    let mut progress = Progress::new("reading", plan.total_bytes(), "bytes", quiet);
+                    let summary = vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| {
+                        progress.set(done)
+                    })?;
+                    progress.finish();
+                    input_edges = summary.edges;
+                    let manifest = builder.finish();
+                    phases.finish();
+                    manifest.with_context(|| format!("building {}", target.output.display()))
+                },
+            )
         },
     )?;
-    if build.tiles {
-        crate::tile::add_tiles_to_new(&args.target.output, budget, quiet)?;
-    }
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "converted {} input edges into {}: {} vertices, {} arcs ({}, {}) in {:.2} s, {}, budget {}, peak RSS {}",

@@ -179,23 +179,30 @@ fn emit(
                 .unwrap_or_default(),
         );
     }
-    let manifest = vastgraph_store::build_in_order(
+    let budget = target.build.memory_bytes();
+    let manifest = crate::tile::build_store(
         output,
         target.force,
-        target.build.order,
-        target.build.memory_bytes(),
-        command,
-        |path, force| {
-            let store_target = crate::StoreTarget {
-                output: path.to_path_buf(),
+        target.build.tiles,
+        budget,
+        quiet,
+        |output, force| {
+            vastgraph_store::build_in_order(
+                output,
                 force,
-            };
-            build_store(generator, &store_target, target, command, options, quiet)
+                target.build.order,
+                budget,
+                command,
+                |path, force| {
+                    let store_target = crate::StoreTarget {
+                        output: path.to_path_buf(),
+                        force,
+                    };
+                    build_store(generator, &store_target, target, command, options, quiet)
+                },
+            )
         },
     )?;
-    if target.build.tiles {
-        crate::tile::add_tiles_to_new(output, target.build.memory_bytes(), quiet)?;
-    }
     let secs = started.elapsed().as_secs_f64();
     eprintln!(
         "generated {} edges into {}: {} vertices, {} arcs ({}) in {:.2} s, {}, peak RSS {}",

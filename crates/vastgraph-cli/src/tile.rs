@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use vastgraph_store::manifest::files;
+use vastgraph_store::manifest::{files, Manifest};
 use vastgraph_store::tiles::{default_side_log2, MAX_SIDE_LOG2, MIN_SIDE_LOG2};
 use vastgraph_store::{build_tiles, TileOptions};
 
@@ -26,34 +26,49 @@ pub struct TileArgs {
 
 pub fn run(args: TileArgs, quiet: bool) -> anyhow::Result<()> {
     let memory = args.memory.unwrap_or_else(crate::size::default_budget);
-    add_tiles(&args.store, args.side_log2, memory, quiet)
+    add_tiles(&args.store, &args.store, args.side_log2, memory, quiet)?;
+    Ok(())
 }
 
-/// The tiles of a store just built (`convert`/`generate --tiles`). The store is in place
-/// before they are written: a failure says so, and how to add them.
-pub fn add_tiles_to_new(store: &Path, memory: u64, quiet: bool) -> anyhow::Result<()> {
-    add_tiles(store, None, memory, quiet).with_context(|| {
-        format!(
-            "{0} was written without tiles (`vastgraph tile {0}` adds them)",
-            store.display()
-        )
-    })
+/// A store built by `build` (given the path to write and whether to replace a store there) at
+/// `output`, with its tiles when `tiles` (`convert`/`generate --tiles`). It is then built and
+/// tiled under a hidden name and appears at `output` only once tiled: an interrupt or a
+/// failure while tiling leaves nothing at `output`.
+pub fn build_store(
+    output: &Path,
+    force: bool,
+    tiles: bool,
+    memory: u64,
+    quiet: bool,
+    build: impl FnOnce(&Path, bool) -> anyhow::Result<Manifest>,
+) -> anyhow::Result<Manifest> {
+    if !tiles {
+        return build(output, force);
+    }
+    vastgraph_store::build_then_tile(
+        output,
+        force,
+        |hidden| build(hidden, false),
+        |hidden| add_tiles(hidden, output, None, memory, quiet),
+    )
 }
 
 /// Tiles the store at `store` (2^`side_log2` a side, default [`default_side_log2`]) within
-/// `memory` bytes, and says what it built; for `tile` and for `convert`/`generate --tiles`.
+/// `memory` bytes, and says what it built, naming the store `name`; for `tile`, and for
+/// `convert`/`generate --tiles` on the store they have just built under a hidden name.
 pub fn add_tiles(
     store: &Path,
+    name: &Path,
     side_log2: Option<u32>,
     memory: u64,
     quiet: bool,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Manifest> {
     let started = Instant::now();
     let side_log2 = match side_log2 {
         Some(k) => k,
         None => {
             let manifest = vastgraph_store::open_manifest(store)
-                .with_context(|| format!("tiling {}", store.display()))?;
+                .with_context(|| format!("tiling {}", name.display()))?;
             default_side_log2(manifest.vertices)
         }
     };
@@ -68,7 +83,7 @@ pub fn add_tiles(
     };
     let manifest = build_tiles(store, &opts);
     phases.finish();
-    let manifest = manifest.with_context(|| format!("tiling {}", store.display()))?;
+    let manifest = manifest.with_context(|| format!("tiling {}", name.display()))?;
     let bytes: u64 = manifest
         .files
         .iter()
@@ -79,11 +94,11 @@ pub fn add_tiles(
     eprintln!(
         "tiled {}: {tiles} tiles of 2^{side_log2} × 2^{side_log2}, {:.0} arcs a tile, {} \
          ({}) in {:.2} s",
-        store.display(),
+        name.display(),
         manifest.arcs as f64 / tiles.max(1) as f64,
         crate::size::human(bytes),
         crate::size::bytes_an_arc(bytes, manifest.arcs),
         started.elapsed().as_secs_f64()
     );
-    Ok(())
+    Ok(manifest)
 }

@@ -2,7 +2,7 @@
 //! edge arrays handed over by NumPy. Builds run on a worker thread and stop cleanly on Ctrl-C
 //! (see `background::run_cancellable`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use numpy::PyReadonlyArray1;
@@ -131,51 +131,60 @@ pub fn convert(
             keep_self_loops: settings.keep_self_loops || plan.self_loops_kept,
             ..settings
         };
-        let manifest = vastgraph_store::build_in_order(
-            &output,
-            overwrite,
-            order,
-            memory_bytes,
-            "convert",
-            |path, overwrite| -> Result<Manifest, BuildError> {
-                let mut builder = StoreBuilder::create(
-                    path,
-                    BuildOptions {
-                        codec: match (compress, codec) {
-                            (_, Some(codec)) => codec,
-                            (true, None) => vastgraph_store::Codec::COMPRESSED_DEFAULT,
-                            (false, None) => vastgraph_store::Codec::Raw,
+        let build = |output: &Path, overwrite: bool| {
+            vastgraph_store::build_in_order(
+                output,
+                overwrite,
+                order,
+                memory_bytes,
+                "convert",
+                |path, overwrite| -> Result<Manifest, BuildError> {
+                    let mut builder = StoreBuilder::create(
+                        path,
+                        BuildOptions {
+                            codec: match (compress, codec) {
+                                (_, Some(codec)) => codec,
+                                (true, None) => vastgraph_store::Codec::COMPRESSED_DEFAULT,
+                                (false, None) => vastgraph_store::Codec::Raw,
+                            },
+                            // for64, or zeta64 on a web graph, as `convert --compress` writes.
+                            pick_codec: compress && codec.is_none(),
+                            overwrite,
+                            expected_size: plan.expected_size(),
+                            ..settings.build_options(plan.weighted, "convert", options)
                         },
-                        // for64, or zeta64 on a web graph, as `convert --compress` writes.
-                        pick_codec: compress && codec.is_none(),
-                        overwrite,
-                        expected_size: plan.expected_size(),
-                        ..settings.build_options(plan.weighted, "convert", options)
-                    },
-                )?;
-                for record in plan.input_records() {
-                    builder.add_input(record);
-                }
-                vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| state.set(done))
-                    .map_err(|e| BuildError::Py(ingest_error(e)))?;
-                state.enter(PHASE_BUILDING);
-                state.set(0);
-                Ok(builder.finish()?)
-            },
-        )
-        .map_err(BuildError::into_py)?;
-        let manifest = match tiles {
-            true => vastgraph_store::build_tiles(
-                &output,
-                &vastgraph_store::TileOptions {
-                    side_log2: vastgraph_store::tiles::default_side_log2(manifest.vertices),
-                    memory_bytes,
-                    progress: Default::default(),
+                    )?;
+                    for record in plan.input_records() {
+                        builder.add_input(record);
+                    }
+                    vastgraph_ingest::ingest(&plan, &mut builder, &mut |done| state.set(done))
+                        .map_err(|e| BuildError::Py(ingest_error(e)))?;
+                    state.enter(PHASE_BUILDING);
+                    state.set(0);
+                    Ok(builder.finish()?)
                 },
             )
-            .map_err(store_error)?,
-            false => manifest,
         };
+        // With tiles, the store appears only once tiled: an interrupt while tiling leaves
+        // nothing at `output`.
+        let manifest = match tiles {
+            true => vastgraph_store::build_then_tile(
+                &output,
+                overwrite,
+                |hidden| build(hidden, false),
+                |hidden| {
+                    let vertices = vastgraph_store::open_manifest(hidden)?.vertices;
+                    let options = vastgraph_store::TileOptions {
+                        side_log2: vastgraph_store::tiles::default_side_log2(vertices),
+                        memory_bytes,
+                        progress: Default::default(),
+                    };
+                    Ok(vastgraph_store::build_tiles(hidden, &options)?)
+                },
+            ),
+            false => build(&output, overwrite),
+        }
+        .map_err(BuildError::into_py)?;
         manifest_json(&manifest)
     })
 }

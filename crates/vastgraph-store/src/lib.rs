@@ -61,7 +61,7 @@ pub use reader::{
 pub use reorder::{build_in_order, reorder_store, ReorderOptions, VertexOrder};
 pub use shrunken_mapping::{explain_bus_errors, AfterBusError};
 pub use target_lock::{stage_path, TargetLock};
-pub use tiles::{build_tiles, TileOptions, TilesRef};
+pub use tiles::{build_then_tile, build_tiles, TileOptions, TilesRef};
 pub use vastgraph_codec::ByteCodeLists;
 
 /// Vertex ids are u32: a store holds at most `MAX_VERTICES` vertices.

@@ -27,6 +27,14 @@ impl TempDir {
         })
     }
 
+    /// Takes charge of the directory a writer left at `path`: removed on drop unless committed.
+    pub(crate) fn adopt(path: PathBuf) -> TempDir {
+        TempDir {
+            path,
+            removed_on_drop: true,
+        }
+    }
+
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }

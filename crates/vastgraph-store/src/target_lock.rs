@@ -24,6 +24,7 @@ pub const STAGE_KINDS: &[&str] = &[
     "forward-run",
     "reverse-runs",
     "input-order",
+    "untiled",
 ];
 
 /// An exclusive lock on writing `target`, released (and its file removed) on drop.

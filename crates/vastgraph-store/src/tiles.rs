@@ -35,7 +35,7 @@ use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{files, FileEntry, Manifest, TileInfo, MANIFEST_FILE};
 use crate::progress::Progress;
 use crate::staging::{check_replaceable, commit, split_target, through_link, TempDir};
-use crate::target_lock::TargetLock;
+use crate::target_lock::{stage_path, TargetLock};
 use crate::{Store, StoreError};
 
 /// The largest tile side: arc ends are 16-bit offsets.
@@ -394,6 +394,37 @@ pub struct TileOptions {
     /// written one range of columns at a time.
     pub memory_bytes: u64,
     pub progress: Progress,
+}
+
+/// Builds a store with `build` and tiles it with `tile` before it appears at `target`, so that
+/// `target` names the whole tiled store or what it named before at every moment: a failure or
+/// an interrupt while tiling leaves nothing behind (`convert`/`generate --tiles`). Both run on
+/// a hidden sibling of `target`: `build` writes a store there, `tile` tiles it in place (with
+/// [`build_tiles`]). With `overwrite`, a store at `target` is replaced once the new one is
+/// tiled; without it, one there is refused before the work.
+pub fn build_then_tile<E: From<StoreError>>(
+    target: &Path,
+    overwrite: bool,
+    build: impl FnOnce(&Path) -> Result<Manifest, E>,
+    tile: impl FnOnce(&Path) -> Result<Manifest, E>,
+) -> Result<Manifest, E> {
+    let target = &through_link(target);
+    check_replaceable(target, overwrite)?;
+    // Held until the tiled store is in place: a second writer of `target` fails at once.
+    let _lock = TargetLock::acquire(target)?;
+    let hidden = stage_path(target, "untiled");
+    if let Err(e) = build(&hidden) {
+        if hidden.exists() {
+            let _ = std::fs::remove_dir_all(&hidden);
+        }
+        return Err(e);
+    }
+    // From here the hidden store is removed unless it is committed.
+    let untiled = TempDir::adopt(hidden);
+    check_cancel()?;
+    let manifest = tile(untiled.path())?;
+    commit(untiled, target, overwrite)?;
+    Ok(manifest)
 }
 
 /// Adds tiles to the store at `dir`, replacing any it has. The new store is staged beside it

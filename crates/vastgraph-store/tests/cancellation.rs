@@ -3,12 +3,14 @@
 
 mod common;
 
+use std::path::Path;
 use std::time::Duration;
 
 use common::*;
 use vastgraph_store::synthetic::RandomEdges;
 use vastgraph_store::{
-    cancel_requested, clear_cancel, request_cancel, BuildOptions, StoreBuilder, StoreError,
+    build_then_tile, build_tiles, cancel_requested, clear_cancel, open_manifest, request_cancel,
+    BuildOptions, StoreBuilder, StoreError, TileOptions,
 };
 
 fn push_random(builder: &mut StoreBuilder, edges: u64) {
@@ -60,6 +62,54 @@ fn cancellation_stops_builds_and_cleans_up() {
     assert!(!target.exists());
     assert_eq!(leftovers(dir.path(), ".s."), Vec::<String>::new());
     clear_cancel();
+
+    // A build with tiles (`convert --tiles`) cancelled after its store is built, before its
+    // tiles: nothing appears, and a store it was to replace stays as it was.
+    let tile = |dir: &Path| {
+        let options = TileOptions {
+            side_log2: 14,
+            memory_bytes: 16 * MIB,
+            progress: Default::default(),
+        };
+        build_tiles(dir, &options)
+    };
+    let build_cancelled = |dir: &Path| {
+        let mut builder = StoreBuilder::create(dir, opts.clone())?;
+        push_random(&mut builder, 1000);
+        let manifest = builder.finish();
+        request_cancel();
+        manifest
+    };
+    let result = build_then_tile(&target, false, build_cancelled, tile);
+    assert!(matches!(result, Err(StoreError::Cancelled)), "{result:?}");
+    assert!(!target.exists());
+    assert_eq!(leftovers(dir.path(), ".s."), Vec::<String>::new());
+    clear_cancel();
+    let tiled = build_then_tile(
+        &target,
+        false,
+        |dir: &Path| {
+            let mut builder = StoreBuilder::create(dir, opts.clone())?;
+            push_random(&mut builder, 2000);
+            builder.finish()
+        },
+        tile,
+    )
+    .unwrap();
+    assert!(tiled.tiles.is_some());
+    assert_eq!(open_manifest(&target).unwrap(), tiled);
+    let result = build_then_tile(&target, true, build_cancelled, tile);
+    assert!(matches!(result, Err(StoreError::Cancelled)), "{result:?}");
+    assert_eq!(open_manifest(&target).unwrap(), tiled);
+    assert_eq!(leftovers(dir.path(), ".s."), Vec::<String>::new());
+    clear_cancel();
+    // Without --force, a store there is refused before any work.
+    let result = build_then_tile(&target, false, |_: &Path| unreachable!(), tile);
+    assert!(
+        matches!(result, Err(StoreError::TargetExists { .. })),
+        "{result:?}"
+    );
+    std::fs::remove_dir_all(&target).unwrap();
 
     // After clearing, builds run again.
     let mut builder = StoreBuilder::create(&target, opts).unwrap();
