@@ -3,7 +3,7 @@
 //! with src, dst[, weight] and `DIR/vertices/*.parquet` with id[, label]). Both are written under
 //! a temporary name and renamed, by the `vastgraph-export` crate.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -28,8 +28,8 @@ pub struct ExportArgs {
     pub store: PathBuf,
     #[arg(long, value_enum, default_value = "tsv")]
     pub format: ExportFormat,
-    /// Output file (tsv) or directory (parquet).
-    #[arg(short, long)]
+    /// Output file (tsv; `-` for standard output) or directory (parquet).
+    #[arg(short, long, value_parser = crate::output_path)]
     pub output: PathBuf,
     // The Parquet options are Options, so that one given with `--format tsv` (which has no
     // row groups, files or compression) is refused rather than ignored.
@@ -71,6 +71,13 @@ pub fn run(args: ExportArgs, quiet: bool) -> anyhow::Result<()> {
             .into());
         }
         crate::run::refuse_existing(&args.output, args.force)?;
+    } else if args.output == Path::new(crate::STDOUT) {
+        return Err(crate::UsageError(
+            "-o -: a Parquet export is a directory of files; name one (--format tsv writes to \
+             standard output)"
+                .into(),
+        )
+        .into());
     }
     // An export reads the lists, not the tiles.
     let store = Store::open_without_tiles(&args.store)?;

@@ -218,6 +218,17 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+pub(crate) use vastgraph_export::STDOUT;
+
+/// An output path, where `-` names standard output: written in place, as a device is.
+pub(crate) fn output_path(s: &str) -> Result<std::path::PathBuf, String> {
+    match s {
+        "" => Err("name a file (or - for standard output)".into()),
+        "-" => Ok(STDOUT.into()),
+        _ => Ok(s.into()),
+    }
+}
+
 /// A file name's extension in lower case (`.NPY` names a NumPy file as `.npy` does).
 pub(crate) fn lowercase_extension(path: &std::path::Path) -> Option<String> {
     path.extension()

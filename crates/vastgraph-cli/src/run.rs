@@ -39,11 +39,11 @@ pub struct RunArgs {
     /// The store directory.
     pub store: PathBuf,
     /// Write the result: FILE.npy (a NumPy array indexed by vertex id) or FILE.tsv (`vertex<TAB>value`,
-    /// with the original labels when the store has them).
-    #[arg(long, short)]
+    /// with the original labels when the store has them); `-` writes the text to standard output.
+    #[arg(long, short, value_parser = crate::output_path)]
     pub output: Option<PathBuf>,
-    /// Write run statistics as JSON.
-    #[arg(long)]
+    /// Write run statistics as JSON (`-`: to standard output).
+    #[arg(long, value_parser = crate::output_path)]
     pub stats: Option<PathBuf>,
     /// Print the K vertices with the largest values, with their labels (pagerank, kcore, bc...).
     #[arg(long, value_name = "K")]
@@ -231,6 +231,18 @@ pub fn run(args: RunArgs, quiet: bool) -> anyhow::Result<()> {
             .into());
         }
     }
+    let to_stdout = [&args.output, &args.stats]
+        .into_iter()
+        .flatten()
+        .any(|p| p == Path::new(crate::STDOUT));
+    if to_stdout && args.top.is_some() {
+        return Err(UsageError(
+            "--top prints to standard output, which `-` takes here: write the values or the \
+             statistics to a file"
+                .into(),
+        )
+        .into());
+    }
     // The parameters first: a run refused for them leaves no checkpoint directory behind.
     let mut params = args.params()?;
     let checkpoint = args.open_checkpoint()?;
@@ -341,7 +353,7 @@ pub fn write_atomically(
     body: impl FnOnce(&mut BufWriter<std::fs::File>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     vastgraph_export::write_then_rename(path, existing(force), |tmp| {
-        let file = std::fs::File::create(tmp)
+        let file = vastgraph_export::create_output(tmp)
             .with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut w = BufWriter::with_capacity(1 << 20, file);
         body(&mut w)?;
@@ -391,6 +403,10 @@ pub(crate) fn refuse_inside_store(store: &Path, output: &Path) -> anyhow::Result
 /// An existing output file (or a dangling link) is replaced only when forced, and the file's
 /// directory must take a new file: both found before the work, not after it.
 pub(crate) fn refuse_existing(path: &Path, force: bool) -> anyhow::Result<()> {
+    // Standard output is a stream, whatever the shell connected to it.
+    if path == Path::new(crate::STDOUT) {
+        return Ok(());
+    }
     let meta = std::fs::metadata(path);
     anyhow::ensure!(
         !meta.as_ref().is_ok_and(|m| m.is_dir()),
@@ -519,8 +535,10 @@ fn output_format(path: &Path) -> Result<OutputFormat, UsageError> {
     match crate::lowercase_extension(path).as_deref() {
         Some("npy") => Ok(OutputFormat::Npy),
         Some("tsv") | Some("txt") => Ok(OutputFormat::Text),
+        None if path == Path::new(crate::STDOUT) => Ok(OutputFormat::Text),
         _ => Err(UsageError(format!(
-            "--output {}: name a file ending in .npy (NumPy) or .tsv (text)",
+            "--output {}: name a file ending in .npy (NumPy) or .tsv (text), or - for text on \
+             standard output",
             path.display()
         ))),
     }

@@ -5,6 +5,20 @@ use std::path::{Path, PathBuf};
 
 use vastgraph_store::{rename_into_place, stage_path, Existing, TargetLock};
 
+/// The path that names standard output (`-o -`). It is written through the process's own
+/// descriptor, not by opening the path: a shell's `>> FILE` then appends, and `> FILE` is
+/// written as a stream, never staged beside the file and renamed.
+pub const STDOUT: &str = "/dev/stdout";
+
+/// Opens `path` to write it from the start: a new file, or standard output for [`STDOUT`].
+pub fn create_output(path: &Path) -> std::io::Result<std::fs::File> {
+    if path == Path::new(STDOUT) {
+        use std::os::fd::AsFd;
+        return Ok(std::io::stdout().as_fd().try_clone_to_owned()?.into());
+    }
+    std::fs::File::create(path)
+}
+
 /// A hidden sibling of `path`, unique to this write: `.NAME.tmp-<pid>-<nanoseconds>-<n>`.
 pub(crate) fn temporary_sibling(path: &Path) -> PathBuf {
     stage_path(path, "tmp")
@@ -22,7 +36,8 @@ pub fn write_then_rename(
 ) -> anyhow::Result<()> {
     // A device or pipe (`-o /dev/stdout`) is written in place: renaming over it would replace
     // the device node, and a stream has nothing to leave half-written.
-    if std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+    let device = std::fs::metadata(target).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if device || target == Path::new(STDOUT) {
         return write(target);
     }
     let _lock = TargetLock::acquire(target)?;

@@ -13,7 +13,7 @@ mod atomic;
 mod parquet_out;
 mod tsv;
 
-pub use atomic::write_then_rename;
+pub use atomic::{create_output, write_then_rename, STDOUT};
 pub use parquet_out::{write_parquet, ParquetCompression, ParquetOptions, ParquetSummary};
 pub use tsv::{write_tsv, TsvSummary};
 

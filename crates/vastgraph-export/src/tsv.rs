@@ -65,7 +65,7 @@ pub fn write_tsv<A: Adjacency>(
     let mut listed = vec![0u64; n.div_ceil(64)];
     let mut list = |v: u32| listed[v as usize / 64] |= 1 << (v % 64);
     write_then_rename(path, existing, |tmp| {
-        let file = std::fs::File::create(tmp)
+        let file = crate::create_output(tmp)
             .with_context(|| format!("cannot create {}", tmp.display()))?;
         let mut out = BufWriter::with_capacity(1 << 22, file);
         let mut line = Vec::with_capacity(64);

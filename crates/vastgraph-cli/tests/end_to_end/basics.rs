@@ -607,6 +607,53 @@ fn labels_are_kept_and_used_in_tsv_output() {
     assert_ne!(label_of("alice"), label_of("dave"));
 }
 
+/// `-o -` writes what a file would hold to standard output, through the descriptor the shell
+/// gave, so `>> FILE` appends; `--top`, which prints there too, is refused beside it.
+#[test]
+fn a_dash_writes_to_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = people(dir.path());
+    let s = store.to_str().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let stdout = |o: std::process::Output| String::from_utf8(o.stdout).unwrap();
+    let file = |name: &str| std::fs::read_to_string(path(name)).unwrap();
+    ok(&["run", "cc", s, "-o", &path("cc.tsv")]);
+    assert_eq!(stdout(ok(&["run", "cc", s, "-o", "-"])), file("cc.tsv"));
+    ok(&["export", s, "-o", &path("arcs.tsv")]);
+    assert_eq!(stdout(ok(&["export", s, "-o", "-"])), file("arcs.tsv"));
+    let stats: serde_json::Value =
+        serde_json::from_str(&stdout(ok(&["run", "cc", s, "--stats", "-"]))).unwrap();
+    assert_eq!(stats["algorithm"], "cc");
+    assert!(!Path::new("-").exists(), "a file named - was written");
+
+    std::fs::write(path("appended.tsv"), "before\n").unwrap();
+    let appended = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path("appended.tsv"))
+        .unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_vastgraph"))
+        .args(["--quiet", "run", "cc", s, "-o", "-"])
+        .stdout(appended)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(file("appended.tsv"), format!("before\n{}", file("cc.tsv")));
+
+    let o = vastgraph(&["run", "cc", s, "-o", "-", "--top", "2"]);
+    assert!(
+        stderr(&o).contains("--top prints to standard output"),
+        "{}",
+        stderr(&o)
+    );
+    let o = vastgraph(&["export", s, "--format", "parquet", "-o", "-"]);
+    assert!(
+        stderr(&o).contains("a Parquet export is a directory"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!o.status.success() && o.stdout.is_empty());
+}
+
 /// A labelled symmetric store in `dir`: alice - bob - carol, and dave - erin.
 fn people(dir: &Path) -> PathBuf {
     let input = dir.join("people.tsv");
