@@ -220,7 +220,8 @@ impl std::error::Error for UsageError {}
 
 pub(crate) use vastgraph_export::STDOUT;
 
-/// An output path, where `-` names standard output: written in place, as a device is.
+/// An output path, where `-` names standard output ([`STDOUT`], written through the process's
+/// descriptor).
 pub(crate) fn output_path(s: &str) -> Result<std::path::PathBuf, String> {
     match s {
         "" => Err("name a file (or - for standard output)".into()),
