@@ -109,7 +109,8 @@ fn require_weights<A: Adjacency>(g: &Graph<A>, algorithm: &'static str) -> Resul
     }
 }
 
-/// The first offending arc seen by a relaxation, reported after the step.
+/// The least offending arc, by (source, target), that a step's relaxations saw, reported after
+/// the step: the same arc for any thread count, whichever thread reached one first.
 #[derive(Default)]
 struct BadArc(Mutex<Option<(Vertex, Vertex, f64)>>);
 
@@ -117,7 +118,9 @@ impl BadArc {
     #[cold]
     fn record(&self, s: Vertex, d: Vertex, w: f64) {
         let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        slot.get_or_insert((s, d, w));
+        if slot.is_none_or(|(s0, d0, _)| (s, d) < (s0, d0)) {
+            *slot = Some((s, d, w));
+        }
     }
     fn take(&self) -> Option<(Vertex, Vertex, f64)> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).take()

@@ -633,6 +633,37 @@ fn sssp_out_of_core_names_the_negative_arc_it_reaches() {
     assert!(from_3.is_ok());
 }
 
+/// Of many negative arcs a step reaches at once, the refusal names the least by (source,
+/// target), on any thread count, in memory and out of core: 0 -> i (weight 1) and i -> 4000 + i
+/// (weight -1) for i in 1..=4000.
+#[test]
+fn sssp_names_the_same_negative_arc_on_any_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("fan");
+    let arcs: Vec<(u32, u32, f64)> = (1..=4000u32)
+        .flat_map(|i| [(0, i, 1.0), (i, 4000 + i, -1.0)])
+        .collect();
+    build_from(&dir, &arcs, false, true, Codec::Raw);
+    let params = Params::default().with("source", 0);
+    let store = Store::open(&dir).unwrap();
+    for threads in [1, 2, 4] {
+        let (in_memory, out_of_core) = crate::support::with_threads(threads, || {
+            let g = open(&dir, "sssp", IoMode::Adaptive, 5, BackendChoice::Auto);
+            (
+                registry::run_on_store(&store, "sssp", &params, false).err(),
+                budget::run("sssp", &g, &params, false).err(),
+            )
+        });
+        for refused in [in_memory, out_of_core] {
+            let message = refused.expect("refused").to_string();
+            assert!(
+                message.contains("arc 1 -> 4001 has weight -1"),
+                "{threads} threads: {message}"
+            );
+        }
+    }
+}
+
 /// Every algorithm of the registry runs within a budget that does not hold the graph, on a raw
 /// and a compressed store, symmetric and directed: those without a kernel of passes run their
 /// in-memory kernel on lists read from disk, so each gives the in-memory result (verified on
