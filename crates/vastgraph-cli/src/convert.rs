@@ -1,6 +1,6 @@
 //! `vastgraph convert INPUT... -o STORE`
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
@@ -83,12 +83,9 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
     let mut input_edges = 0;
     let phases = crate::progress::Phases::new(quiet);
     let output = &args.target.output;
-    let manifest = crate::tile::build_store(
+    let manifest = vastgraph_store::build_then_tile(
         output,
         args.target.force,
-        build.tiles,
-        budget,
-        quiet,
         |output, force| {
             vastgraph_store::build_in_order(
                 output,
@@ -125,6 +122,9 @@ pub fn run(args: ConvertArgs, quiet: bool) -> anyhow::Result<()> {
                 },
             )
         },
+        build
+            .tiles
+            .then_some(|hidden: &Path| crate::tile::add_tiles(hidden, output, None, budget, quiet)),
     )?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(

@@ -180,12 +180,9 @@ fn emit(
         );
     }
     let budget = target.build.memory_bytes();
-    let manifest = crate::tile::build_store(
+    let manifest = vastgraph_store::build_then_tile(
         output,
         target.force,
-        target.build.tiles,
-        budget,
-        quiet,
         |output, force| {
             vastgraph_store::build_in_order(
                 output,
@@ -202,6 +199,10 @@ fn emit(
                 },
             )
         },
+        target
+            .build
+            .tiles
+            .then_some(|hidden: &Path| crate::tile::add_tiles(hidden, output, None, budget, quiet)),
     )?;
     let secs = started.elapsed().as_secs_f64();
     eprintln!(

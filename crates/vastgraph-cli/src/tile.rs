@@ -30,29 +30,6 @@ pub fn run(args: TileArgs, quiet: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A store built by `build` (given the path to write and whether to replace a store there) at
-/// `output`, with its tiles when `tiles` (`convert`/`generate --tiles`). It is then built and
-/// tiled under a hidden name and appears at `output` only once tiled: an interrupt or a
-/// failure while tiling leaves nothing at `output`.
-pub fn build_store(
-    output: &Path,
-    force: bool,
-    tiles: bool,
-    memory: u64,
-    quiet: bool,
-    build: impl FnOnce(&Path, bool) -> anyhow::Result<Manifest>,
-) -> anyhow::Result<Manifest> {
-    if !tiles {
-        return build(output, force);
-    }
-    vastgraph_store::build_then_tile(
-        output,
-        force,
-        |hidden| build(hidden, false),
-        |hidden| add_tiles(hidden, output, None, memory, quiet),
-    )
-}
-
 /// Tiles the store at `store` (2^`side_log2` a side, default [`default_side_log2`]) within
 /// `memory` bytes, and says what it built, naming the store `name`; for `tile`, and for
 /// `convert`/`generate --tiles` on the store they have just built under a hidden name.

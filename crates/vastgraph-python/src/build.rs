@@ -167,24 +167,18 @@ pub fn convert(
         };
         // With tiles, the store appears only once tiled: an interrupt while tiling leaves
         // nothing at `output`.
-        let manifest = match tiles {
-            true => vastgraph_store::build_then_tile(
-                &output,
-                overwrite,
-                |hidden| build(hidden, false),
-                |hidden| {
-                    let vertices = vastgraph_store::open_manifest(hidden)?.vertices;
-                    let options = vastgraph_store::TileOptions {
-                        side_log2: vastgraph_store::tiles::default_side_log2(vertices),
-                        memory_bytes,
-                        progress: Default::default(),
-                    };
-                    Ok(vastgraph_store::build_tiles(hidden, &options)?)
-                },
-            ),
-            false => build(&output, overwrite),
-        }
-        .map_err(BuildError::into_py)?;
+        let tile = |hidden: &Path| {
+            let vertices = vastgraph_store::open_manifest(hidden)?.vertices;
+            let options = vastgraph_store::TileOptions {
+                side_log2: vastgraph_store::tiles::default_side_log2(vertices),
+                memory_bytes,
+                progress: Default::default(),
+            };
+            Ok(vastgraph_store::build_tiles(hidden, &options)?)
+        };
+        let manifest =
+            vastgraph_store::build_then_tile(&output, overwrite, build, tiles.then_some(tile))
+                .map_err(BuildError::into_py)?;
         manifest_json(&manifest)
     })
 }

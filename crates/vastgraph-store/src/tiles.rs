@@ -396,24 +396,29 @@ pub struct TileOptions {
     pub progress: Progress,
 }
 
-/// Builds a store with `build` and tiles it with `tile` before it appears at `target`, so that
-/// `target` names the whole tiled store or what it named before at every moment: a failure or
-/// an interrupt while tiling leaves nothing behind (`convert`/`generate --tiles`). Both run on
-/// a hidden sibling of `target`: `build` writes a store there, `tile` tiles it in place (with
+/// Builds a store with `build` (given the path to write and whether to replace a store there)
+/// and, with a `tile` step, tiles it before it appears at `target`, so that `target` names the
+/// whole tiled store or what it named before at every moment: a failure or an interrupt while
+/// tiling leaves nothing behind (`convert`/`generate --tiles`). Both then run on a hidden
+/// sibling of `target`: `build` writes a store there, `tile` tiles it in place (with
 /// [`build_tiles`]). With `overwrite`, a store at `target` is replaced once the new one is
-/// tiled; without it, one there is refused before the work.
+/// tiled; without it, one there is refused before the work. Without `tile`, `build` writes
+/// `target` itself.
 pub fn build_then_tile<E: From<StoreError>>(
     target: &Path,
     overwrite: bool,
-    build: impl FnOnce(&Path) -> Result<Manifest, E>,
-    tile: impl FnOnce(&Path) -> Result<Manifest, E>,
+    build: impl FnOnce(&Path, bool) -> Result<Manifest, E>,
+    tile: Option<impl FnOnce(&Path) -> Result<Manifest, E>>,
 ) -> Result<Manifest, E> {
+    let Some(tile) = tile else {
+        return build(target, overwrite);
+    };
     let target = &through_link(target);
     check_replaceable(target, overwrite)?;
     // Held until the tiled store is in place: a second writer of `target` fails at once.
     let _lock = TargetLock::acquire(target)?;
     let hidden = stage_path(target, "untiled");
-    if let Err(e) = build(&hidden) {
+    if let Err(e) = build(&hidden, false) {
         if hidden.exists() {
             let _ = std::fs::remove_dir_all(&hidden);
         }

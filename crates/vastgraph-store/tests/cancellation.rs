@@ -73,14 +73,14 @@ fn cancellation_stops_builds_and_cleans_up() {
         };
         build_tiles(dir, &options)
     };
-    let build_cancelled = |dir: &Path| {
+    let build_cancelled = |dir: &Path, _| {
         let mut builder = StoreBuilder::create(dir, opts.clone())?;
         push_random(&mut builder, 1000);
         let manifest = builder.finish();
         request_cancel();
         manifest
     };
-    let result = build_then_tile(&target, false, build_cancelled, tile);
+    let result = build_then_tile(&target, false, build_cancelled, Some(tile));
     assert!(matches!(result, Err(StoreError::Cancelled)), "{result:?}");
     assert!(!target.exists());
     assert_eq!(leftovers(dir.path(), ".s."), Vec::<String>::new());
@@ -88,23 +88,23 @@ fn cancellation_stops_builds_and_cleans_up() {
     let tiled = build_then_tile(
         &target,
         false,
-        |dir: &Path| {
+        |dir: &Path, _| {
             let mut builder = StoreBuilder::create(dir, opts.clone())?;
             push_random(&mut builder, 2000);
             builder.finish()
         },
-        tile,
+        Some(tile),
     )
     .unwrap();
     assert!(tiled.tiles.is_some());
     assert_eq!(open_manifest(&target).unwrap(), tiled);
-    let result = build_then_tile(&target, true, build_cancelled, tile);
+    let result = build_then_tile(&target, true, build_cancelled, Some(tile));
     assert!(matches!(result, Err(StoreError::Cancelled)), "{result:?}");
     assert_eq!(open_manifest(&target).unwrap(), tiled);
     assert_eq!(leftovers(dir.path(), ".s."), Vec::<String>::new());
     clear_cancel();
     // Without --force, a store there is refused before any work.
-    let result = build_then_tile(&target, false, |_: &Path| unreachable!(), tile);
+    let result = build_then_tile(&target, false, |_: &Path, _| unreachable!(), Some(tile));
     assert!(
         matches!(result, Err(StoreError::TargetExists { .. })),
         "{result:?}"

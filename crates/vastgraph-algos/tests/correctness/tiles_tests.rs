@@ -470,12 +470,15 @@ fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() 
             // Reads a round: more than one when a round's pass takes several chunks.
             let rounds = report.record.iterations.max(1);
             let reads = report.record.io_requests.unwrap_or(0) as f64 / rounds as f64;
+            // Out of core, with the tiles left unread: the least budget that streams them.
+            let io = report.record.out_of_core.as_ref();
+            let tiles_budget = io.and_then(|io| io["tiles_budget"].as_u64());
             match report.values {
-                Some(Values::U32(labels)) => anyhow::Ok((labels, layout, reads)),
+                Some(Values::U32(labels)) => anyhow::Ok((labels, layout, reads, tiles_budget)),
                 _ => panic!("label-propagation gives u32 labels"),
             }
         };
-        let (lists, _, _) = labels(None, true, 2).unwrap();
+        let (lists, ..) = labels(None, true, 2).unwrap();
         tile(&dir, 8);
         // The smallest budget that gathers from the tiles (their 6 MiB column needs about
         // 30 MiB): the chunks are then the smallest, about 1 MiB, so the column spans several.
@@ -497,15 +500,8 @@ fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() 
             // record names the least that streams them; a byte less reads the lists.
             true => {
                 let run = |memory| {
-                    let report =
-                        try_run(&dir, "label-propagation", &params, Some(memory), true, 2).unwrap();
-                    let layout = report.record.extra["layout"].as_str().unwrap().to_string();
-                    let io = report.record.out_of_core.expect("runs out of core");
-                    let read_lists = match report.values {
-                        Some(Values::U32(labels)) => labels == lists,
-                        _ => panic!("label-propagation gives u32 labels"),
-                    };
-                    (layout, io["tiles_budget"].as_u64(), read_lists)
+                    let (ooc, layout, _, tiles_budget) = labels(Some(memory), true, 2).unwrap();
+                    (layout, tiles_budget, ooc == lists)
                 };
                 let (layout, named, same) = run(24 * MIB);
                 assert_eq!((layout.as_str(), same), ("lists", true));
@@ -518,7 +514,7 @@ fn label_propagation_out_of_core_gathers_from_the_tiles_with_the_lists_labels() 
             }
         };
         for threads in [1, 2] {
-            let (ooc, layout, reads) = labels(Some(memory), true, threads).unwrap();
+            let (ooc, layout, reads, _) = labels(Some(memory), true, threads).unwrap();
             assert_eq!(layout, "tiles");
             // On 2 threads (the loop's), chunks of at most 2 MiB: more reads than the tiles'
             // MiB over 2. One thread's gather takes less, and leaves room for larger chunks.
