@@ -4,7 +4,7 @@
 # tests that compare results with NetworkX and SciPy on real graphs (skipped with a message when
 # ../shared/data is absent).
 #
-# Everything is built once, in the `ci` profile (release optimisation without cross-crate LTO,
+# Everything is built once, in the `ci` profile (release optimisation without LTO,
 # see Cargo.toml): the Rust tests, the `vastgraph` binary the Python tests run, and the Python
 # extension, which reuses the same compiled dependencies. The fuzz targets' checks run among the
 # Rust tests, on their corpora and seeded mutations of them (crates/vastgraph-cli/tests/
