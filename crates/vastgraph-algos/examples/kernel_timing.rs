@@ -1,5 +1,6 @@
 //! Times the BFS, connected-components (both methods) and PageRank kernels on a store, the way
-//! GAPBS reports its trials: wall time of the kernel alone, graph already mapped.
+//! GAPBS reports its trials: wall time of the kernel alone, graph already mapped. It runs them
+//! through the registry's raw-CSR entry point, so it compiles no kernel of its own.
 //!
 //! ```text
 //! cargo run --release -p vastgraph-algos --example kernel_timing -- STORE [--threads N] [--trials K] [--verify]
@@ -10,13 +11,10 @@
 //! Prints the minimum and median per kernel.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use vastgraph_algos::bfs::{bfs, verify_bfs, BfsParams};
-use vastgraph_algos::cc::{connected_components, verify_cc, CcMethod, CcParams};
 use vastgraph_algos::hashing::{below, seeded_hash};
-use vastgraph_algos::pagerank::{pagerank, PageRankParams};
+use vastgraph_algos::registry::{run_on_csr, Params};
 use vastgraph_engine::{Adjacency, CsrGraph, Vertex};
 use vastgraph_store::Store;
 
@@ -56,13 +54,23 @@ fn parse_args() -> Result<Options> {
     Ok(options)
 }
 
-/// Runs `kernel` `trials` times and prints the minimum and median seconds.
-fn time(label: &str, trials: usize, mut kernel: impl FnMut(usize) -> Result<()>) -> Result<()> {
+/// Runs algorithm `name` `trials` times, with the parameters `params(trial)` give, and prints
+/// the minimum and median of the kernel's own time (the registry's `wall_seconds`: parameter
+/// checks, output conversion and the verifier are outside it). With `verify`, the first trial
+/// is checked by the algorithm's verifier.
+fn time(
+    g: &CsrGraph<'_>,
+    label: &str,
+    name: &str,
+    trials: usize,
+    verify: bool,
+    params: impl Fn(usize) -> Params,
+) -> Result<()> {
     let mut seconds = Vec::with_capacity(trials);
     for trial in 0..trials {
-        let start = Instant::now();
-        kernel(trial).with_context(|| format!("{label}, trial {trial}"))?;
-        seconds.push(start.elapsed().as_secs_f64());
+        let output = run_on_csr(name, g, &params(trial), verify && trial == 0)
+            .with_context(|| format!("{label}, trial {trial}"))?;
+        seconds.push(output.wall_seconds);
     }
     seconds.sort_by(f64::total_cmp);
     println!(
@@ -102,38 +110,20 @@ fn main() -> Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads)
         .build()?;
+    let (trials, verify) = (options.trials, options.verify);
     pool.install(|| -> Result<()> {
-        time("bfs", options.trials, |trial| {
-            let params = BfsParams {
-                source: sources[trial],
-                parents: false,
-            };
-            let result = bfs(&g, &params)?;
-            if options.verify && trial == 0 {
-                verify_bfs(&g, &params, &result)?;
-            }
-            Ok(())
+        time(&g, "bfs", "bfs", trials, verify, |trial| {
+            Params::default().with("source", sources[trial])
         })?;
-        for method in [CcMethod::Afforest, CcMethod::Ldd] {
-            let params = CcParams {
-                method,
-                ..Default::default()
-            };
-            time(&format!("cc {}", method.name()), options.trials, |trial| {
-                let result = connected_components(&g, &params)?;
-                if options.verify && trial == 0 {
-                    verify_cc(&g, &result)?;
-                }
-                Ok(())
+        for method in ["afforest", "ldd"] {
+            time(&g, &format!("cc {method}"), "cc", trials, verify, |_| {
+                Params::default().with("method", method)
             })?;
         }
-        let params = PageRankParams {
-            tolerance: 0.0,
-            max_iters: 20,
-            ..Default::default()
-        };
-        time("pagerank 20 it", (options.trials / 4).max(1), |_| {
-            Ok(pagerank(&g, &params).map(drop)?)
+        time(&g, "pagerank 20 it", "pagerank", (trials / 4).max(1), false, |_| {
+            Params::default()
+                .with("tolerance", 0.0)
+                .with("max_iters", 20)
         })
     })
 }

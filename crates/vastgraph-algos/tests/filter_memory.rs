@@ -10,13 +10,9 @@
 mod support;
 
 use support::*;
-use vastgraph_algos::biconnectivity::{biconnectivity, BiconnectivityParams};
-use vastgraph_algos::matching::{maximal_matching, MatchingParams};
-use vastgraph_algos::setcover::{set_cover, SetCoverParams};
-use vastgraph_algos::tc::{tc, TcMethod, TcParams};
-use vastgraph_algos::RunStats;
-use vastgraph_engine::memory::{counting_enabled, measure_heap_peak, CountingAllocator};
-use vastgraph_engine::{Adjacency, Graph, InMemoryGraph};
+use vastgraph_algos::registry::{run_on_csr, Params};
+use vastgraph_engine::memory::{counting_enabled, CountingAllocator};
+use vastgraph_engine::{CsrGraph, InMemoryGraph};
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator;
@@ -26,63 +22,34 @@ const N: usize = 1 << 16;
 /// How much more the dense graph's peak (filter aside) may be, in words per vertex.
 const SLACK: f64 = 0.25;
 
-type Kernel<'g> = (&'static str, f64, Box<dyn Fn() -> RunStats + 'g>);
-
-/// (kernel, its limit in words per vertex besides the filter, heap peak, filter bytes).
-fn peaks<A: Adjacency>(g: &Graph<A>) -> Vec<(&'static str, f64, usize, u64)> {
-    let kernels: Vec<Kernel> = vec![
+/// (kernel, its limit in words per vertex besides the filter, heap peak, filter bytes). The
+/// kernels run through the registry, whose `peak_mutable_bytes` is the kernel's own heap peak.
+fn peaks(g: &CsrGraph<'_>) -> Vec<(&'static str, f64, usize, u64)> {
+    let kernels: [(&str, &str, Params, f64); 4] = [
         // One phase's edges (8 bytes each, about n/4 of them, twice while gathered), a pointer
         // per vertex, the matched bits, the output (n/2 edges reserved).
-        (
-            "matching",
-            2.5,
-            Box::new(|| {
-                maximal_matching(g, &MatchingParams::default())
-                    .unwrap()
-                    .stats
-            }),
-        ),
+        ("matching", "matching", Params::default(), 2.5),
         // Sizes, winner words, chosen flags, covered bits, the buckets' ids (with stale ones),
         // a round's sets, and the residual: a start and at most one element a vertex.
-        (
-            "setcover",
-            4.5,
-            Box::new(|| set_cover(g, &SetCoverParams::default()).unwrap().stats),
-        ),
+        ("setcover", "setcover", Params::default(), 4.5),
         // Parent, preorder, size, low and high (u32 each) beside connectivity's forest on the
         // view; no filter.
-        (
-            "biconnectivity",
-            4.0,
-            Box::new(|| {
-                biconnectivity(g, &BiconnectivityParams::default())
-                    .unwrap()
-                    .stats
-            }),
-        ),
+        ("biconnectivity", "biconnectivity", Params::default(), 4.0),
         // The workers' bitmaps and buffers only.
-        (
-            "tc filter",
-            1.0,
-            Box::new(|| {
-                let params = TcParams {
-                    method: TcMethod::Filter,
-                    ..Default::default()
-                };
-                tc(g, &params).unwrap().stats
-            }),
-        ),
+        ("tc filter", "tc", Params::default().with("method", "filter"), 1.0),
     ];
     kernels
         .iter()
-        .map(|(name, limit, run)| {
-            run(); // warm up: the thread pool and anything else allocated once per process
-            let (stats, peak) = measure_heap_peak(run);
-            let filter = stats
+        .map(|(label, name, params, limit)| {
+            // Warm up: the thread pool and anything else allocated once per process.
+            run_on_csr(name, g, params, false).unwrap();
+            let output = run_on_csr(name, g, params, false).unwrap();
+            let filter = output
+                .stats
                 .extra
                 .get("filter_bytes")
                 .map_or(0, |b| b.as_u64().unwrap());
-            (*name, *limit, peak, filter)
+            (*label, *limit, output.peak_mutable_bytes as usize, filter)
         })
         .collect()
 }
