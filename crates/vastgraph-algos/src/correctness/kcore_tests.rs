@@ -1,9 +1,9 @@
 //! k-core peeling against serial Batagelj–Zaversnik.
 
-use crate::support::*;
+use crate::correctness::support::*;
 use proptest::prelude::*;
-use vastgraph_algos::kcore::{kcore, verify_kcore, KcoreParams, KcoreResult};
-use vastgraph_algos::AlgoError;
+use crate::kcore::{kcore, verify_kcore, KcoreParams, KcoreResult};
+use crate::AlgoError;
 use vastgraph_engine::{Adjacency, Direction, InMemoryGraph, Vertex};
 
 const DIRECTIONS: [Direction; 3] = [Direction::Auto, Direction::Push, Direction::Pull];

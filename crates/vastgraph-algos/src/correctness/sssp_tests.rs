@@ -1,9 +1,9 @@
 //! Delta-stepping and Bellman-Ford against the serial verifiers (Dijkstra / Bellman-Ford).
 
-use crate::support::*;
+use crate::correctness::support::*;
 use proptest::prelude::*;
-use vastgraph_algos::sssp::{bellman_ford, sssp, verify_sssp, BellmanFordParams, SsspParams};
-use vastgraph_algos::AlgoError;
+use crate::sssp::{bellman_ford, sssp, verify_sssp, BellmanFordParams, SsspParams};
+use crate::AlgoError;
 use vastgraph_engine::{Direction, InMemoryGraph, Vertex};
 
 const DIRECTIONS: [Direction; 3] = [Direction::Auto, Direction::Push, Direction::Pull];
