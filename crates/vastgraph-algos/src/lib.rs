@@ -33,7 +33,4 @@ pub mod sssp;
 pub mod tc;
 pub mod widest;
 
-#[cfg(test)]
-mod correctness;
-
 pub use common::{AlgoError, RunStats, VerifyError};

@@ -1,10 +1,10 @@
 //! BFS against its serial verifier: random small graphs of every kind, skewed graphs that force
 //! both directions and hub splitting, thread-count independence, and the real graphs.
 
-use crate::correctness::support::*;
+use crate::support::*;
 use proptest::prelude::*;
-use crate::bfs::{bfs, verify_bfs, BfsParams, BfsResult};
-use crate::AlgoError;
+use vastgraph_algos::bfs::{bfs, verify_bfs, BfsParams, BfsResult};
+use vastgraph_algos::AlgoError;
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Vertex};
 
 fn run_verified<A: Adjacency>(g: &Graph<A>, source: u64) -> BfsResult {

@@ -5,8 +5,8 @@
 //! every view and thread count. On disk, the same code is checked against the same kernels by
 //! `ooc_tests`.
 
-use crate::correctness::support::{rmat_edges, with_hashed_weights, with_threads, without_slices};
-use crate::{bfs, cc, coloring, kcore, pagerank, random_walk, sssp, widest};
+use crate::support::{rmat_edges, with_hashed_weights, with_threads, without_slices};
+use vastgraph_algos::{bfs, cc, coloring, kcore, pagerank, random_walk, sssp, widest};
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Traversal, Vertex};
 
 /// A graph's name, its vertex count and its edges.

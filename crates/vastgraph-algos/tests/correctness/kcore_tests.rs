@@ -1,9 +1,9 @@
 //! k-core peeling against serial Batagelj–Zaversnik.
 
-use crate::correctness::support::*;
+use crate::support::*;
 use proptest::prelude::*;
-use crate::kcore::{kcore, verify_kcore, KcoreParams, KcoreResult};
-use crate::AlgoError;
+use vastgraph_algos::kcore::{kcore, verify_kcore, KcoreParams, KcoreResult};
+use vastgraph_algos::AlgoError;
 use vastgraph_engine::{Adjacency, Direction, InMemoryGraph, Vertex};
 
 const DIRECTIONS: [Direction; 3] = [Direction::Auto, Direction::Push, Direction::Pull];

@@ -1,9 +1,9 @@
 //! Delta-stepping and Bellman-Ford against the serial verifiers (Dijkstra / Bellman-Ford).
 
-use crate::correctness::support::*;
+use crate::support::*;
 use proptest::prelude::*;
-use crate::sssp::{bellman_ford, sssp, verify_sssp, BellmanFordParams, SsspParams};
-use crate::AlgoError;
+use vastgraph_algos::sssp::{bellman_ford, sssp, verify_sssp, BellmanFordParams, SsspParams};
+use vastgraph_algos::AlgoError;
 use vastgraph_engine::{Direction, InMemoryGraph, Vertex};
 
 const DIRECTIONS: [Direction; 3] = [Direction::Auto, Direction::Push, Direction::Pull];

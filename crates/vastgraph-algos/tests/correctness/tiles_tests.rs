@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use crate::harness::{self, Request};
-use crate::registry::{Params, Values};
+use vastgraph_algos::harness::{self, Request};
+use vastgraph_algos::registry::{Params, Values};
 use vastgraph_engine::ooc::OocOptions;
 use vastgraph_store::tiles::{build_tiles, TileOptions};
 use vastgraph_store::{BuildOptions, StoreBuilder};
@@ -304,7 +304,7 @@ fn label_propagation_over_tiles_gives_the_lists_labels() {
 #[test]
 fn tiled_pagerank_resumed_from_a_checkpoint_gives_the_uninterrupted_scores() {
     use std::sync::Arc;
-    use crate::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
+    use vastgraph_algos::checkpoint::{store_fingerprint, Checkpoint, CheckpointOptions, Every};
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("g");
     build(&dir, 3_000, 40_000, true);

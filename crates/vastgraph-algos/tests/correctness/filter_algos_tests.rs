@@ -4,14 +4,14 @@
 
 use std::collections::HashSet;
 
-use crate::correctness::support::*;
+use crate::support::*;
 use proptest::prelude::*;
-use crate::biconnectivity::{
+use vastgraph_algos::biconnectivity::{
     biconnectivity, serial_biconnectivity, verify_biconnectivity, BiconnectivityParams,
 };
-use crate::matching::{edge_priority, maximal_matching, verify_matching, MatchingParams};
-use crate::setcover::{greedy_cover_size, set_cover, verify_set_cover, SetCoverParams};
-use crate::AlgoError;
+use vastgraph_algos::matching::{edge_priority, maximal_matching, verify_matching, MatchingParams};
+use vastgraph_algos::setcover::{greedy_cover_size, set_cover, verify_set_cover, SetCoverParams};
+use vastgraph_algos::AlgoError;
 use vastgraph_engine::{Adjacency, InMemoryGraph, Vertex};
 
 /// The sequential greedy matching scanning the edges in ascending priority order.

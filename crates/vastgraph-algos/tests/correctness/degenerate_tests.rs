@@ -7,8 +7,8 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
-use crate::budget::{self, BudgetFit};
-use crate::registry::{self, Params, ALGORITHMS};
+use vastgraph_algos::budget::{self, BudgetFit};
+use vastgraph_algos::registry::{self, Params, ALGORITHMS};
 use vastgraph_engine::ooc::{BackendChoice, DeviceProfile, IoMode, OocOptions};
 use vastgraph_store::{BuildOptions, Store, StoreBuilder};
 

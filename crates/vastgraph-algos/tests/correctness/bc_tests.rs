@@ -1,9 +1,9 @@
 //! Single-source betweenness against serial Brandes.
 
-use crate::correctness::support::*;
+use crate::support::*;
 use proptest::prelude::*;
-use crate::bc::{bc, verify_bc, BcParams, BcResult, VERIFY_TOLERANCE};
-use crate::AlgoError;
+use vastgraph_algos::bc::{bc, verify_bc, BcParams, BcResult, VERIFY_TOLERANCE};
+use vastgraph_algos::AlgoError;
 use vastgraph_engine::{Direction, InMemoryGraph, Vertex};
 
 const DIRECTIONS: [Direction; 3] = [Direction::Auto, Direction::Push, Direction::Pull];

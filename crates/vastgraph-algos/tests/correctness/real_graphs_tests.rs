@@ -5,25 +5,25 @@
 
 use std::time::{Duration, Instant};
 
-use crate::correctness::support::{load_real, with_hashed_weights, with_threads, EdgeList};
-use crate::coloring::{coloring, verify_coloring, ColoringParams};
-use crate::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
-use crate::label_propagation::{
+use crate::support::{load_real, with_hashed_weights, with_threads, EdgeList};
+use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
+use vastgraph_algos::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
+use vastgraph_algos::label_propagation::{
     label_propagation, verify_label_propagation, LabelPropagationParams,
 };
-use crate::ldd::{low_diameter_decomposition, verify_ldd, LddParams};
-use crate::mis::{maximal_independent_set, verify_mis, MisParams};
-use crate::pagerank_variants::{
+use vastgraph_algos::ldd::{low_diameter_decomposition, verify_ldd, LddParams};
+use vastgraph_algos::mis::{maximal_independent_set, verify_mis, MisParams};
+use vastgraph_algos::pagerank_variants::{
     delta_pagerank, personalized_pagerank, verify_delta_pagerank, verify_personalized_pagerank,
     DeltaPageRankParams, PersonalizedPageRankParams,
 };
-use crate::random_walk::{random_walks, verify_random_walks, RandomWalkParams};
-use crate::spanner::{spanner, verify_spanner, SpannerParams};
-use crate::spanning_forest::{
+use vastgraph_algos::random_walk::{random_walks, verify_random_walks, RandomWalkParams};
+use vastgraph_algos::spanner::{spanner, verify_spanner, SpannerParams};
+use vastgraph_algos::spanning_forest::{
     spanning_forest, verify_spanning_forest, SpanningForestParams,
 };
-use crate::widest::{verify_widest_path, widest_path, WidestMethod, WidestParams};
-use crate::{RunStats, VerifyError};
+use vastgraph_algos::widest::{verify_widest_path, widest_path, WidestMethod, WidestParams};
+use vastgraph_algos::{RunStats, VerifyError};
 use vastgraph_engine::{CsrGraph, InMemoryGraph};
 
 /// Runs `algo` once on 2 threads, prints its time and stats, and verifies the result.

@@ -1,10 +1,10 @@
 //! Connected components against the serial verifier, for both methods, on every kind of graph
 //! (weak connectivity on directed ones), across thread counts, and on the real graphs.
 
-use crate::correctness::support::*;
+use crate::support::*;
 use proptest::prelude::*;
-use crate::cc::{connected_components, verify_cc, CcMethod, CcParams, CcResult};
-use crate::AlgoError;
+use vastgraph_algos::cc::{connected_components, verify_cc, CcMethod, CcParams, CcResult};
+use vastgraph_algos::AlgoError;
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Vertex};
 
 const METHODS: [CcMethod; 2] = [CcMethod::Afforest, CcMethod::Ldd];

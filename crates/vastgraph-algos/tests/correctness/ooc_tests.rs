@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::budget;
-use crate::registry::{self, Params, Values};
+use vastgraph_algos::budget;
+use vastgraph_algos::registry::{self, Params, Values};
 use vastgraph_engine::ooc::{
     long_list_reserve, page_sums_reserve, BackendChoice, DeviceProfile, IoMode, MemoryPlan,
     OocGraph, OocOptions, PoolShape, Reserved, ScanSpec, FIRST_NEIGHBORS_MODE,
@@ -647,7 +647,7 @@ fn sssp_names_the_same_negative_arc_on_any_thread_count() {
     let params = Params::default().with("source", 0);
     let store = Store::open(&dir).unwrap();
     for threads in [1, 2, 4] {
-        let (in_memory, out_of_core) = crate::correctness::support::with_threads(threads, || {
+        let (in_memory, out_of_core) = crate::support::with_threads(threads, || {
             let g = open(&dir, "sssp", IoMode::Adaptive, 5, BackendChoice::Auto);
             (
                 registry::run_on_store(&store, "sssp", &params, false).err(),

@@ -1,9 +1,9 @@
 //! Triangle counting against a serial count.
 
-use crate::correctness::support::*;
+use crate::support::*;
 use proptest::prelude::*;
-use crate::tc::{tc, verify_tc, TcMethod, TcParams};
-use crate::AlgoError;
+use vastgraph_algos::tc::{tc, verify_tc, TcMethod, TcParams};
+use vastgraph_algos::AlgoError;
 use vastgraph_engine::{InMemoryGraph, Vertex};
 
 proptest! {

@@ -1,10 +1,10 @@
 //! PageRank against its serial power iteration, the exact stopping rule, dangling mass, thread
 //! independence (pull: bit-identical; push: within 1e-9), push = pull, and the real graphs.
 
-use crate::correctness::support::*;
+use crate::support::*;
 use proptest::prelude::*;
-use crate::pagerank::{pagerank, verify_pagerank, PageRankParams, PageRankResult};
-use crate::AlgoError;
+use vastgraph_algos::pagerank::{pagerank, verify_pagerank, PageRankParams, PageRankResult};
+use vastgraph_algos::AlgoError;
 use vastgraph_engine::{Adjacency, Graph, InMemoryGraph, Vertex};
 
 fn run_verified<A: Adjacency>(g: &Graph<A>, params: &PageRankParams) -> PageRankResult {
@@ -223,7 +223,7 @@ fn verifier_holds_a_run_stopped_by_max_iters_to_its_last_change() {
     let claim = |scores: Vec<f64>, delta: f64, iterations: u64| PageRankResult {
         scores,
         delta,
-        stats: crate::RunStats {
+        stats: vastgraph_algos::RunStats {
             iterations,
             ..Default::default()
         },

@@ -2,24 +2,24 @@
 //! enough that edge_map switches between push and pull and splits hub vertices across tasks:
 //! every result passes its verifier and is identical on 1 and 2 threads.
 
-use crate::correctness::support::{rmat_edges, with_hashed_weights, with_threads};
-use crate::coloring::{coloring, verify_coloring, ColoringParams};
-use crate::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
-use crate::label_propagation::{
+use crate::support::{rmat_edges, with_hashed_weights, with_threads};
+use vastgraph_algos::coloring::{coloring, verify_coloring, ColoringParams};
+use vastgraph_algos::densest::{densest_subgraph, verify_densest_subgraph, DensestParams};
+use vastgraph_algos::label_propagation::{
     label_propagation, verify_label_propagation, LabelPropagationParams,
 };
-use crate::ldd::{ldd, low_diameter_decomposition, verify_ldd, LddParams};
-use crate::mis::{maximal_independent_set, verify_mis, MisParams};
-use crate::pagerank_variants::{
+use vastgraph_algos::ldd::{ldd, low_diameter_decomposition, verify_ldd, LddParams};
+use vastgraph_algos::mis::{maximal_independent_set, verify_mis, MisParams};
+use vastgraph_algos::pagerank_variants::{
     delta_pagerank, personalized_pagerank, verify_delta_pagerank, verify_personalized_pagerank,
     DeltaPageRankParams, PersonalizedPageRankParams,
 };
-use crate::random_walk::{random_walks, verify_random_walks, RandomWalkParams};
-use crate::spanner::{spanner, verify_spanner, SpannerParams};
-use crate::spanning_forest::{
+use vastgraph_algos::random_walk::{random_walks, verify_random_walks, RandomWalkParams};
+use vastgraph_algos::spanner::{spanner, verify_spanner, SpannerParams};
+use vastgraph_algos::spanning_forest::{
     spanning_forest, verify_spanning_forest, SpanningForestParams,
 };
-use crate::widest::{verify_widest_path, widest_path, WidestMethod, WidestParams};
+use vastgraph_algos::widest::{verify_widest_path, widest_path, WidestMethod, WidestParams};
 use vastgraph_engine::{Adjacency, InMemoryGraph};
 
 const SCALE: u32 = 15;
