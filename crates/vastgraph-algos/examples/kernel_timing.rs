@@ -120,10 +120,17 @@ fn main() -> Result<()> {
                 Params::default().with("method", method)
             })?;
         }
-        time(&g, "pagerank 20 it", "pagerank", (trials / 4).max(1), false, |_| {
-            Params::default()
-                .with("tolerance", 0.0)
-                .with("max_iters", 20)
-        })
+        time(
+            &g,
+            "pagerank 20 it",
+            "pagerank",
+            (trials / 4).max(1),
+            false,
+            |_| {
+                Params::default()
+                    .with("tolerance", 0.0)
+                    .with("max_iters", 20)
+            },
+        )
     })
 }

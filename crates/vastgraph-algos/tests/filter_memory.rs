@@ -36,7 +36,12 @@ fn peaks(g: &CsrGraph<'_>) -> Vec<(&'static str, f64, usize, u64)> {
         // view; no filter.
         ("biconnectivity", "biconnectivity", Params::default(), 4.0),
         // The workers' bitmaps and buffers only.
-        ("tc filter", "tc", Params::default().with("method", "filter"), 1.0),
+        (
+            "tc filter",
+            "tc",
+            Params::default().with("method", "filter"),
+            1.0,
+        ),
     ];
     kernels
         .iter()

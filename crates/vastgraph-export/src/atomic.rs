@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use vastgraph_store::{rename_into_place, stage_path, Existing, TargetLock};
+use vastgraph_store::{gb, rename_into_place, stage_path, Existing, TargetLock};
 
 /// The path that names standard output (`-o -`). It is written through the process's own
 /// descriptor, not by opening the path: a shell's `>> FILE` then appends, and `> FILE` is
@@ -42,7 +42,9 @@ pub fn write_then_rename(
     }
     let _lock = TargetLock::acquire(target)?;
     let tmp = temporary_sibling(target);
-    let result = write(&tmp).and_then(|()| {
+    let free_at_start = vastgraph_store::available_bytes(vastgraph_store::parent_dir(target)).ok();
+    let result = write(&tmp).map_err(|e| explain_disk_full(e, &tmp, free_at_start));
+    let result = result.and_then(|()| {
         // An interrupt while the file was written: it is dropped rather than put in place.
         if vastgraph_store::cancel_requested() {
             return Err(vastgraph_store::StoreError::Cancelled.into());
@@ -72,6 +74,44 @@ pub fn write_then_rename(
         remove(&tmp);
     }
     result
+}
+
+/// A full disk's error, with what a user needs to act on it: how much of the output was
+/// written when the disk filled (the bytes under `tmp` then, a file or a directory of them),
+/// and how much the disk had free when the write started. Other errors are returned as they
+/// are.
+pub(crate) fn explain_disk_full(
+    error: anyhow::Error,
+    tmp: &Path,
+    free_at_start: Option<u64>,
+) -> anyhow::Error {
+    if !vastgraph_store::is_disk_full(error.as_ref()) {
+        return error;
+    }
+    let written = bytes_under(tmp);
+    let free = match free_at_start {
+        Some(free) => format!(", and that disk had {} free when it started", gb(free)),
+        None => String::new(),
+    };
+    error.context(format!(
+        "disk full: the output needs more than the {} written when the disk filled{free}; \
+         what was written is removed",
+        gb(written)
+    ))
+}
+
+/// The bytes of the file at `path`, or of every file under it.
+fn bytes_under(path: &Path) -> u64 {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::read_dir(path)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| bytes_under(&entry.path()))
+            .sum(),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
 }
 
 /// Removes a file or a directory, if there.

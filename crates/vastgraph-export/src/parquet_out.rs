@@ -26,7 +26,7 @@ use vastgraph_engine::Adjacency;
 use vastgraph_store::WeightType;
 
 use crate::arcs::for_each_arc;
-use crate::atomic::temporary_sibling;
+use crate::atomic::{explain_disk_full, temporary_sibling};
 use crate::{ExportGraph, ProgressFn};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +100,7 @@ pub fn write_parquet<A: Adjacency>(
     let _lock = vastgraph_store::TargetLock::acquire(dir)?;
     check_target(dir, options.overwrite)?;
     let staging = temporary_sibling(dir);
+    let free_at_start = vastgraph_store::available_bytes(vastgraph_store::parent_dir(dir)).ok();
     let mut summary = ParquetSummary {
         export_id: vastgraph_store::unique_suffix(),
         ..Default::default()
@@ -118,7 +119,8 @@ pub fn write_parquet<A: Adjacency>(
         }
         summary.arcs = g.out.num_arcs();
         move_into_place(&staging, dir, options)
-    })();
+    })()
+    .map_err(|e| explain_disk_full(e, &staging, free_at_start));
     if written.is_err() {
         let _ = std::fs::remove_dir_all(&staging);
     }

@@ -4,6 +4,7 @@
 //! ranges in parallel into buffers sized from the memory budget, then appended in order; a
 //! list longer than a whole round streams out block by block.
 
+use std::cell::Cell;
 use std::ops::Range;
 use std::path::Path;
 
@@ -50,8 +51,34 @@ pub(crate) struct RawLists<'a> {
     pub neighbors: &'a [u32],
 }
 
-/// Encodes `lists` into `dir`. `source` names the neighbour file in errors. Returns the two
-/// files' entries.
+/// The arcs coded so far and the bytes their codes took, over every direction written with
+/// it: the rate from which a full disk's message estimates the size of all the codes.
+#[derive(Default)]
+pub(crate) struct CodedSoFar {
+    arcs: Cell<u64>,
+    bytes: Cell<u64>,
+}
+
+impl CodedSoFar {
+    fn add(&self, arcs: u64, bytes: u64) {
+        self.arcs.set(self.arcs.get() + arcs);
+        self.bytes.set(self.bytes.get() + bytes);
+    }
+
+    pub(crate) fn arcs(&self) -> u64 {
+        self.arcs.get()
+    }
+
+    /// Bytes of codes an arc so far; None before any arc is written.
+    pub(crate) fn bytes_per_arc(&self) -> Option<f64> {
+        let arcs = self.arcs.get();
+        (arcs > 0).then(|| self.bytes.get() as f64 / arcs as f64)
+    }
+}
+
+/// Encodes `lists` into `dir`, adding what it writes to `coded`. `source` names the neighbour
+/// file in errors. Returns the two files' entries.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn write_byte_code(
     codec: ListCodec,
     dir: &Path,
@@ -60,6 +87,7 @@ pub(crate) fn write_byte_code(
     memory_bytes: u64,
     source: &Path,
     progress: &Progress,
+    coded: &CodedSoFar,
 ) -> Result<Vec<FileEntry>, StoreError> {
     let RawLists { offsets, neighbors } = lists;
     let vertices = offsets.len() - 1;
@@ -88,12 +116,14 @@ pub(crate) fn write_byte_code(
         let first_degree = (offsets[next + 1] - offsets[next]) as usize;
         if first_degree > piece_arcs {
             let list = &neighbors[offsets[next] as usize..offsets[next + 1] as usize];
-            written += stream_list(codec, next as u32, list, piece_arcs, &mut codes).map_err(
+            let bytes = stream_list(codec, next as u32, list, piece_arcs, &mut codes).map_err(
                 |e| match e {
                     Streamed::Codec(e) => bad_list(e),
                     Streamed::Store(e) => e,
                 },
             )?;
+            coded.add(list.len() as u64, bytes);
+            written += bytes;
             index.write_offsets(&[written])?;
             next += 1;
             continue;
@@ -106,15 +136,20 @@ pub(crate) fn write_byte_code(
             next = end;
         }
         let encoded: Vec<(Vec<u8>, Vec<u64>)> = pieces
-            .into_par_iter()
+            .par_iter()
+            .cloned()
             .map(|range| encode_range(codec, offsets, neighbors, range, vertices as u64))
             .collect::<Result<_, _>>()
             .map_err(bad_list)?;
-        for (bytes, ends) in encoded {
+        for ((bytes, ends), range) in encoded.into_iter().zip(pieces) {
             codes.write_bytes(&bytes)?;
             let global: Vec<u64> = ends.iter().map(|&end| written + end).collect();
             index.write_offsets(&global)?;
             written += bytes.len() as u64;
+            coded.add(
+                offsets[range.end] - offsets[range.start],
+                bytes.len() as u64,
+            );
         }
     }
     progress.advance(offsets[vertices]);

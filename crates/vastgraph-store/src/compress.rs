@@ -8,8 +8,12 @@ use std::path::Path;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use crate::builder::write_manifest;
-use crate::byte_code_writer::{write_byte_code, ByteCodeFileNames, RawLists, IN_CODES, OUT_CODES};
+use crate::byte_code_writer::{
+    write_byte_code, ByteCodeFileNames, CodedSoFar, RawLists, IN_CODES, OUT_CODES,
+};
 use crate::cancel::check_cancel;
+use crate::error::gb;
+use crate::fsutil::available_bytes;
 use crate::hashed_file::HashedFileWriter;
 use crate::manifest::{files, Codec, FileEntry, Manifest, OffsetsCode};
 use crate::offsets_file::recode_staged_offsets;
@@ -82,7 +86,6 @@ pub fn compress_store(
         true => pick_codec(store.offsets(), store.neighbors()),
         false => opts.codec,
     };
-    let list_codec = compressed_list_codec(codec)?;
     let target = &through_link(target);
     let (parent, name) = split_target(target)?;
     if let (Ok(a), Ok(b)) = (source.canonicalize(), target.canonicalize()) {
@@ -96,7 +99,29 @@ pub fn compress_store(
     refuse_inside(source, target)?;
     let _lock = TargetLock::acquire(target)?;
     check_replaceable(target, opts.overwrite)?;
+    let need = CompressNeed::of(store.manifest());
+    let free_at_start = available_bytes(&parent)?;
+    let coded = CodedSoFar::default();
     let staging = TempDir::create_in(&parent, &name, "tmp")?;
+    let manifest = write_compressed(source, store, codec, &staging, opts, &coded, started)
+        .map_err(|e| need.explain(e, &coded, free_at_start))?;
+    check_cancel()?;
+    commit(staging, target, opts.overwrite)?;
+    Ok(manifest)
+}
+
+/// The compressed copy of `store`'s files (lists coded with `codec`'s list codec, the rest
+/// copied and checked), with its manifest, staged in `staging` and opened once to check it.
+fn write_compressed(
+    source: &Path,
+    store: Store,
+    codec: Codec,
+    staging: &TempDir,
+    opts: &CompressOptions,
+    coded: &CodedSoFar,
+    started: Instant,
+) -> Result<Manifest, StoreError> {
+    let list_codec = compressed_list_codec(codec)?;
     let mut entries = Vec::with_capacity(store.manifest().files.len() + 2);
     // Copied, or not, once the size of the codes is known.
     let mut list_heads = None;
@@ -112,6 +137,7 @@ pub fn compress_store(
                 opts.memory_bytes,
                 &from,
                 &opts.progress,
+                coded,
             )
         };
         match entry.name.as_str() {
@@ -157,9 +183,80 @@ pub fn compress_store(
     // Decode every list once before the store appears (the encoder's own output).
     opts.progress.phase("checking the compressed lists", None);
     Store::open(staging.path())?;
-    check_cancel()?;
-    commit(staging, target, opts.overwrite)?;
     Ok(manifest)
+}
+
+/// What a compressed copy of a raw store takes on disk, for a full disk's message. Only the
+/// codes' size is unknown before they are written; it is estimated at the rate of the arcs
+/// coded when the disk filled.
+struct CompressNeed {
+    /// Arcs of the lists, in both directions.
+    arcs: u64,
+    /// The byte offsets of the codes staged beside them (8 bytes a vertex and direction), and
+    /// every file copied as it is but the list heads.
+    other_bytes: u64,
+    /// The list heads, copied only where they stay short beside the codes.
+    heads_bytes: u64,
+}
+
+impl CompressNeed {
+    fn of(manifest: &Manifest) -> CompressNeed {
+        let lists = [files::NEIGHBORS, files::IN_NEIGHBORS];
+        let (mut arcs, mut other_bytes, mut heads_bytes) = (0, 0, 0);
+        for entry in &manifest.files {
+            match entry.name.as_str() {
+                name if lists.contains(&name) => {
+                    arcs += entry.bytes / 4;
+                    other_bytes += 8 * (manifest.vertices + 1);
+                }
+                files::LIST_HEADS => heads_bytes = entry.bytes,
+                _ => other_bytes += entry.bytes,
+            }
+        }
+        CompressNeed {
+            arcs,
+            other_bytes,
+            heads_bytes,
+        }
+    }
+
+    fn explain(&self, error: StoreError, coded: &CodedSoFar, free_at_start: u64) -> StoreError {
+        let StoreError::DiskFull { path, .. } = error else {
+            return error;
+        };
+        // Before any code is written, the raw lists' 4 bytes an arc: codes are rarely longer.
+        let (bytes_per_arc, rate) = match coded.bytes_per_arc() {
+            Some(rate) => (
+                rate,
+                format!(
+                    "{rate:.2} bytes an arc, the rate of the {} arcs coded",
+                    coded.arcs()
+                ),
+            ),
+            None => (
+                4.0,
+                "4 bytes an arc, as the raw lists: no code was written".to_string(),
+            ),
+        };
+        let codes = (bytes_per_arc * self.arcs as f64) as u64;
+        // The out-lists' codes are most of `codes`; `keeps_list_heads` compares with those.
+        let heads = match self.heads_bytes <= codes / 2 {
+            true => self.heads_bytes,
+            false => 0,
+        };
+        let need = self.other_bytes + codes + heads;
+        let short = match need.checked_sub(free_at_start) {
+            Some(more) if more > 0 => format!(", about {} more than it had", gb(more)),
+            _ => String::new(),
+        };
+        let context = format!(
+            ": this compression needs about {} of disk (its codes at {rate}), and that disk had \
+             {} free when it started{short}; its partial files are removed",
+            gb(need),
+            gb(free_at_start),
+        );
+        StoreError::DiskFull { path, context }
+    }
 }
 
 /// How `codec`'s lists are coded; an error for `Codec::Raw`, which is no compression.
@@ -305,6 +402,7 @@ pub(crate) fn compress_staged(
                 memory_bytes,
                 &neighbors_path,
                 progress,
+                &CodedSoFar::default(),
             )?
         };
         let ids = entries

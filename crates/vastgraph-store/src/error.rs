@@ -152,7 +152,7 @@ impl StoreError {
 }
 
 /// Bytes as a user reads them in an error message.
-pub(crate) fn gb(bytes: u64) -> String {
+pub fn gb(bytes: u64) -> String {
     if bytes >= 1 << 30 {
         format!("{:.2} GB", bytes as f64 / 1e9)
     } else {

@@ -62,7 +62,7 @@ pub(crate) fn release_range(file: &File, offset: u64, len: u64) {
 }
 
 /// Bytes available to an unprivileged writer on the file system holding `path`.
-pub(crate) fn available_bytes(path: &Path) -> Result<u64, StoreError> {
+pub fn available_bytes(path: &Path) -> Result<u64, StoreError> {
     let stat = nix_statvfs(path).map_err(|e| StoreError::io(path, e))?;
     Ok(stat.f_bavail as u64 * stat.f_frsize as u64)
 }
@@ -86,6 +86,26 @@ fn nix_statvfs(path: &Path) -> std::io::Result<libc::statvfs> {
     }
     // SAFETY: statvfs returned 0, so it initialised `stat`.
     Ok(unsafe { stat.assume_init() })
+}
+
+/// Whether `error` (or an error it wraps) is a full disk or an exhausted quota.
+pub fn is_disk_full(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if matches!(io.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) {
+                return true;
+            }
+        }
+        if matches!(
+            e.downcast_ref::<StoreError>(),
+            Some(StoreError::DiskFull { .. })
+        ) {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }
 
 /// The directory holding `path` ("." for a bare name).

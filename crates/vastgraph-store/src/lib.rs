@@ -45,8 +45,11 @@ pub use builder::{
 };
 pub use cancel::{cancel_requested, clear_cancel, request_cancel};
 pub use compress::{compress_store, pick_codec, CompressOptions};
-pub use error::StoreError;
-pub use fsutil::{fsync_dir, parent_dir, rename_into_place, unique_suffix, Existing};
+pub use error::{gb, StoreError};
+pub use fsutil::{
+    available_bytes, fsync_dir, is_disk_full, parent_dir, rename_into_place, unique_suffix,
+    Existing,
+};
 pub use hashed_file::format_xxh3;
 pub use manifest::{
     Codec, Dropped, FileEntry, InputRecord, Manifest, OffsetsCode, PageSumsEntry, Provenance,

@@ -3,41 +3,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use common::*;
-use vastgraph_store::{BuildOptions, ExpectedSize, StoreBuilder, StoreError};
-
-/// A 2 MiB tmpfs, unmounted when dropped.
-struct SmallTmpfs(PathBuf);
-
-impl SmallTmpfs {
-    fn mount(dir: &Path) -> Result<SmallTmpfs, String> {
-        let status = Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                "size=2m",
-                "vastgraph-test",
-                dir.to_str().unwrap(),
-            ])
-            .status()
-            .map_err(|e| e.to_string())?;
-        if status.success() {
-            Ok(SmallTmpfs(dir.to_path_buf()))
-        } else {
-            Err(format!("mount exited with {status}"))
-        }
-    }
-}
-
-impl Drop for SmallTmpfs {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
+use vastgraph_store::{
+    compress_store, BuildOptions, CompressOptions, ExpectedSize, StoreBuilder, StoreError,
+};
+use vastgraph_testkit::SmallTmpfs;
 
 #[test]
 fn disk_full_names_the_file_and_leaves_nothing() {
@@ -85,6 +55,92 @@ fn disk_full_names_the_file_and_leaves_nothing() {
         leftovers(&mount_point, ""),
         Vec::<String>::new(),
         "the staging directory is removed"
+    );
+}
+
+/// The first number of `message` after `prefix`, in bytes ("12.3 MB" or "1.25 GB").
+fn bytes_after(message: &str, prefix: &str) -> f64 {
+    let rest =
+        &message[message.find(prefix).unwrap_or_else(|| panic!("{message}")) + prefix.len()..];
+    let mut words = rest.split_whitespace();
+    let number: f64 = words.next().unwrap().parse().unwrap();
+    match words.next() {
+        Some("MB") => number * 1e6,
+        Some("GB") => number * 1e9,
+        unit => panic!("{unit:?} in {message}"),
+    }
+}
+
+#[test]
+fn a_compression_that_fills_the_disk_says_about_how_much_it_needs() {
+    let outer = tempfile::tempdir().unwrap();
+    let mount_point = outer.path().join("small");
+    std::fs::create_dir(&mount_point).unwrap();
+    let _tmpfs = match SmallTmpfs::mount(&mount_point) {
+        Ok(tmpfs) => tmpfs,
+        Err(reason) => {
+            println!("SKIP a_compression_that_fills_the_disk_says_about_how_much_it_needs: cannot mount a tmpfs ({reason}; needs root)");
+            return;
+        }
+    };
+    // 1M arcs at random among 65,536 vertices: gaps of about 4,096, some 2 bytes an arc of
+    // codes in each direction, far over the 2 MiB.
+    let raw = outer.path().join("raw");
+    let mut builder = StoreBuilder::create(&raw, opts(16 * MIB)).unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 48) as u32
+    };
+    let (src, dst): (Vec<u32>, Vec<u32>) = (0..1_000_000).map(|_| (next(), next())).unzip();
+    builder.push_batch(&src, &dst, None).unwrap();
+    builder.finish().unwrap();
+
+    let err = compress_store(
+        &raw,
+        &mount_point.join("store"),
+        &CompressOptions::default(),
+    )
+    .unwrap_err();
+    assert!(matches!(err, StoreError::DiskFull { .. }), "{err}");
+    let message = err.to_string();
+    assert!(
+        message.contains("bytes an arc, the rate of the ")
+            && message.contains("more than it had")
+            && message.contains("its partial files are removed"),
+        "{message}"
+    );
+    assert_eq!(
+        leftovers(&mount_point, ""),
+        Vec::<String>::new(),
+        "nothing is left"
+    );
+
+    // The estimate against what the compressed copy takes where it fits: at least its files,
+    // and at most those and what is staged beside them before it is coded or dropped (the raw
+    // offsets and list heads, and 8 bytes a vertex of the codes' byte offsets).
+    let estimate = bytes_after(&message, "this compression needs about ");
+    let fitted = compress_store(
+        &raw,
+        &outer.path().join("fits"),
+        &CompressOptions::default(),
+    )
+    .unwrap();
+    let written: u64 = fitted.files.iter().map(|f| f.bytes).sum();
+    let source = vastgraph_store::Store::open(&raw).unwrap();
+    let staged: u64 = source
+        .manifest()
+        .files
+        .iter()
+        .filter(|f| f.name.contains("offsets") || f.name.contains("heads"))
+        .map(|f| 2 * f.bytes)
+        .sum();
+    assert!(
+        (written as f64 * 0.9..=(written + staged) as f64 * 1.1).contains(&estimate),
+        "estimated {estimate} bytes; the copy takes {written}, and {staged} more are staged: \
+         {message}"
     );
 }
 

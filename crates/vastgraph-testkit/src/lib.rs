@@ -3,6 +3,8 @@
 //! [`MemoryCgroup`]: the memory budget is a promise about the whole process, so tests that
 //! check it run the process inside a cgroup-v1 memory cgroup limited slightly above the
 //! budget, then read the kernel's own peak usage and OOM-kill count.
+//!
+//! [`SmallTmpfs`]: a disk that fills, for the tests of what a full disk leaves and says.
 
 use std::ffi::OsStr;
 use std::fs;
@@ -70,6 +72,31 @@ impl MemoryCgroup {
 impl Drop for MemoryCgroup {
     fn drop(&mut self) {
         let _ = fs::remove_dir(&self.path);
+    }
+}
+
+/// A 2 MiB tmpfs mounted at a directory (which needs root), unmounted when dropped.
+pub struct SmallTmpfs(PathBuf);
+
+impl SmallTmpfs {
+    /// Mounts it at `dir`, or says why not.
+    pub fn mount(dir: &Path) -> Result<SmallTmpfs, String> {
+        let status = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=2m", "vastgraph-test"])
+            .arg(dir)
+            .status()
+            .map_err(|e| e.to_string())?;
+        if status.success() {
+            Ok(SmallTmpfs(dir.to_path_buf()))
+        } else {
+            Err(format!("mount exited with {status}"))
+        }
+    }
+}
+
+impl Drop for SmallTmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
     }
 }
 

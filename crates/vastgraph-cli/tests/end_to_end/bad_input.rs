@@ -463,6 +463,64 @@ fn a_build_larger_than_the_disk_is_refused_before_it_starts() {
     assert!(left.is_empty(), "nothing is created: {left:?}");
 }
 
+/// A disk that fills while an export or a compressed copy is written: the error says so, with
+/// the numbers a user acts on, and nothing is left on that disk. Needs root for the tmpfs.
+#[test]
+fn a_disk_that_fills_during_a_write_is_reported_with_the_numbers_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small");
+    std::fs::create_dir(&small).unwrap();
+    let _tmpfs = match vastgraph_testkit::SmallTmpfs::mount(&small) {
+        Ok(tmpfs) => tmpfs,
+        Err(reason) => {
+            println!("SKIP a_disk_that_fills_during_a_write_is_reported_with_the_numbers_and_leaves_nothing: cannot mount a tmpfs ({reason}; needs root)");
+            return;
+        }
+    };
+    // 1M random arcs: about 13 MB of TSV lines, 5 MB of Parquet and 3 MB of codes, against
+    // 2 MiB.
+    let store = dir.path().join("s");
+    ok(&[
+        "generate",
+        "uniform",
+        "--vertices",
+        "100000",
+        "--edges",
+        "1000000",
+        "-q",
+        "-o",
+        s(&store),
+    ]);
+
+    for (format, output) in [("tsv", "edges.tsv"), ("parquet", "tables")] {
+        let o = vastgraph(&[
+            "export",
+            s(&store),
+            "--format",
+            format,
+            "-o",
+            s(&small.join(output)),
+        ]);
+        let e = assert_clean_failure(&o, &format!("{format} export onto a full disk"));
+        assert!(
+            e.contains("disk full: the output needs more than the ")
+                && e.contains(" written when the disk filled, and that disk had ")
+                && e.contains("what was written is removed"),
+            "{e}"
+        );
+    }
+    let o = vastgraph(&["compress", s(&store), "-o", s(&small.join("c"))]);
+    let e = assert_clean_failure(&o, "compress onto a full disk");
+    assert!(
+        e.contains("disk full while writing")
+            && e.contains("this compression needs about ")
+            && e.contains("more than it had"),
+        "{e}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&small).unwrap().collect();
+    assert!(left.is_empty(), "nothing is left: {left:?}");
+}
+
 /// A finite weight beyond float32's range would be stored as an infinity (a store keeps int32
 /// or float32 weights): each text format refuses it, naming the file, the line and the range.
 #[test]
