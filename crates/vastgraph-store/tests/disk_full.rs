@@ -12,15 +12,12 @@ use vastgraph_testkit::SmallTmpfs;
 #[test]
 fn disk_full_names_the_file_and_leaves_nothing() {
     let outer = tempfile::tempdir().unwrap();
-    let mount_point = outer.path().join("small");
-    std::fs::create_dir(&mount_point).unwrap();
-    let _tmpfs = match SmallTmpfs::mount(&mount_point) {
-        Ok(tmpfs) => tmpfs,
-        Err(reason) => {
-            println!("SKIP disk_full_names_the_file_and_leaves_nothing: cannot mount a tmpfs ({reason}; needs root)");
-            return;
-        }
+    let Some(tmpfs) =
+        SmallTmpfs::mount_in(outer.path(), "disk_full_names_the_file_and_leaves_nothing")
+    else {
+        return;
     };
+    let mount_point = tmpfs.path();
     let runs = tempfile::tempdir().unwrap();
     let target = mount_point.join("store");
     let opts = BuildOptions {
@@ -52,7 +49,7 @@ fn disk_full_names_the_file_and_leaves_nothing() {
         other => panic!("expected DiskFull, got {other}"),
     }
     assert_eq!(
-        leftovers(&mount_point, ""),
+        leftovers(mount_point, ""),
         Vec::<String>::new(),
         "the staging directory is removed"
     );
@@ -74,15 +71,13 @@ fn bytes_after(message: &str, prefix: &str) -> f64 {
 #[test]
 fn a_compression_that_fills_the_disk_says_about_how_much_it_needs() {
     let outer = tempfile::tempdir().unwrap();
-    let mount_point = outer.path().join("small");
-    std::fs::create_dir(&mount_point).unwrap();
-    let _tmpfs = match SmallTmpfs::mount(&mount_point) {
-        Ok(tmpfs) => tmpfs,
-        Err(reason) => {
-            println!("SKIP a_compression_that_fills_the_disk_says_about_how_much_it_needs: cannot mount a tmpfs ({reason}; needs root)");
-            return;
-        }
+    let Some(tmpfs) = SmallTmpfs::mount_in(
+        outer.path(),
+        "a_compression_that_fills_the_disk_says_about_how_much_it_needs",
+    ) else {
+        return;
     };
+    let mount_point = tmpfs.path();
     // 1M arcs at random among 65,536 vertices: gaps of about 4,096, some 2 bytes an arc of
     // codes in each direction, far over the 2 MiB.
     let raw = outer.path().join("raw");
@@ -113,7 +108,7 @@ fn a_compression_that_fills_the_disk_says_about_how_much_it_needs() {
         "{message}"
     );
     assert_eq!(
-        leftovers(&mount_point, ""),
+        leftovers(mount_point, ""),
         Vec::<String>::new(),
         "nothing is left"
     );

@@ -79,18 +79,36 @@ impl Drop for MemoryCgroup {
 pub struct SmallTmpfs(PathBuf);
 
 impl SmallTmpfs {
-    /// Mounts it at `dir`, or says why not.
-    pub fn mount(dir: &Path) -> Result<SmallTmpfs, String> {
-        let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=2m", "vastgraph-test"])
-            .arg(dir)
-            .status()
-            .map_err(|e| e.to_string())?;
-        if status.success() {
-            Ok(SmallTmpfs(dir.to_path_buf()))
-        } else {
-            Err(format!("mount exited with {status}"))
+    /// Mounts one at `parent/small`, or prints that `test` skips, and why, and gives None.
+    pub fn mount_in(parent: &Path, test: &str) -> Option<SmallTmpfs> {
+        let dir = parent.join("small");
+        let mounted = fs::create_dir(&dir)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                Command::new("mount")
+                    .args(["-t", "tmpfs", "-o", "size=2m", "vastgraph-test"])
+                    .arg(&dir)
+                    .status()
+                    .map_err(|e| e.to_string())
+            });
+        match mounted {
+            Ok(status) if status.success() => Some(SmallTmpfs(dir)),
+            Ok(status) => {
+                println!(
+                    "SKIP {test}: cannot mount a tmpfs (mount exited with {status}; needs root)"
+                );
+                None
+            }
+            Err(reason) => {
+                println!("SKIP {test}: cannot mount a tmpfs ({reason})");
+                None
+            }
         }
+    }
+
+    /// Where it is mounted.
+    pub fn path(&self) -> &Path {
+        &self.0
     }
 }
 

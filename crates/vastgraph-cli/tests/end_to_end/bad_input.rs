@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::common::{fixture, ok, stderr, vastgraph};
+use vastgraph_testkit::SmallTmpfs;
 
 /// The run failed cleanly: an error exit, no panic message or backtrace.
 fn assert_clean_failure(o: &std::process::Output, context: &str) -> String {
@@ -468,15 +469,13 @@ fn a_build_larger_than_the_disk_is_refused_before_it_starts() {
 #[test]
 fn a_disk_that_fills_during_a_write_is_reported_with_the_numbers_and_leaves_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let small = dir.path().join("small");
-    std::fs::create_dir(&small).unwrap();
-    let _tmpfs = match vastgraph_testkit::SmallTmpfs::mount(&small) {
-        Ok(tmpfs) => tmpfs,
-        Err(reason) => {
-            println!("SKIP a_disk_that_fills_during_a_write_is_reported_with_the_numbers_and_leaves_nothing: cannot mount a tmpfs ({reason}; needs root)");
-            return;
-        }
+    let Some(tmpfs) = SmallTmpfs::mount_in(
+        dir.path(),
+        "a_disk_that_fills_during_a_write_is_reported_with_the_numbers_and_leaves_nothing",
+    ) else {
+        return;
     };
+    let small = tmpfs.path();
     // 1M random arcs: about 13 MB of TSV lines, 5 MB of Parquet and 3 MB of codes, against
     // 2 MiB.
     let store = dir.path().join("s");
@@ -517,7 +516,7 @@ fn a_disk_that_fills_during_a_write_is_reported_with_the_numbers_and_leaves_noth
             && e.contains("more than it had"),
         "{e}"
     );
-    let left: Vec<_> = std::fs::read_dir(&small).unwrap().collect();
+    let left: Vec<_> = std::fs::read_dir(small).unwrap().collect();
     assert!(left.is_empty(), "nothing is left: {left:?}");
 }
 
