@@ -100,7 +100,7 @@ pub fn compress_store(
     let _lock = TargetLock::acquire(target)?;
     check_replaceable(target, opts.overwrite)?;
     let need = CompressNeed::of(store.manifest());
-    let free_at_start = available_bytes(&parent)?;
+    let free_at_start = available_bytes(&parent).ok();
     let coded = CodedSoFar::default();
     let staging = TempDir::create_in(&parent, &name, "tmp")?;
     let manifest = write_compressed(source, store, codec, &staging, opts, &coded, started)
@@ -220,7 +220,12 @@ impl CompressNeed {
         }
     }
 
-    fn explain(&self, error: StoreError, coded: &CodedSoFar, free_at_start: u64) -> StoreError {
+    fn explain(
+        &self,
+        error: StoreError,
+        coded: &CodedSoFar,
+        free_at_start: Option<u64>,
+    ) -> StoreError {
         let StoreError::DiskFull { path, .. } = error else {
             return error;
         };
@@ -245,15 +250,23 @@ impl CompressNeed {
             false => 0,
         };
         let need = self.other_bytes + codes + heads;
-        let short = match need.checked_sub(free_at_start) {
-            Some(more) if more > 0 => format!(", about {} more than it had", gb(more)),
-            _ => String::new(),
+        let free = match free_at_start {
+            Some(free) => {
+                let short = match need.checked_sub(free) {
+                    Some(more) if more > 0 => format!(", about {} more than it had", gb(more)),
+                    _ => String::new(),
+                };
+                format!(
+                    ", and that disk had {} free when it started{short}",
+                    gb(free)
+                )
+            }
+            None => String::new(),
         };
         let context = format!(
-            ": this compression needs about {} of disk (its codes at {rate}), and that disk had \
-             {} free when it started{short}; its partial files are removed",
+            ": this compression needs about {} of disk (its codes at {rate}){free}; its partial \
+             files are removed",
             gb(need),
-            gb(free_at_start),
         );
         StoreError::DiskFull { path, context }
     }
