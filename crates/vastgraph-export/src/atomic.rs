@@ -43,8 +43,8 @@ pub fn write_then_rename(
     let _lock = TargetLock::acquire(target)?;
     let tmp = temporary_sibling(target);
     let free_at_start = vastgraph_store::available_bytes(vastgraph_store::parent_dir(target)).ok();
-    let result = write(&tmp).map_err(|e| explain_disk_full(e, &tmp, free_at_start));
-    let result = result.and_then(|()| {
+    let written = write(&tmp).map_err(|e| explain_disk_full(e, &tmp, free_at_start));
+    let result = written.and_then(|()| {
         // An interrupt while the file was written: it is dropped rather than put in place.
         if vastgraph_store::cancel_requested() {
             return Err(vastgraph_store::StoreError::Cancelled.into());

@@ -27,7 +27,8 @@ impl TempDir {
         })
     }
 
-    /// Takes charge of the directory a writer left at `path`: removed on drop unless committed.
+    /// Takes charge of the directory a writer makes (or left) at `path`: removed on drop, if
+    /// there, unless committed.
     pub(crate) fn adopt(path: PathBuf) -> TempDir {
         TempDir {
             path,
@@ -48,11 +49,13 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         if self.removed_on_drop {
-            if let Err(e) = fs::remove_dir_all(&self.path) {
-                log::warn!(
+            // A directory its writer never created is no leftover.
+            match fs::remove_dir_all(&self.path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => log::warn!(
                     "could not remove temporary directory {}: {e}",
                     self.path.display()
-                );
+                ),
+                _ => {}
             }
         }
     }

@@ -417,15 +417,9 @@ pub fn build_then_tile<E: From<StoreError>>(
     check_replaceable(target, overwrite)?;
     // Held until the tiled store is in place: a second writer of `target` fails at once.
     let _lock = TargetLock::acquire(target)?;
-    let hidden = stage_path(target, "untiled");
-    if let Err(e) = build(&hidden, false) {
-        if hidden.exists() {
-            let _ = std::fs::remove_dir_all(&hidden);
-        }
-        return Err(e);
-    }
-    // From here the hidden store is removed unless it is committed.
-    let untiled = TempDir::adopt(hidden);
+    // The hidden store, whatever the build left of it, is removed unless it is committed.
+    let untiled = TempDir::adopt(stage_path(target, "untiled"));
+    build(untiled.path(), false)?;
     check_cancel()?;
     let manifest = tile(untiled.path())?;
     commit(untiled, target, overwrite)?;
